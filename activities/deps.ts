@@ -1,0 +1,21 @@
+import type { Db } from '../lib/db.js';
+import type { Notifier } from './third-party/notifier.js';
+import type { PaymentProvider } from './third-party/payment-provider.js';
+
+export interface ActivityDeps {
+  db: Db;
+  paymentWindowMs: number;
+  paymentProvider: PaymentProvider;
+  notifier: Notifier;
+  /**
+   * The clock the deadline guards compare against. Unset in production: the database's own now(),
+   * one clock for every instance. Tests on the time-skipping server pass that server's clock, so
+   * the guard sees the same time as the workflow's timer.
+   */
+  clock?: () => Promise<Date>;
+}
+
+/** `null` means "the database's now()" (see ActivityDeps.clock); SQL reads it as COALESCE($asOf, now()). */
+export async function asOf(deps: ActivityDeps): Promise<Date | null> {
+  return deps.clock ? deps.clock() : null;
+}

@@ -1,0 +1,21 @@
+import { createCouponActivities } from './coupons.js';
+import type { ActivityDeps } from './deps.js';
+import { createInventoryActivities } from './inventory.js';
+import { createNotificationActivities } from './notifications.js';
+import { createOrderActivities } from './orders.js';
+import { createPaymentActivities } from './payments.js';
+
+export type { ActivityDeps } from './deps.js';
+
+/** Every activity the worker registers, built from its dependencies. Workflows import only the type. */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createOrderActivities(deps),
+    ...createInventoryActivities(deps),
+    ...createCouponActivities(deps),
+    ...createPaymentActivities(deps),
+    ...createNotificationActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,137 @@
+import { Prisma } from '@prisma/client';
+import { log } from '@temporalio/activity';
+import type { Db } from '../lib/db.js';
+import type { PlacedOrder, PlaceOrderRequest } from '../workflows/messages.js';
+import { ORDER_TRANSITIONS, type CancelReason, type OrderStatus } from '../workflows/order-status.js';
+import { asOf, type ActivityDeps } from './deps.js';
+import { businessFailure } from './errors.js';
+import { nowOr, orderStatusIn } from './sql.js';
+
+export type CancelOutcome =
+  | { outcome: 'CANCELLED' }
+  /** Still UNPAID and its deadline (maybe moved by an extension) lies ahead: sleep until then. */
+  | { outcome: 'NOT_DUE'; expiresAt: string }
+  /** Something else (payment, or an earlier cancel) won the race; nothing was changed. */
+  | { outcome: 'ALREADY_FINAL'; status: OrderStatus };
+
+export function createOrderActivities(deps: ActivityDeps) {
+  const { db } = deps;
+
+  return {
+    /**
+     * Reserves stock, locks the coupon and writes the order, all in one transaction. Safe to run
+     * again for the same order id: a replay returns the order that was written.
+     */
+    async placeOrder(request: PlaceOrderRequest): Promise<PlacedOrder> {
+      const existing = await loadPlacedOrder(db, request.orderId);
+      if (existing) return replay(existing, request);
+
+      const now = await asOf(deps);
+      const lines = [...request.items].sort((a, b) => a.sku.localeCompare(b.sku)); // one lock order: no deadlocks
+      const unitPrices = new Map<string, number>();
+      try {
+        await db.$transaction(async (tx) => {
+          let subtotal = 0;
+          for (const line of lines) {
+            const reserved = await tx.$queryRaw<Array<{ price_cents: number }>>`
+              UPDATE products SET available = available - ${line.quantity}, reserved = reserved + ${line.quantity}
+              WHERE sku = ${line.sku} AND available >= ${line.quantity}
+              RETURNING price_cents`;
+            if (reserved.length === 0) {
+              const known = await tx.product.count({ where: { sku: line.sku } });
+              throw businessFailure(known ? 'OUT_OF_STOCK' : 'UNKNOWN_SKU', { sku: line.sku });
+            }
+            unitPrices.set(line.sku, reserved[0]!.price_cents);
+            subtotal += reserved[0]!.price_cents * line.quantity;
+          }
+          let discount = 0;
+          if (request.couponCode !== undefined) {
+            const locked = await tx.$queryRaw<Array<{ discount_cents: number }>>`
+              UPDATE coupons SET status = 'LOCKED', order_id = ${request.orderId}::uuid, updated_at = now()
+              WHERE code = ${request.couponCode} AND status = 'AVAILABLE'
+              RETURNING discount_cents`;
+            if (locked.length === 0) throw businessFailure('COUPON_UNAVAILABLE', { couponCode: request.couponCode });
+            discount = locked[0]!.discount_cents;
+          }
+          await tx.$executeRaw`
+            INSERT INTO orders (id, customer_id, status, total_cents, coupon_code, created_at, expires_at, idempotency_key, request_hash)
+            VALUES (${request.orderId}::uuid, ${request.customerId}, 'UNPAID', ${Math.max(0, subtotal - discount)},
+                    ${request.couponCode ?? null}, ${nowOr(now)},
+                    ${nowOr(now)} + ${deps.paymentWindowMs} * interval '1 millisecond',
+                    ${request.idempotencyKey ?? null}, ${request.requestHash})`;
+          await tx.orderItem.createMany({
+            data: lines.map((l) => ({ orderId: request.orderId, sku: l.sku, quantity: l.quantity, unitPriceCents: unitPrices.get(l.sku)! })),
+          });
+        });
+      } catch (err) {
+        // A concurrent replay of the same request wrote the order first: answer like a replay.
+        if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+          const winner = await loadPlacedOrder(db, request.orderId);
+          if (winner) return replay(winner, request);
+          throw businessFailure('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: request.idempotencyKey });
+        }
+        throw err;
+      }
+      const placed = await loadPlacedOrder(db, request.orderId);
+      log.info('order placed', { orderId: request.orderId, expiresAt: placed!.order.expiresAt });
+      return placed!.order;
+    },
+
+    /**
+     * The guarded cancel: only an UNPAID order changes, and for a timeout only once its deadline
+     * has passed by the database's clock. The affected row count decides who won the race.
+     */
+    async cancelOrder(input: { orderId: string; reason: CancelReason }): Promise<CancelOutcome> {
+      const now = await asOf(deps);
+      const dueGuard = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`AND expires_at <= ${nowOr(now)}` : Prisma.empty;
+      const cancelled = await db.$executeRaw`
+        UPDATE orders SET status = ${ORDER_TRANSITIONS.cancel.to}::"OrderStatus", cancelled_at = ${nowOr(now)},
+                          cancel_reason = ${input.reason}::"CancelReason"
+        WHERE id = ${input.orderId}::uuid AND ${orderStatusIn(ORDER_TRANSITIONS.cancel.from)} ${dueGuard}`;
+      if (cancelled === 1) {
+        log.info('order cancelled', { orderId: input.orderId, reason: input.reason });
+        return { outcome: 'CANCELLED' };
+      }
+      const order = await db.order.findUnique({ where: { id: input.orderId }, select: { status: true, expiresAt: true } });
+      if (!order) throw businessFailure('UNKNOWN_ORDER', { orderId: input.orderId });
+      return order.status === 'UNPAID'
+        ? { outcome: 'NOT_DUE', expiresAt: order.expiresAt.toISOString() }
+        : { outcome: 'ALREADY_FINAL', status: order.status };
+    },
+
+    /** Moves the deadline of an order that is still unpaid and not yet expired. */
+    async extendDeadline(input: { orderId: string; minutes: number }): Promise<{ expiresAt: string }> {
+      const now = await asOf(deps);
+      const rows = await db.$queryRaw<Array<{ expires_at: Date }>>`
+        UPDATE orders SET expires_at = expires_at + ${input.minutes} * interval '1 minute'
+        WHERE id = ${input.orderId}::uuid AND status = 'UNPAID' AND expires_at > ${nowOr(now)}
+        RETURNING expires_at`;
+      if (rows.length === 0) throw businessFailure('ORDER_NOT_UNPAID', { orderId: input.orderId });
+      return { expiresAt: rows[0]!.expires_at.toISOString() };
+    },
+  };
+}
+
+async function loadPlacedOrder(db: Db, orderId: string): Promise<{ order: PlacedOrder; requestHash: string } | null> {
+  const row = await db.order.findUnique({ where: { id: orderId }, include: { items: { orderBy: { sku: 'asc' } } } });
+  if (!row) return null;
+  return {
+    requestHash: row.requestHash,
+    order: {
+      id: row.id,
+      customerId: row.customerId,
+      status: row.status,
+      totalCents: row.totalCents,
+      expiresAt: row.expiresAt.toISOString(),
+      couponCode: row.couponCode,
+      items: row.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unitPriceCents: i.unitPriceCents })),
+    },
+  };
+}
+
+function replay(existing: { order: PlacedOrder; requestHash: string }, request: PlaceOrderRequest): PlacedOrder {
+  if (existing.requestHash !== request.requestHash) {
+    throw businessFailure('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: request.idempotencyKey });
+  }
+  return existing.order;
+}

@@ -1,0 +1,88 @@
+import { log } from '@temporalio/activity';
+import type { PaymentNotice } from '../workflows/messages.js';
+import { ORDER_TRANSITIONS, PAYMENT_TRANSITIONS, type PaymentStatus, type RefundReason } from '../workflows/order-status.js';
+import { asOf, type ActivityDeps } from './deps.js';
+import { nowOr, orderStatusIn, paymentStatusIn } from './sql.js';
+
+export interface Settlement {
+  /** PAID: this payment paid the order. REFUND_PENDING: it must be given back. */
+  outcome: 'PAID' | 'REFUND_PENDING';
+  paymentStatus: PaymentStatus;
+  /** True when this paymentId had been recorded before: a redelivery, with no new effect. */
+  duplicate: boolean;
+}
+
+export function createPaymentActivities(deps: ActivityDeps) {
+  const { db, paymentProvider } = deps;
+
+  return {
+    /**
+     * Records a payment and, if it pays an unpaid, unexpired order the exact amount, marks the
+     * order PAID, redeems the coupon and turns reserved units into sold ones — one transaction.
+     * Otherwise the payment is recorded as REFUND_PENDING with the reason. A redelivered paymentId
+     * finds its row and changes nothing.
+     */
+    async settlePayment(notice: PaymentNotice): Promise<Settlement> {
+      const now = await asOf(deps);
+      return db.$transaction(async (tx) => {
+        const claimed = await tx.$executeRaw`
+          INSERT INTO payments (payment_id, order_id, amount_cents, status, paid_at, received_at)
+          VALUES (${notice.paymentId}, ${notice.orderId}::uuid, ${notice.amountCents}, 'REFUND_PENDING',
+                  ${new Date(notice.paidAt)}, ${nowOr(now)})
+          ON CONFLICT (payment_id) DO NOTHING`;
+        if (claimed === 0) {
+          const seen = await tx.payment.findUniqueOrThrow({ where: { paymentId: notice.paymentId } });
+          return { outcome: seen.status === 'CAPTURED' ? 'PAID' : 'REFUND_PENDING', paymentStatus: seen.status, duplicate: true };
+        }
+        const paid = await tx.$queryRaw<Array<{ coupon_code: string | null }>>`
+          UPDATE orders SET status = ${ORDER_TRANSITIONS.pay.to}::"OrderStatus", paid_at = ${nowOr(now)}
+          WHERE id = ${notice.orderId}::uuid AND ${orderStatusIn(ORDER_TRANSITIONS.pay.from)}
+            AND total_cents = ${notice.amountCents} AND expires_at > ${nowOr(now)}
+          RETURNING coupon_code`;
+        if (paid.length === 1) {
+          await tx.$executeRaw`
+            UPDATE products p SET reserved = p.reserved - i.quantity, sold = p.sold + i.quantity
+            FROM order_items i WHERE i.order_id = ${notice.orderId}::uuid AND p.sku = i.sku`;
+          await tx.$executeRaw`
+            UPDATE coupons SET status = 'REDEEMED', updated_at = now()
+            WHERE order_id = ${notice.orderId}::uuid AND status = 'LOCKED'`;
+          await tx.payment.update({ where: { paymentId: notice.paymentId }, data: { status: 'CAPTURED' } });
+          return { outcome: 'PAID', paymentStatus: 'CAPTURED', duplicate: false };
+        }
+        const order = await tx.order.findUniqueOrThrow({ where: { id: notice.orderId } });
+        const reason: RefundReason =
+          order.status === 'PAID' ? 'ALREADY_PAID' : order.totalCents !== notice.amountCents ? 'AMOUNT_MISMATCH' : 'ORDER_NOT_PAYABLE';
+        await tx.payment.update({ where: { paymentId: notice.paymentId }, data: { refundReason: reason } });
+        log.warn('payment will be refunded', { orderId: notice.orderId, paymentId: notice.paymentId, reason, orderStatus: order.status });
+        return { outcome: 'REFUND_PENDING', paymentStatus: 'REFUND_PENDING', duplicate: false };
+      });
+    },
+
+    /**
+     * Refunds a REFUND_PENDING payment. The provider refunds a paymentId at most once, and the
+     * refund row and status change are written together, so running this again is harmless.
+     */
+    async refundPayment(paymentId: string): Promise<{ refunded: boolean }> {
+      const payment = await db.payment.findUniqueOrThrow({ where: { paymentId } });
+      if (!PAYMENT_TRANSITIONS.refund.from.includes(payment.status as 'REFUND_PENDING')) {
+        return { refunded: payment.status === 'REFUNDED' };
+      }
+      const { refundRef } = await paymentProvider.refund({ paymentId, amountCents: payment.amountCents });
+      await db.$transaction([
+        db.$executeRaw`
+          INSERT INTO refunds (payment_id, amount_cents, provider_ref) VALUES (${paymentId}, ${payment.amountCents}, ${refundRef})
+          ON CONFLICT (payment_id) DO NOTHING`,
+        db.$executeRaw`
+          UPDATE payments SET status = ${PAYMENT_TRANSITIONS.refund.to}::"PaymentStatus"
+          WHERE payment_id = ${paymentId} AND ${paymentStatusIn(PAYMENT_TRANSITIONS.refund.from)}`,
+      ]);
+      log.info('payment refunded', { orderId: payment.orderId, paymentId, amountCents: payment.amountCents });
+      return { refunded: true };
+    },
+
+    /** After a cancellation: the provider must not accept a payment for this order any more. */
+    async closePaymentIntent(orderId: string): Promise<void> {
+      await paymentProvider.closeIntent({ orderId });
+    },
+  };
+}

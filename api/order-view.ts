@@ -1,0 +1,63 @@
+import type { Prisma } from '@prisma/client';
+import type { Db } from '../lib/db.js';
+import { orderWorkflowId } from '../workflows/messages.js';
+
+const include = {
+  items: { orderBy: { sku: 'asc' } },
+  payments: { orderBy: { receivedAt: 'asc' } },
+  fulfillment: true,
+} satisfies Prisma.OrderInclude;
+type OrderRow = Prisma.OrderGetPayload<{ include: typeof include }>;
+
+/** What GET /orders answers with. */
+export type OrderView = ReturnType<typeof toView>;
+
+export async function findOrderView(db: Db, id: string): Promise<OrderView | null> {
+  const [row, now] = await Promise.all([db.order.findUnique({ where: { id }, include }), databaseNow(db)]);
+  return row ? toView(row, now) : null;
+}
+
+export async function listOrderViews(
+  db: Db,
+  filter: { status?: OrderRow['status'] | undefined; customerId?: string | undefined; limit: number },
+): Promise<OrderView[]> {
+  const where: Prisma.OrderWhereInput = {};
+  if (filter.status) where.status = filter.status;
+  if (filter.customerId) where.customerId = filter.customerId;
+  const [rows, now] = await Promise.all([
+    db.order.findMany({ where, include, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: filter.limit }),
+    databaseNow(db),
+  ]);
+  return rows.map((row) => toView(row, now));
+}
+
+/** The deadline is judged by the database's clock, the same one the guarded updates use. */
+async function databaseNow(db: Db): Promise<Date> {
+  const [row] = await db.$queryRaw<Array<{ now: Date }>>`SELECT now() AS now`;
+  return row!.now;
+}
+
+function toView(row: OrderRow, now: Date) {
+  const step = (name: 'INVOICE' | 'NOTIFICATION' | 'LOYALTY') =>
+    row.fulfillment.find((f) => f.step === name)?.status ?? 'PENDING';
+  return {
+    id: row.id,
+    customerId: row.customerId,
+    status: row.status,
+    // An order past its deadline is never offered for payment, even before the cancel has landed.
+    payable: row.status === 'UNPAID' && row.expiresAt > now,
+    totalCents: row.totalCents,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    paidAt: row.paidAt?.toISOString() ?? null,
+    cancelledAt: row.cancelledAt?.toISOString() ?? null,
+    cancelReason: row.cancelReason,
+    items: row.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unitPriceCents: i.unitPriceCents })),
+    couponCode: row.couponCode,
+    workflowId: orderWorkflowId(row.id),
+    payments: row.payments.map((p) => ({ paymentId: p.paymentId, amountCents: p.amountCents, status: p.status })),
+    // Fulfilment only starts once an order is paid; before that there is nothing to show.
+    fulfillment:
+      row.status === 'PAID' ? { invoice: step('INVOICE'), notification: step('NOTIFICATION'), loyalty: step('LOYALTY') } : null,
+  };
+}

@@ -1,0 +1,74 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import express, { Router } from 'express';
+import type { Db } from '../../lib/db.js';
+import type { Logger } from '../../lib/logger.js';
+import { orderWorkflowId, paidSignal, refundWorkflowId, type PaymentNotice } from '../../workflows/messages.js';
+import type { SettleLatePayment } from '../../workflows/late-payment.js';
+import { ApiError, businessError, parseInput } from '../errors.js';
+import { PaymentCallbackBody } from '../schemas.js';
+import { isWorkflowGone } from '../temporal-errors.js';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../webhook-signature.js';
+
+export interface PaymentRouteDeps {
+  db: Db;
+  temporal: Client;
+  taskQueue: string;
+  webhookSecret: string;
+  logger: Logger;
+}
+
+export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger }: PaymentRouteDeps): Router {
+  const router = Router();
+
+  // The signature covers the exact bytes sent, so the body is read raw and parsed only once verified.
+  router.post('/payments/callback', express.raw({ type: () => true, limit: '16kb' }), async (req, res) => {
+    const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const signed = verifySignature(
+      webhookSecret,
+      { timestamp: req.get(TIMESTAMP_HEADER), signature: req.get(SIGNATURE_HEADER) },
+      rawBody,
+      Date.now(),
+    );
+    if (!signed) throw new ApiError(401, 'INVALID_SIGNATURE', 'missing or wrong signature, or a timestamp more than 5 minutes off');
+
+    let json: unknown;
+    try {
+      json = JSON.parse(rawBody.toString('utf8'));
+    } catch {
+      throw new ApiError(400, 'VALIDATION_FAILED', 'the request body is not valid JSON');
+    }
+    const notice: PaymentNotice = parseInput(PaymentCallbackBody, json);
+    const order = await db.order.findUnique({ where: { id: notice.orderId }, select: { id: true } });
+    if (!order) throw businessError('UNKNOWN_ORDER');
+
+    await handOver(notice);
+    logger.info({ orderId: notice.orderId, paymentId: notice.paymentId, workflowId: orderWorkflowId(notice.orderId) }, 'payment accepted');
+    res.status(202).json({ accepted: true, paymentId: notice.paymentId });
+  });
+
+  /**
+   * Resolves once the payment is durably with Temporal: as a signal to the order's workflow, or,
+   * when that workflow has ended, as a workflow of its own that refunds it. 202 means exactly that.
+   */
+  async function handOver(notice: PaymentNotice): Promise<void> {
+    try {
+      await temporal.workflow.getHandle(orderWorkflowId(notice.orderId)).signal(paidSignal, notice);
+      return;
+    } catch (err) {
+      if (!isWorkflowGone(err)) throw err;
+    }
+    try {
+      await temporal.workflow.start<typeof SettleLatePayment>('SettleLatePayment', {
+        workflowId: refundWorkflowId(notice.paymentId),
+        taskQueue,
+        args: [notice],
+        // A redelivery of the same paymentId must not start a second settlement, ever.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+
+  return router;
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+/** The shapes of everything the API accepts. Amounts are integer cents; ids are bounded strings. */
+const id = z.string().trim().min(1).max(128);
+const cents = z.number().int().min(0).max(100_000_000);
+
+export const SkuParam = z.object({ sku: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - (1-64)') });
+export const CouponParam = z.object({ code: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - (1-64)') });
+export const OrderIdParam = z.object({ id: z.uuid() });
+
+export const ProductBody = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  priceCents: cents,
+  stock: z.number().int().min(0).max(10_000_000),
+});
+
+export const CouponBody = z.strictObject({ discountCents: cents });
+
+export const CreateOrderBody = z.strictObject({
+  customerId: id,
+  items: z
+    .array(z.strictObject({ sku: SkuParam.shape.sku, quantity: z.number().int().min(1).max(1000) }))
+    .min(1)
+    .max(50)
+    .refine((items) => new Set(items.map((i) => i.sku)).size === items.length, 'each sku may appear once'),
+  couponCode: CouponParam.shape.code.optional(),
+});
+export type CreateOrderBody = z.infer<typeof CreateOrderBody>;
+
+export const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, '1-255 visible ASCII characters');
+
+export const ExtendBody = z.strictObject({ minutes: z.number().int().min(1).max(7 * 24 * 60) });
+
+export const ListOrdersQuery = z.object({
+  status: z.enum(['UNPAID', 'PAID', 'CANCELLED']).optional(),
+  customerId: id.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const PaymentCallbackBody = z.strictObject({
+  paymentId: id,
+  orderId: z.uuid(),
+  amountCents: cents,
+  paidAt: z.iso.datetime({ offset: true }),
+});

@@ -1,0 +1,18 @@
+/**
+ * Failures that no retry can fix: activities throw them as non-retryable ApplicationFailures
+ * with the code as `type`, workflows pass them on, and the API maps each to its contract error.
+ */
+export const BUSINESS_ERRORS = {
+  UNKNOWN_SKU: 'a product in the order does not exist',
+  OUT_OF_STOCK: 'not enough units are available',
+  COUPON_UNAVAILABLE: 'the coupon does not exist or is already used',
+  IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used for a different request',
+  UNKNOWN_ORDER: 'no order has that id',
+  ORDER_NOT_UNPAID: 'the order is no longer unpaid',
+} as const;
+export type BusinessErrorCode = keyof typeof BUSINESS_ERRORS;
+export const BUSINESS_ERROR_CODES = Object.keys(BUSINESS_ERRORS) as BusinessErrorCode[];
+
+export function isBusinessErrorCode(type: string | undefined | null): type is BusinessErrorCode {
+  return type != null && type in BUSINESS_ERRORS;
+}

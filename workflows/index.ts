@@ -1,0 +1,3 @@
+// The worker's workflowsPath: every workflow type this service registers.
+export { OrderLifecycle } from './order-lifecycle.js';
+export { SettleLatePayment } from './late-payment.js';

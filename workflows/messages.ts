@@ -1,0 +1,67 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { CancelReason, OrderStatus, PaymentStatus } from './order-status.js';
+
+/**
+ * The names and payloads shared by the workflow, the worker and the API: a client and the
+ * workflow can only talk through these, so both sides are type-checked against one definition.
+ */
+export const ORDER_WORKFLOW_TYPE = 'OrderLifecycle';
+export const orderWorkflowId = (orderId: string): string => `order-${orderId}`;
+export const refundWorkflowId = (paymentId: string): string => `late-payment-${paymentId}`;
+
+export interface OrderLine {
+  sku: string;
+  quantity: number;
+}
+
+export interface PlaceOrderRequest {
+  orderId: string;
+  customerId: string;
+  items: OrderLine[];
+  couponCode?: string | undefined;
+  idempotencyKey?: string | undefined;
+  /** Hash of the client's request body: tells a replay from a reused Idempotency-Key. */
+  requestHash: string;
+}
+
+export interface PlacedOrder {
+  id: string;
+  customerId: string;
+  status: OrderStatus;
+  totalCents: number;
+  /** ISO-8601; set from the database clock when the order was written. */
+  expiresAt: string;
+  couponCode: string | null;
+  items: Array<OrderLine & { unitPriceCents: number }>;
+}
+
+/** What the payment provider told us, as the webhook verified it. */
+export interface PaymentNotice {
+  paymentId: string;
+  orderId: string;
+  amountCents: number;
+  /** ISO-8601, as the provider reports it. */
+  paidAt: string;
+}
+
+export interface OrderLifecycleInput {
+  orderId: string;
+}
+
+export interface LifecycleStatus {
+  orderId: string;
+  status: OrderStatus | 'PLACING' | 'REJECTED';
+  expiresAt: string | null;
+  cancelReason: CancelReason | null;
+  /** What the workflow is doing now, in words an operator understands. */
+  waitingFor: string;
+  payments: Array<{ paymentId: string; status: PaymentStatus }>;
+}
+
+/** The API creates the order through the workflow (update-with-start), see README "Placing an order". */
+export const placeOrderUpdate = defineUpdate<PlacedOrder, [PlaceOrderRequest]>('placeOrder');
+export const paidSignal = defineSignal<[PaymentNotice]>('paid');
+/** The customer gives up an unpaid order; it takes the same guarded path as the timeout. */
+export const cancelSignal = defineSignal('cancel');
+export const extendDeadlineUpdate = defineUpdate<{ expiresAt: string }, [{ minutes: number }]>('extendDeadline');
+export const statusQuery = defineQuery<LifecycleStatus>('status');

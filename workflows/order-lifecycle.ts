@@ -1,0 +1,218 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import { databaseOptions, placementOptions, thirdPartyOptions } from './activity-options.js';
+import {
+  cancelSignal,
+  extendDeadlineUpdate,
+  paidSignal,
+  placeOrderUpdate,
+  statusQuery,
+  type LifecycleStatus,
+  type OrderLifecycleInput,
+  type PaymentNotice,
+  type PlacedOrder,
+} from './messages.js';
+import type { CancelReason, OrderStatus, PaymentStatus } from './order-status.js';
+import { CustomerIdKey, OrderExpiresAtKey, OrderStatusKey } from './search-attributes.js';
+
+const placement = proxyActivities<Activities>(placementOptions);
+const database = proxyActivities<Activities>(databaseOptions);
+const thirdParty = proxyActivities<Activities>(thirdPartyOptions);
+
+/** How long the workflow waits for the placeOrder update that update-with-start sends with it. */
+const PLACEMENT_TIMEOUT = '1 minute';
+/** If the timer fired but the database clock says "not yet" (clock skew), look again this soon. */
+const NOT_DUE_RECHECK_MS = 100;
+
+/**
+ * One order, from placement to a final state: waits for payment until the deadline on a durable
+ * timer, and cancels and compensates when the deadline wins. Every decision is a guarded update
+ * in the database, so a payment that races the timer is settled exactly once either way.
+ */
+export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<LifecycleStatus> {
+  let order: PlacedOrder | undefined;
+  let placementRejected = false;
+  let status: OrderStatus | undefined;
+  let expiresAt: string | null = null;
+  let cancelReason: CancelReason | null = null;
+  let cancelRequested = false;
+  let deadlineMoved = false;
+  let waitingFor = 'the order to be placed';
+  const inbox: PaymentNotice[] = [];
+  const payments = new Map<string, PaymentStatus>();
+
+  setHandler(
+    placeOrderUpdate,
+    async (request) => {
+      try {
+        const placed = await placement.placeOrder(request);
+        if (!order) {
+          order = placed;
+          status = placed.status;
+          expiresAt = placed.expiresAt;
+          publishSearchAttributes();
+        }
+        return placed;
+      } catch (err) {
+        if (!order) placementRejected = true;
+        throw businessCause(err);
+      }
+    },
+    {
+      validator: (request) => {
+        if (request.orderId !== orderId) throw new Error(`this workflow is for order ${orderId}, not ${request.orderId}`);
+      },
+    },
+  );
+
+  setHandler(paidSignal, (notice) => {
+    if (notice.orderId !== orderId || payments.has(notice.paymentId) || inbox.some((n) => n.paymentId === notice.paymentId)) {
+      return; // a redelivery (the database would also refuse it) or a notice for another order
+    }
+    inbox.push(notice);
+  });
+
+  setHandler(cancelSignal, () => {
+    cancelRequested = true;
+  });
+
+  setHandler(
+    extendDeadlineUpdate,
+    async ({ minutes }) => {
+      const extended = await database.extendDeadline({ orderId, minutes }).catch((err: unknown) => {
+        throw businessCause(err);
+      });
+      expiresAt = extended.expiresAt;
+      deadlineMoved = true;
+      publishSearchAttributes();
+      return extended;
+    },
+    {
+      validator: ({ minutes }) => {
+        if (!Number.isInteger(minutes) || minutes <= 0) throw new Error('minutes must be a positive whole number');
+        if (status !== 'UNPAID') throw ApplicationFailure.nonRetryable('the order is no longer unpaid', 'ORDER_NOT_UNPAID');
+      },
+    },
+  );
+
+  setHandler(statusQuery, snapshot);
+
+  // The order itself is written by the placeOrder update that arrives with the start.
+  await condition(() => order !== undefined || (placementRejected && allHandlersFinished()), PLACEMENT_TIMEOUT);
+  if (!order) {
+    upsertSearchAttributes([{ key: OrderStatusKey, value: 'REJECTED' }]);
+    return finish('nothing: the order was not placed');
+  }
+
+  await awaitPaymentOrDeadline();
+  if (status === 'CANCELLED') await compensateCancellation();
+  await settleInbox(); // payments that arrived while compensating are refunded
+  return finish(status === 'PAID' ? 'nothing: the order is paid' : 'nothing: the order is cancelled');
+
+  async function awaitPaymentOrDeadline(): Promise<void> {
+    let recheckMs: number | undefined;
+    while (status === 'UNPAID') {
+      waitingFor = `payment until ${expiresAt}`;
+      const woken = await wakeEarlyOrAfter(() => inbox.length > 0 || cancelRequested || deadlineMoved, recheckMs ?? msUntil(expiresAt!));
+      recheckMs = undefined;
+      deadlineMoved = false;
+      await settleInbox();
+      if (status !== 'UNPAID') return;
+      if (!cancelRequested && woken) continue;
+      const reason: CancelReason = cancelRequested ? 'CUSTOMER' : 'PAYMENT_TIMEOUT';
+      cancelRequested = false;
+      const result = await database.cancelOrder({ orderId, reason });
+      if (result.outcome === 'CANCELLED') {
+        status = 'CANCELLED';
+        cancelReason = reason;
+      } else if (result.outcome === 'NOT_DUE') {
+        // The deadline moved, or our clock ran ahead of the database's: wait for the database's deadline.
+        expiresAt = result.expiresAt;
+        recheckMs = Math.max(msUntil(result.expiresAt), NOT_DUE_RECHECK_MS);
+      } else {
+        status = result.status;
+      }
+      publishSearchAttributes();
+    }
+  }
+
+  /** Only the winner of the guarded cancel gets here, so each step runs for one order once. */
+  async function compensateCancellation(): Promise<void> {
+    waitingFor = 'stock, coupon and payment intent to be released';
+    const released = await Promise.allSettled([
+      database.releaseStock(orderId),
+      database.releaseCoupon(orderId),
+      thirdParty.closePaymentIntent(orderId),
+    ]);
+    waitingFor = 'the customer to be notified';
+    await thirdParty.notifyCustomer({ orderId, template: 'ORDER_CANCELLED' });
+    const failed = released.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason; // retries are exhausted: fail visibly rather than hide it
+  }
+
+  async function settleInbox(): Promise<void> {
+    while (inbox.length > 0) {
+      const notice = inbox.shift()!;
+      waitingFor = `payment ${notice.paymentId} to be settled`;
+      const settled = await database.settlePayment(notice);
+      payments.set(notice.paymentId, settled.paymentStatus);
+      if (settled.outcome === 'PAID') {
+        status = 'PAID';
+        publishSearchAttributes();
+        continue;
+      }
+      await thirdParty.refundPayment(notice.paymentId);
+      payments.set(notice.paymentId, 'REFUNDED');
+    }
+  }
+
+  function publishSearchAttributes(): void {
+    upsertSearchAttributes([
+      { key: OrderStatusKey, value: status ?? 'PLACING' },
+      { key: CustomerIdKey, value: order!.customerId },
+      { key: OrderExpiresAtKey, value: new Date(expiresAt!) },
+    ]);
+  }
+
+  async function finish(nextStep: string): Promise<LifecycleStatus> {
+    waitingFor = nextStep;
+    await condition(allHandlersFinished);
+    log.info('order lifecycle finished', { orderId, status, workflowId: workflowInfo().workflowId });
+    return snapshot();
+  }
+
+  function snapshot(): LifecycleStatus {
+    return {
+      orderId,
+      status: status ?? (placementRejected ? 'REJECTED' : 'PLACING'),
+      expiresAt,
+      cancelReason,
+      waitingFor,
+      payments: [...payments].map(([paymentId, s]) => ({ paymentId, status: s })),
+    };
+  }
+}
+
+/** condition() with a timeout of 0 would wait forever, so a deadline already past is checked at once. */
+async function wakeEarlyOrAfter(woken: () => boolean, ms: number): Promise<boolean> {
+  return ms > 0 ? condition(woken, ms) : woken();
+}
+
+function msUntil(iso: string): number {
+  return Math.max(0, Date.parse(iso) - Date.now());
+}
+
+/** An activity's business failure reaches the client as itself, so the API can map its type. */
+function businessCause(err: unknown): unknown {
+  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
+}

@@ -1,0 +1,12 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * The custom search attributes operators filter on in the Temporal Web UI. Defined once: the
+ * workflow upserts them, the API sets them at start, and the dev server and test servers
+ * register exactly this list.
+ */
+export const OrderStatusKey = defineSearchAttributeKey('OrderStatus', SearchAttributeType.KEYWORD);
+export const CustomerIdKey = defineSearchAttributeKey('CustomerId', SearchAttributeType.KEYWORD);
+export const OrderExpiresAtKey = defineSearchAttributeKey('OrderExpiresAt', SearchAttributeType.DATETIME);
+
+export const SEARCH_ATTRIBUTES = [OrderStatusKey, CustomerIdKey, OrderExpiresAtKey] as const;
