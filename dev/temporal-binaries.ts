@@ -1,0 +1,130 @@
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { buildOnce } from './cached-build.js';
+import { StartupError } from './startup-error.js';
+
+/**
+ * Where the Temporal servers come from. The SDK would download them from the internet; offline
+ * they come from the package registries instead: the CLI (dev server + Web UI) built with Go, the
+ * Java time-skipping test server assembled with Maven, both cached outside the clone so every
+ * clone, CI run and `npm start` reuses them.
+ */
+
+/** The one place the server versions are pinned. CLI 1.6+ cannot be `go install`ed (its go.mod replaces a nested module). */
+export const TEMPORAL_CLI_VERSION = '1.5.1';
+export const TEMPORAL_TEST_SERVER_VERSION = '1.38.0';
+
+export const DEV_SERVER_MISSING =
+  'no Temporal CLI: set TEMPORAL_CLI_PATH to a `temporal` executable, put `temporal` on PATH, or install Go so it can be built';
+export const TEST_SERVER_MISSING =
+  'no Temporal test server: set TEMPORAL_TEST_SERVER_PATH to an executable, or install Maven and Java so it can be assembled';
+
+/** Dev-only knobs: the one place this tooling reads the environment (the service's own settings go through lib/config.ts). */
+function knobs() {
+  const env = process.env;
+  return {
+    cliPath: env.TEMPORAL_CLI_PATH || undefined,
+    testServerPath: env.TEMPORAL_TEST_SERVER_PATH || undefined,
+    cacheDir: join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'order-lifecycle'),
+    searchPath: (env.PATH ?? '').split(delimiter).filter(Boolean),
+  };
+}
+
+/**
+ * The Temporal CLI (`temporal server start-dev`): TEMPORAL_CLI_PATH, else the cached build, else
+ * `temporal` on PATH, else a fresh build with Go. undefined: none of these is possible (the SDK
+ * may still download one when online).
+ */
+export async function resolveDevServer(): Promise<string | undefined> {
+  const { cliPath, cacheDir, searchPath } = knobs();
+  if (cliPath) return executableFromEnv('TEMPORAL_CLI_PATH', cliPath);
+  const dir = join(cacheDir, `temporal-cli-${TEMPORAL_CLI_VERSION}`);
+  const cached = join(dir, 'temporal');
+  if (existsSync(cached)) return cached;
+  const onPath = findExecutable('temporal', searchPath);
+  if (onPath) return onPath;
+  const go = findExecutable('go', searchPath);
+  if (!go) return undefined;
+  await buildOnce({
+    title: `Temporal CLI ${TEMPORAL_CLI_VERSION} (go install)`,
+    dir,
+    build: (workDir, run) =>
+      run(go, ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
+        ...process.env,
+        CGO_ENABLED: '0', // a static binary: no C toolchain needed, runs on any Linux
+        GOBIN: workDir,
+      }),
+  });
+  return cached;
+}
+
+/**
+ * The Java time-skipping test server: TEMPORAL_TEST_SERVER_PATH, else the cached copy, else one
+ * assembled with Maven (jars copied into the cache, so a cleaned ~/.m2 does not break it).
+ * undefined: neither is possible (the SDK may still download one when online).
+ */
+export async function resolveTestServer(): Promise<string | undefined> {
+  const { testServerPath, cacheDir, searchPath } = knobs();
+  if (testServerPath) return executableFromEnv('TEMPORAL_TEST_SERVER_PATH', testServerPath);
+  const dir = join(cacheDir, `temporal-test-server-${TEMPORAL_TEST_SERVER_VERSION}`);
+  const wrapper = join(dir, 'temporal-test-server');
+  if (existsSync(wrapper)) return wrapper;
+  const mvn = findExecutable('mvn', searchPath);
+  if (!mvn || !findExecutable('java', searchPath)) return undefined;
+  await buildOnce({
+    title: `Temporal test server ${TEMPORAL_TEST_SERVER_VERSION} (Maven)`,
+    dir,
+    async build(workDir, run) {
+      const pomDir = join(workDir, 'maven');
+      await mkdir(pomDir);
+      await writeFile(join(pomDir, 'pom.xml'), testServerPom());
+      await run(mvn, ['-B', '-f', join(pomDir, 'pom.xml'), 'dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${join(workDir, 'lib')}`]);
+      await rm(pomDir, { recursive: true });
+      await writeFile(join(workDir, 'temporal-test-server'), TEST_SERVER_WRAPPER, { mode: 0o755 });
+    },
+  });
+  return wrapper;
+}
+
+function testServerPom(): string {
+  return `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local.order-lifecycle</groupId>
+  <artifactId>temporal-test-server-jars</artifactId>
+  <version>1</version>
+  <dependencies>
+    <dependency>
+      <groupId>io.temporal</groupId>
+      <artifactId>temporal-test-server</artifactId>
+      <version>${TEMPORAL_TEST_SERVER_VERSION}</version>
+    </dependency>
+  </dependencies>
+</project>
+`;
+}
+
+// The SDK runs `<exe> <port>` and gives the server 5 s to listen: C1-only JIT and the serial GC
+// keep JVM start-up near 1 s. `exec` makes the JVM the process the SDK kills on teardown.
+const TEST_SERVER_WRAPPER = `#!/bin/sh
+exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$(dirname "$0")/lib/*" io.temporal.testserver.TestServer "$@"
+`;
+
+function executableFromEnv(variable: string, path: string): string {
+  if (!isExecutableFile(path)) throw new StartupError(`${variable}=${path}: not an executable file`);
+  return path;
+}
+
+function findExecutable(name: string, searchPath: readonly string[]): string | undefined {
+  return searchPath.map((dir) => join(dir, name)).find(isExecutableFile);
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,91 @@
+import { Connection } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { logTail } from './log-tail.js';
+import { startProcess } from './managed-process.js';
+import { waitForPort } from './ports.js';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { StartupError } from './startup-error.js';
+
+export interface DevServerOptions {
+  cliPath: string;
+  /** SQLite file: workflows survive restarts. */
+  dbFile: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+  logFile: string;
+}
+
+export interface RunningTemporal {
+  address: string;
+  /** Settles if the server ends, saying how. */
+  exited: Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** `temporal server start-dev` with the Web UI and the order search attributes registered. */
+export async function startTemporalDevServer(options: DevServerOptions): Promise<RunningTemporal> {
+  const server = startProcess({
+    name: 'Temporal dev server',
+    command: options.cliPath,
+    args: [
+      'server', 'start-dev',
+      '--db-filename', options.dbFile,
+      '--ip', '127.0.0.1',
+      '--port', String(options.port),
+      '--ui-port', String(options.uiPort),
+      ...(options.namespace === 'default' ? [] : ['--namespace', options.namespace]),
+      ...searchAttributeArgs(),
+      '--log-level', 'warn',
+    ],
+    logFile: options.logFile,
+    graceMs: 15_000,
+  });
+  const address = `127.0.0.1:${options.port}`;
+  let exit: string | undefined;
+  void server.exited.then((how) => (exit = how));
+  const deadline = Date.now() + 60_000;
+  while (!(await isServing(address, options.namespace))) {
+    if (exit !== undefined || Date.now() > deadline) {
+      await server.stop();
+      throw new StartupError(`the Temporal dev server did not start (${exit ?? 'not ready after 60 s'}); ${await logTail(options.logFile)}`);
+    }
+    await sleep(250);
+  }
+  if (!(await waitForPort('127.0.0.1', options.uiPort, 30_000))) {
+    await server.stop();
+    throw new StartupError(`the Temporal Web UI did not open port ${options.uiPort}; ${await logTail(options.logFile)}`);
+  }
+  return { address, exited: server.exited, stop: () => server.stop() };
+}
+
+/** `--search-attribute Name=Type` for each order search attribute (the CLI registers them at start). */
+function searchAttributeArgs(): string[] {
+  return SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`]);
+}
+
+/** One line naming the server when TEMPORAL_ADDRESS cannot be used. */
+export async function assertTemporalReachable(address: string, namespace: string): Promise<void> {
+  try {
+    await describeNamespace(address, namespace);
+  } catch (err) {
+    throw new StartupError(`TEMPORAL_ADDRESS: cannot use namespace "${namespace}" at ${address} (${(err as Error).message.split('\n')[0]})`);
+  }
+}
+
+async function isServing(address: string, namespace: string): Promise<boolean> {
+  return describeNamespace(address, namespace).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function describeNamespace(address: string, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address, connectTimeout: '2s' });
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,44 @@
+import type { TestProject } from 'vitest/node';
+import { ensurePrismaClient, migrateDeploy } from '../../dev/migrate.js';
+import { createDatabase } from '../../dev/databases.js';
+import { startThrowawayPostgres } from '../../dev/postgres.js';
+import { DEV_SERVER_MISSING, resolveDevServer, resolveTestServer, TEST_SERVER_MISSING } from '../../dev/temporal-binaries.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Superuser URL of the run's PostgreSQL (database `postgres`). */
+    postgresUrl: string;
+    /** A database with every migration applied, which createTestDatabase() copies. */
+    migratedTemplate: string;
+    /** Temporal CLI for createLocalEnv(); null lets the SDK download one (online only). */
+    devServerPath: string | null;
+    /** Java test server for createTimeSkippingEnv(); null lets the SDK download one (online only). */
+    testServerPath: string | null;
+  }
+}
+
+const MIGRATED_TEMPLATE = 'migrated_template';
+
+/**
+ * Once per `vitest run`: the Temporal servers (built into the cache on a cold machine, which takes
+ * minutes and prints progress), the Prisma client, and one throwaway PostgreSQL for all test files.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const [devServerPath, testServerPath] = await Promise.all([resolveDevServer(), resolveTestServer()]);
+  if (devServerPath === undefined) console.warn(`${DEV_SERVER_MISSING}; the Temporal SDK will try to download one`);
+  if (testServerPath === undefined) console.warn(`${TEST_SERVER_MISSING}; the Temporal SDK will try to download one`);
+  await ensurePrismaClient();
+
+  const postgres = await startThrowawayPostgres();
+  try {
+    await migrateDeploy(await createDatabase(postgres.url, MIGRATED_TEMPLATE));
+  } catch (err) {
+    await postgres.stop();
+    throw err;
+  }
+  project.provide('postgresUrl', postgres.url);
+  project.provide('migratedTemplate', MIGRATED_TEMPLATE);
+  project.provide('devServerPath', devServerPath ?? null);
+  project.provide('testServerPath', testServerPath ?? null);
+  return () => postgres.stop();
+}
