@@ -2,9 +2,11 @@ import type { Client } from '@temporalio/client';
 import express, { type Express } from 'express';
 import type { Db } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
+import { createApiMetrics } from '../lib/metrics.js';
 import { errorHandler, notFound } from './errors.js';
 import { catalogRouter } from './routes/catalog.js';
 import { healthRouter } from './routes/health.js';
+import { metricsRouter, observeRequests } from './routes/metrics.js';
 import { ordersRouter } from './routes/orders.js';
 import { paymentsRouter } from './routes/payments.js';
 
@@ -19,16 +21,19 @@ export interface AppDeps {
 
 /** The HTTP API, built from its dependencies; it does not listen (server.ts and tests do). */
 export function createApp(deps: AppDeps): Express {
+  const routeDeps = { ...deps, metrics: createApiMetrics() };
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple'); // `?a[b]=c` stays a string, never an object
 
+  app.use(observeRequests(routeDeps));
   // Mounted before the JSON parser: the webhook must see the raw bytes it verifies.
-  app.use(paymentsRouter(deps));
+  app.use(paymentsRouter(routeDeps));
   app.use(express.json({ limit: '64kb', strict: true }));
-  app.use(healthRouter(deps));
-  app.use(catalogRouter(deps));
-  app.use(ordersRouter(deps));
+  app.use(healthRouter(routeDeps));
+  app.use(metricsRouter(routeDeps));
+  app.use(catalogRouter(routeDeps));
+  app.use(ordersRouter(routeDeps));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

@@ -3,6 +3,7 @@ import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { Router } from 'express';
 import { v5 as uuidv5 } from 'uuid';
 import type { Db } from '../../lib/db.js';
+import type { ApiMetrics } from '../../lib/metrics.js';
 import {
   cancelSignal,
   extendDeadlineUpdate,
@@ -27,9 +28,10 @@ export interface OrderRouteDeps {
   temporal: Client;
   taskQueue: string;
   adminToken: string;
+  metrics: ApiMetrics;
 }
 
-export function ordersRouter({ db, temporal, taskQueue, adminToken }: OrderRouteDeps): Router {
+export function ordersRouter({ db, temporal, taskQueue, adminToken, metrics }: OrderRouteDeps): Router {
   const router = Router();
 
   router.post('/orders', async (req, res) => {
@@ -50,6 +52,7 @@ export function ordersRouter({ db, temporal, taskQueue, adminToken }: OrderRoute
     });
     try {
       const placed = await temporal.workflow.executeUpdateWithStart(placeOrderUpdate, { args: [request], startWorkflowOperation: start });
+      metrics.ordersPlaced.inc();
       res.status(201).json({ ...placed, workflowId: orderWorkflowId(orderId) });
     } catch (err) {
       const code = businessCodeOf(err);

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import express, { Router } from 'express';
 import type { Db } from '../../lib/db.js';
 import type { Logger } from '../../lib/logger.js';
+import type { ApiMetrics } from '../../lib/metrics.js';
 import { orderWorkflowId, paidSignal, refundWorkflowId, type PaymentNotice } from '../../workflows/messages.js';
 import type { SettleLatePayment } from '../../workflows/late-payment.js';
 import { ApiError, businessError, parseInput } from '../errors.js';
@@ -15,9 +16,10 @@ export interface PaymentRouteDeps {
   taskQueue: string;
   webhookSecret: string;
   logger: Logger;
+  metrics: ApiMetrics;
 }
 
-export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger }: PaymentRouteDeps): Router {
+export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger, metrics }: PaymentRouteDeps): Router {
   const router = Router();
 
   // The signature covers the exact bytes sent, so the body is read raw and parsed only once verified.
@@ -42,6 +44,7 @@ export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger 
     if (!order) throw businessError('UNKNOWN_ORDER');
 
     await handOver(notice);
+    metrics.paymentsAccepted.inc();
     logger.info({ orderId: notice.orderId, paymentId: notice.paymentId, workflowId: orderWorkflowId(notice.orderId) }, 'payment accepted');
     res.status(202).json({ accepted: true, paymentId: notice.paymentId });
   });

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActivities, type Activities } from '../../activities/index.js';
+import { createThirdParties } from '../../activities/third-party/index.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+/** Real concurrency against real PostgreSQL: the guarded updates, not the workflow, decide every race. */
+let database: TestDatabase;
+let acts: Activities;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  acts = createActivities({ db: database.prisma, paymentWindowMs: 30 * 60_000, ...createThirdParties(database.prisma) });
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+const quiet = new DefaultLogger('WARN');
+
+/** Runs an activity the way the worker would, with an activity context for its logger. */
+function run<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> {
+  return new MockActivityEnvironment({}, { logger: quiet }).run(fn, ...args);
+}
+
+async function placedOrder(stock = 10) {
+  const sku = `SKU-${randomUUID().slice(0, 8)}`;
+  await database.prisma.product.create({ data: { sku, name: 'Widget', priceCents: 1000, available: stock, stockAdded: stock } });
+  const order = await run(acts.placeOrder, {
+    orderId: randomUUID(),
+    customerId: 'c1',
+    items: [{ sku, quantity: 2 }],
+    requestHash: 'h',
+  });
+  return { sku, order };
+}
+
+async function stockBalances(sku: string) {
+  const p = await database.prisma.product.findUniqueOrThrow({ where: { sku } });
+  return { ...p, balanced: p.available + p.reserved + p.sold === p.stockAdded };
+}
+
+describe('guarded updates under real concurrency', () => {
+  it('many parallel cancels and payments on one order: exactly one winner, stock counted once', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { sku, order } = await placedOrder();
+      const cancels = Array.from({ length: 10 }, () => run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' }));
+      const payments = Array.from({ length: 10 }, (_, i) =>
+        run(acts.settlePayment, { paymentId: `p-${order.id}-${i}`, orderId: order.id, amountCents: order.totalCents, paidAt: new Date().toISOString() }),
+      );
+      const [cancelResults, paymentResults] = await Promise.all([Promise.all(cancels), Promise.all(payments)]);
+
+      const cancelWins = cancelResults.filter((r) => r.outcome === 'CANCELLED').length;
+      const payWins = paymentResults.filter((r) => r.outcome === 'PAID').length;
+      expect(cancelWins + payWins).toBe(1);
+      const row = await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } });
+      expect(row.status).toBe(payWins === 1 ? 'PAID' : 'CANCELLED');
+      // Every payment that did not win waits for its refund.
+      expect(await database.prisma.payment.count({ where: { orderId: order.id, status: 'REFUND_PENDING' } })).toBe(10 - payWins);
+
+      // Compensation raced by several callers releases the units once.
+      await Promise.all(Array.from({ length: 5 }, () => run(acts.releaseStock, order.id)));
+      const stock = await stockBalances(sku);
+      expect(stock.balanced).toBe(true);
+      expect(stock).toMatchObject(payWins ? { available: 8, reserved: 0, sold: 2 } : { available: 10, reserved: 0, sold: 0 });
+    }
+  });
+
+  it('parallel orders for the last units never oversell', async () => {
+    const sku = `SKU-${randomUUID().slice(0, 8)}`;
+    await database.prisma.product.create({ data: { sku, name: 'Scarce', priceCents: 100, available: 5, stockAdded: 5 } });
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 12 }, () =>
+        run(acts.placeOrder, { orderId: randomUUID(), customerId: 'c', items: [{ sku, quantity: 1 }], requestHash: 'h' }),
+      ),
+    );
+    expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(5);
+    const failures = attempts.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
+    expect(failures.every((f) => (f.reason as { type?: string }).type === 'OUT_OF_STOCK')).toBe(true);
+    expect(await stockBalances(sku)).toMatchObject({ available: 0, reserved: 5, balanced: true });
+  });
+
+  it('the timeout cancel refuses an order whose deadline has not passed by the database clock', async () => {
+    const { order } = await placedOrder();
+    const result = await run(acts.cancelOrder, { orderId: order.id, reason: 'PAYMENT_TIMEOUT' });
+    expect(result).toEqual({ outcome: 'NOT_DUE', expiresAt: order.expiresAt });
+    expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('UNPAID');
+  });
+});

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signPayload } from '../../api/webhook-signature.js';
+import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
+import { startOrderHarness, WEBHOOK_SECRET, type OrderHarness } from '../helpers/order-harness.js';
+
+let h: OrderHarness;
+beforeAll(async () => {
+  h = await startOrderHarness({ taskQueue: 'orders-contract' });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Row counts of everything a request could write: an error must leave all of them as they were. */
+async function writes() {
+  const db = h.db;
+  const [orders, items, payments, refunds, products, coupons] = await Promise.all([
+    db.order.count(),
+    db.orderItem.count(),
+    db.payment.count(),
+    db.refund.count(),
+    db.product.findMany({ orderBy: { sku: 'asc' }, select: { sku: true, available: true, reserved: true, sold: true, stockAdded: true } }),
+    db.coupon.findMany({ orderBy: { code: 'asc' }, select: { code: true, status: true, orderId: true } }),
+  ]);
+  return { orders, items, payments, refunds, products, coupons };
+}
+
+async function expectError(request: Promise<{ status: number; body: any }>, status: number, code: string) {
+  const before = await writes();
+  const res = await request;
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body.error).toMatchObject({ code, message: expect.any(String) });
+  expect(await writes()).toEqual(before);
+  return res;
+}
+
+describe('POST /orders errors change nothing', () => {
+  it('VALIDATION_FAILED for malformed bodies and keys', async () => {
+    const { sku } = await seedCatalog(h);
+    const bad: unknown[] = [
+      {},
+      { customerId: 'c', items: [] },
+      { customerId: 'c', items: [{ sku, quantity: 0 }] },
+      { customerId: 'c', items: [{ sku, quantity: 1.5 }] },
+      { customerId: 'c', items: [{ sku, quantity: 1 }, { sku, quantity: 2 }] },
+      { customerId: '', items: [{ sku, quantity: 1 }] },
+      { customerId: 'c', items: [{ sku, quantity: 1 }], extra: true },
+      { customerId: 'c', items: [{ sku: "x' OR 1=1 --", quantity: 1 }] },
+    ];
+    for (const body of bad) await expectError(h.http('POST', '/orders', body), 400, 'VALIDATION_FAILED');
+    await expectError(h.http('POST', '/orders', '{"customerId":', { 'content-type': 'application/json' }), 400, 'VALIDATION_FAILED');
+    await expectError(
+      h.http('POST', '/orders', { customerId: 'c', items: [{ sku, quantity: 1 }] }, { 'idempotency-key': 'x'.repeat(300) }),
+      400,
+      'VALIDATION_FAILED',
+    );
+  });
+
+  it('UNKNOWN_SKU, OUT_OF_STOCK and COUPON_UNAVAILABLE roll back everything already reserved', async () => {
+    const { sku, couponCode } = await seedCatalog(h, { stock: 3 });
+    const other = await seedCatalog(h, { stock: 1 });
+    const order = (items: unknown[], coupon?: string) =>
+      h.http('POST', '/orders', { customerId: 'c', items, ...(coupon ? { couponCode: coupon } : {}) });
+
+    await expectError(order([{ sku, quantity: 1 }, { sku: 'NO-SUCH-SKU', quantity: 1 }]), 404, 'UNKNOWN_SKU');
+    await expectError(order([{ sku, quantity: 1 }, { sku: other.sku, quantity: 2 }]), 409, 'OUT_OF_STOCK');
+    await expectError(order([{ sku, quantity: 1 }], 'NO-SUCH-COUPON'), 409, 'COUPON_UNAVAILABLE');
+
+    const first = await placeOrder(h, { sku, quantity: 1, couponCode });
+    expect(await couponOf(h, couponCode)).toMatchObject({ status: 'LOCKED', orderId: first.id });
+    await expectError(order([{ sku, quantity: 1 }], couponCode), 409, 'COUPON_UNAVAILABLE');
+    expect(await stockOf(h, sku)).toMatchObject({ available: 2, reserved: 1 });
+  });
+
+  it('Idempotency-Key: same body returns the same order, another body is IDEMPOTENCY_KEY_REUSED', async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const key = `key-${randomUUID()}`;
+    const first = await placeOrder(h, { sku, quantity: 2 }, { 'idempotency-key': key });
+    const again = await placeOrder(h, { sku, quantity: 2 }, { 'idempotency-key': key });
+    expect(again).toEqual(first);
+    expect(await stockOf(h, sku)).toMatchObject({ available: 8, reserved: 2 });
+    await expectError(
+      h.http('POST', '/orders', { customerId: 'cust-1', items: [{ sku, quantity: 3 }] }, { 'idempotency-key': key }),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
+  });
+});
+
+describe('catalog and order reads', () => {
+  it('admin calls need the token; unknown products, coupons and orders are 404', async () => {
+    await expectError(h.http('PUT', '/products/ABC', { name: 'x', priceCents: 1, stock: 1 }), 401, 'UNAUTHORIZED');
+    await expectError(
+      h.http('PUT', '/products/ABC', { name: 'x', priceCents: 1, stock: 1 }, { authorization: 'Bearer wrong' }),
+      401,
+      'UNAUTHORIZED',
+    );
+    await expectError(h.admin('PUT', '/products/ABC', { name: 'x', priceCents: -1, stock: 1 }), 400, 'VALIDATION_FAILED');
+    await expectError(h.admin('PUT', '/coupons/C1', { discountCents: 'ten' }), 400, 'VALIDATION_FAILED');
+    await expectError(h.http('PUT', '/coupons/C1', { discountCents: 10 }), 401, 'UNAUTHORIZED');
+    await expectError(h.http('GET', '/products/NOPE'), 404, 'UNKNOWN_SKU');
+    await expectError(h.admin('GET', '/coupons/NOPE'), 404, 'UNKNOWN_COUPON');
+    await expectError(h.http('GET', `/orders/${randomUUID()}`), 404, 'UNKNOWN_ORDER');
+    await expectError(h.http('GET', '/orders/not-a-uuid'), 400, 'VALIDATION_FAILED');
+    await expectError(h.http('GET', '/orders?limit=1000'), 400, 'VALIDATION_FAILED');
+    await expectError(h.http('POST', `/orders/${randomUUID()}/cancel`), 404, 'UNKNOWN_ORDER');
+    await expectError(h.http('POST', `/orders/${randomUUID()}/extend`, { minutes: 5 }), 401, 'UNAUTHORIZED');
+    await expectError(h.admin('POST', `/orders/${randomUUID()}/extend`, { minutes: 5 }), 404, 'UNKNOWN_ORDER');
+    await expectError(h.http('GET', '/no/such/route'), 404, 'NOT_FOUND');
+  });
+
+  it('an order past its deadline is never payable, even before the cancellation lands', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    expect((await h.http('GET', `/orders/${order.id}`)).body).toMatchObject({ status: 'UNPAID', payable: true });
+    // The workflow's timer is on the test server's clock; move the deadline behind the database's.
+    await h.db.$executeRaw`UPDATE orders SET expires_at = now() - interval '1 second' WHERE id = ${order.id}::uuid`;
+    expect((await h.http('GET', `/orders/${order.id}`)).body).toMatchObject({ status: 'UNPAID', payable: false });
+    const listed = await h.http('GET', '/orders?status=UNPAID&customerId=cust-1&limit=200');
+    expect(listed.body.orders.find((o: { id: string }) => o.id === order.id)).toMatchObject({ payable: false });
+  });
+});
+
+describe('payment webhook', () => {
+  const signed = (raw: string, ts = Math.floor(Date.now() / 1000), secret = WEBHOOK_SECRET) => ({
+    'x-payment-timestamp': String(ts),
+    'x-payment-signature': signPayload(secret, ts, raw),
+  });
+
+  it('INVALID_SIGNATURE for a missing, wrong, stale or tampered signature', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    const raw = JSON.stringify({ paymentId: 'p1', orderId: order.id, amountCents: order.totalCents, paidAt: new Date().toISOString() });
+    const post = (body: string, headers: Record<string, string>) => h.http('POST', '/payments/callback', body, headers);
+
+    await expectError(post(raw, {}), 401, 'INVALID_SIGNATURE');
+    await expectError(post(raw, signed(raw, undefined, 'not-the-secret')), 401, 'INVALID_SIGNATURE');
+    await expectError(post(raw, signed(raw, Math.floor(Date.now() / 1000) - 301)), 401, 'INVALID_SIGNATURE');
+    await expectError(post(raw, signed(raw, Math.floor(Date.now() / 1000) + 301)), 401, 'INVALID_SIGNATURE');
+    await expectError(post(raw.replace(String(order.totalCents), '1'), signed(raw)), 401, 'INVALID_SIGNATURE');
+    await expectError(post(raw, { ...signed(raw), 'x-payment-signature': 'sha256=zz' }), 401, 'INVALID_SIGNATURE');
+  });
+
+  it('VALIDATION_FAILED for a signed but malformed body, UNKNOWN_ORDER for an order that does not exist', async () => {
+    const bad = JSON.stringify({ paymentId: 'p2', orderId: randomUUID(), amountCents: -5, paidAt: 'yesterday' });
+    await expectError(h.http('POST', '/payments/callback', bad, signed(bad)), 400, 'VALIDATION_FAILED');
+    const notJson = 'paymentId=p2';
+    await expectError(h.http('POST', '/payments/callback', notJson, signed(notJson)), 400, 'VALIDATION_FAILED');
+    const unknown = JSON.stringify({ paymentId: 'p3', orderId: randomUUID(), amountCents: 100, paidAt: new Date().toISOString() });
+    await expectError(h.http('POST', '/payments/callback', unknown, signed(unknown)), 404, 'UNKNOWN_ORDER');
+  });
+});

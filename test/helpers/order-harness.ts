@@ -1,0 +1,135 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
+import type { ActivityDeps } from '../../activities/index.js';
+import { createThirdParties } from '../../activities/third-party/index.js';
+import { createApp } from '../../api/app.js';
+import { signPayload } from '../../api/webhook-signature.js';
+import type { Db } from '../../lib/db.js';
+import { createLogger } from '../../lib/logger.js';
+import { createOrderWorker, WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { createTestDatabase } from './database.js';
+import { createLocalEnv, createTimeSkippingEnv } from './temporal.js';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+export const WEBHOOK_SECRET = 'test-webhook-secret';
+export const PAYMENT_WINDOW_MS = 30 * 60_000;
+
+export interface HttpResult {
+  status: number;
+  body: any;
+}
+
+/**
+ * The whole service on a Temporal test server and a fresh real database: the API (over real
+ * HTTP), the worker with the real activities, and the local fakes. On the time-skipping server the
+ * activities judge deadlines by that server's clock, the same clock as the workflow's timers.
+ */
+export interface OrderHarness {
+  env: TestWorkflowEnvironment;
+  db: Db;
+  http(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult>;
+  admin(method: string, path: string, body?: unknown): Promise<HttpResult>;
+  /** Posts a correctly signed payment callback. */
+  pay(body: { paymentId: string; orderId: string; amountCents: number; paidAt?: string }): Promise<HttpResult>;
+  /** How many times a fake third party acted (`effects`) and was called (`calls`) for a key. */
+  fakeCount(service: string, operation: string, key?: string): Promise<{ effects: number; calls: number }>;
+  /** Swaps third-party behaviour for one test, e.g. a notifier that fails twice. */
+  thirdParties: Pick<ActivityDeps, 'paymentProvider' | 'notifier'>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  taskQueue?: string;
+  /** `time-skipping` (default): the Java test server. `dev-server`: a real Temporal server, real time. */
+  temporal?: 'time-skipping' | 'dev-server';
+  paymentWindowMs?: number;
+}
+
+export async function startOrderHarness(options: HarnessOptions = {}): Promise<OrderHarness> {
+  const { taskQueue = 'orders-test', temporal = 'time-skipping', paymentWindowMs = PAYMENT_WINDOW_MS } = options;
+  const database = await createTestDatabase();
+  const env = temporal === 'time-skipping' ? await createTimeSkippingEnv() : await createLocalEnv();
+  const db = database.prisma;
+  const real = createThirdParties(db);
+  // Indirection so a test can swap a fake's behaviour without restarting the worker.
+  const thirdParties: OrderHarness['thirdParties'] = { ...real };
+  const deps: ActivityDeps = {
+    db,
+    paymentWindowMs,
+    paymentProvider: { refund: (r) => thirdParties.paymentProvider.refund(r), closeIntent: (r) => thirdParties.paymentProvider.closeIntent(r) },
+    notifier: { send: (m) => thirdParties.notifier.send(m) },
+    // On the real server the database's own clock judges deadlines, as in production.
+    ...(temporal === 'time-skipping' ? { clock: async () => new Date(await env.currentTimeMs()) } : {}),
+  };
+  const worker: Worker = await createOrderWorker({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    deps,
+    workflowBundle: await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger }),
+  });
+  const running = worker.run();
+
+  const app = createApp({
+    db,
+    temporal: env.client,
+    taskQueue,
+    adminToken: ADMIN_TOKEN,
+    webhookSecret: WEBHOOK_SECRET,
+    logger: createLogger('api-test', 'silent'),
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  async function http(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(base + path, init);
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  return {
+    env,
+    db,
+    http,
+    admin: (method, path, body) => http(method, path, body, { authorization: `Bearer ${ADMIN_TOKEN}` }),
+    pay: ({ paidAt = new Date().toISOString(), ...rest }) => {
+      const raw = JSON.stringify({ ...rest, paidAt });
+      const ts = Math.floor(Date.now() / 1000);
+      return http('POST', '/payments/callback', raw, {
+        'x-payment-timestamp': String(ts),
+        'x-payment-signature': signPayload(WEBHOOK_SECRET, ts, raw),
+      });
+    },
+    async fakeCount(service, operation, key) {
+      const where = { service, operation, ...(key === undefined ? {} : { idempotencyKey: key }) };
+      const [effects, calls] = await Promise.all([db.fakeEffect.count({ where }), db.fakeCall.count({ where })]);
+      return { effects, calls };
+    },
+    thirdParties,
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      worker.shutdown();
+      await running;
+      await env.teardown();
+      await database.drop();
+    },
+  };
+}
+
+const quietBundlerLogger = {
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message: string, meta?: unknown) => console.warn(message, meta),
+  error: (message: string, meta?: unknown) => console.error(message, meta),
+  log: () => undefined,
+};

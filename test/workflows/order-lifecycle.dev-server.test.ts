@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orderWorkflowId, statusQuery } from '../../workflows/messages.js';
+import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
+import { eventually } from '../helpers/eventually.js';
+import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+
+/** The same service on a real Temporal server in real time, with a 2-second payment window. */
+let h: OrderHarness;
+beforeAll(async () => {
+  h = await startOrderHarness({ temporal: 'dev-server', taskQueue: 'orders-dev', paymentWindowMs: 2_000 });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function listed(query: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const execution of h.env.client.workflow.list({ query })) ids.push(execution.workflowId);
+  return ids.sort();
+}
+
+describe('OrderLifecycle on the real dev server', () => {
+  it('keeps OrderStatus, CustomerId and OrderExpiresAt current and answers the status query', async () => {
+    const customerId = `cust-${randomUUID()}`;
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const unpaid = await placeOrder(h, { sku, customerId });
+    const paid = await placeOrder(h, { sku, customerId });
+
+    const status = await h.env.client.workflow.getHandle(orderWorkflowId(unpaid.id)).query(statusQuery);
+    expect(status).toMatchObject({ orderId: unpaid.id, status: 'UNPAID', expiresAt: unpaid.expiresAt });
+    expect(status.waitingFor).toContain('payment until');
+    await eventually(async () => (await listed(`CustomerId = "${customerId}" AND OrderStatus = "UNPAID"`)).length === 2);
+
+    expect((await h.pay({ paymentId: `p-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(202);
+    await eventually(async () => (await listed(`CustomerId = "${customerId}" AND OrderStatus = "PAID"`)).length === 1);
+
+    // The unpaid one is cancelled by its timer, never before its deadline.
+    await h.env.client.workflow.getHandle(orderWorkflowId(unpaid.id)).result();
+    const row = await h.db.order.findUniqueOrThrow({ where: { id: unpaid.id } });
+    expect(row.status).toBe('CANCELLED');
+    expect(row.cancelledAt!.getTime()).toBeGreaterThanOrEqual(row.expiresAt.getTime());
+    await eventually(async () => {
+      const stuck = `CustomerId = "${customerId}" AND OrderStatus = "CANCELLED" AND OrderExpiresAt < "${new Date().toISOString()}"`;
+      return (await listed(stuck)).join() === orderWorkflowId(unpaid.id);
+    });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 8, reserved: 0, sold: 2 });
+    expect((await h.http('GET', `/orders/${unpaid.id}`)).body).toMatchObject({ status: 'CANCELLED', payable: false, cancelReason: 'PAYMENT_TIMEOUT' });
+  });
+});

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orderWorkflowId, paidSignal } from '../../workflows/messages.js';
+import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
+import { eventually } from '../helpers/eventually.js';
+import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+
+const MINUTE = 60_000;
+let h: OrderHarness;
+
+beforeAll(async () => {
+  h = await startOrderHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function statusOf(id: string) {
+  return (await h.db.order.findUniqueOrThrow({ where: { id } })).status;
+}
+
+async function finished(id: string) {
+  // Awaiting the result lets the test server skip time up to the workflow's next timer.
+  return h.env.client.workflow.getHandle(orderWorkflowId(id)).result();
+}
+
+describe('OrderLifecycle on the time-skipping server', () => {
+  it('paid at 29:59 becomes PAID and releases nothing', async () => {
+    const { sku, couponCode } = await seedCatalog(h, { stock: 10 });
+    const order = await placeOrder(h, { sku, quantity: 2, couponCode });
+    expect(order.totalCents).toBe(2 * 1500 - 500);
+
+    await h.env.sleep(29 * MINUTE + 59_000);
+    expect((await h.pay({ paymentId: `pay-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+    expect((await finished(order.id)).status).toBe('PAID');
+
+    expect(await statusOf(order.id)).toBe('PAID');
+    expect(await stockOf(h, sku)).toMatchObject({ available: 8, reserved: 0, sold: 2 });
+    expect(await couponOf(h, couponCode)).toMatchObject({ status: 'REDEEMED', orderId: order.id });
+    expect(await h.fakeCount('payments', 'closeIntent', order.id)).toEqual({ effects: 0, calls: 0 });
+    expect(await h.fakeCount('payments', 'refund', `pay-${order.id}`)).toEqual({ effects: 0, calls: 0 });
+    expect(await h.fakeCount('notification', 'ORDER_CANCELLED', `${order.id}:ORDER_CANCELLED`)).toEqual({ effects: 0, calls: 0 });
+  });
+
+  it('unpaid: still UNPAID at 29:59, CANCELLED after 30:00 with stock, coupon, intent and notice released once', async () => {
+    const { sku, couponCode } = await seedCatalog(h, { stock: 10 });
+    const order = await placeOrder(h, { sku, quantity: 3, couponCode });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 7, reserved: 3 });
+    expect(await couponOf(h, couponCode)).toMatchObject({ status: 'LOCKED', orderId: order.id });
+
+    await h.env.sleep(29 * MINUTE + 59_000);
+    expect(await statusOf(order.id)).toBe('UNPAID');
+
+    const result = await finished(order.id);
+    expect(result).toMatchObject({ status: 'CANCELLED', cancelReason: 'PAYMENT_TIMEOUT' });
+    const row = await h.db.order.findUniqueOrThrow({ where: { id: order.id } });
+    expect(row.cancelledAt!.getTime()).toBeGreaterThanOrEqual(row.expiresAt.getTime()); // never early
+    expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0, sold: 0 });
+    expect(await couponOf(h, couponCode)).toMatchObject({ status: 'AVAILABLE', orderId: null });
+    expect(await h.fakeCount('payments', 'closeIntent', order.id)).toEqual({ effects: 1, calls: 1 });
+    expect(await h.fakeCount('notification', 'ORDER_CANCELLED', `${order.id}:ORDER_CANCELLED`)).toEqual({ effects: 1, calls: 1 });
+  });
+
+  it('paid at 30:01 stays CANCELLED and is refunded exactly once', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    const paymentId = `late-${order.id}`;
+
+    await h.env.sleep(30 * MINUTE + 1_000);
+    expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+    await finished(order.id);
+    await eventually(async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUNDED');
+
+    expect(await statusOf(order.id)).toBe('CANCELLED');
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toEqual({ effects: 1, calls: 1 });
+    expect(await h.db.refund.count({ where: { paymentId } })).toBe(1);
+    expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0, sold: 0 });
+  });
+
+  it('a payment of the wrong amount is refunded and never makes the order PAID', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    const paymentId = `short-${order.id}`;
+
+    await h.env.sleep(10 * MINUTE);
+    expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents - 1 })).status).toBe(202);
+    await eventually(async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUNDED');
+    expect(await statusOf(order.id)).toBe('UNPAID');
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ refundReason: 'AMOUNT_MISMATCH' });
+
+    expect((await finished(order.id)).status).toBe('CANCELLED');
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toEqual({ effects: 1, calls: 1 });
+  });
+
+  it('duplicate paid signals and duplicate webhook deliveries have one effect', async () => {
+    const { sku, couponCode } = await seedCatalog(h, { stock: 5 });
+    const order = await placeOrder(h, { sku, quantity: 1, couponCode });
+    const notice = { paymentId: `dup-${order.id}`, orderId: order.id, amountCents: order.totalCents, paidAt: new Date().toISOString() };
+
+    const deliveries = await Promise.all([h.pay(notice), h.pay(notice), h.pay(notice)]);
+    expect(deliveries.map((d) => d.status)).toEqual([202, 202, 202]);
+    const handle = h.env.client.workflow.getHandle(orderWorkflowId(order.id));
+    await Promise.all([handle.signal(paidSignal, notice), handle.signal(paidSignal, notice)]);
+
+    expect((await finished(order.id)).status).toBe('PAID');
+    // Delivered again after the workflow ended: the late-payment path finds the same paymentId.
+    expect((await h.pay(notice)).status).toBe(202);
+    await h.env.client.workflow.getHandle(`late-payment-${notice.paymentId}`).result();
+
+    expect(await h.db.payment.count({ where: { orderId: order.id } })).toBe(1);
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId: notice.paymentId } })).toMatchObject({ status: 'CAPTURED' });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 4, reserved: 0, sold: 1 });
+    expect(await h.fakeCount('payments', 'refund', notice.paymentId)).toEqual({ effects: 0, calls: 0 });
+  });
+
+  it('extended at 29:00 by 10 minutes: still UNPAID at 31:00, cancelled after 40:00', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+
+    await h.env.sleep(29 * MINUTE);
+    const extended = await h.admin('POST', `/orders/${order.id}/extend`, { minutes: 10 });
+    expect(extended.status).toBe(200);
+    expect(Date.parse(extended.body.expiresAt) - Date.parse(order.expiresAt)).toBe(10 * MINUTE);
+
+    await h.env.sleep(2 * MINUTE);
+    expect(await statusOf(order.id)).toBe('UNPAID');
+    await h.env.sleep(8 * MINUTE - 2_000); // 39:58
+    expect(await statusOf(order.id)).toBe('UNPAID');
+
+    const result = await finished(order.id);
+    expect(result.status).toBe('CANCELLED');
+    const row = await h.db.order.findUniqueOrThrow({ where: { id: order.id } });
+    expect(row.cancelledAt!.getTime()).toBeGreaterThanOrEqual(Date.parse(extended.body.expiresAt));
+  });
+
+  it('the customer cancels an unpaid order through the same guarded path', async () => {
+    const { sku, couponCode } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku, couponCode });
+
+    expect((await h.http('POST', `/orders/${order.id}/cancel`)).status).toBe(202);
+    expect(await finished(order.id)).toMatchObject({ status: 'CANCELLED', cancelReason: 'CUSTOMER' });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0 });
+    expect(await couponOf(h, couponCode)).toMatchObject({ status: 'AVAILABLE' });
+    expect((await h.http('POST', `/orders/${order.id}/cancel`)).body.error.code).toBe('ORDER_NOT_UNPAID');
+  });
+
+  it('a notifier that fails twice after acting still notifies once', async () => {
+    const { sku } = await seedCatalog(h);
+    const real = h.thirdParties.notifier;
+    let failures = 0;
+    h.thirdParties.notifier = {
+      async send(message) {
+        await real.send(message); // the effect happens, then the worker "crashes" before reporting it
+        if (failures++ < 2) throw new Error('connection reset after send');
+      },
+    };
+    try {
+      const order = await placeOrder(h, { sku });
+      expect((await finished(order.id)).status).toBe('CANCELLED');
+      expect(await h.fakeCount('notification', 'ORDER_CANCELLED', `${order.id}:ORDER_CANCELLED`)).toEqual({ effects: 1, calls: 3 });
+    } finally {
+      h.thirdParties.notifier = real;
+    }
+  });
+});

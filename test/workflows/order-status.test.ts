@@ -1,0 +1,31 @@
+import { $Enums } from '@prisma/client';
+import { describe, expect, it } from 'vitest';
+import {
+  CANCEL_REASONS,
+  ORDER_STATUSES,
+  ORDER_TRANSITIONS,
+  PAYMENT_STATUSES,
+  REFUND_REASONS,
+  canTransition,
+  isFinal,
+} from '../../workflows/order-status.js';
+
+describe('statuses and the transition table', () => {
+  it('the TypeScript statuses and the database enums are the same closed sets', () => {
+    expect(Object.values($Enums.OrderStatus)).toEqual(ORDER_STATUSES);
+    expect(Object.values($Enums.PaymentStatus)).toEqual(PAYMENT_STATUSES);
+    expect(Object.values($Enums.CancelReason)).toEqual(CANCEL_REASONS);
+    expect(Object.values($Enums.RefundReason)).toEqual(REFUND_REASONS);
+  });
+
+  it('only an unpaid order can be paid or cancelled; paid and cancelled are final', () => {
+    expect(canTransition(ORDER_TRANSITIONS.pay, 'UNPAID')).toBe(true);
+    expect(canTransition(ORDER_TRANSITIONS.cancel, 'UNPAID')).toBe(true);
+    for (const from of ['PAID', 'CANCELLED'] as const) {
+      expect(canTransition(ORDER_TRANSITIONS.pay, from)).toBe(false);
+      expect(canTransition(ORDER_TRANSITIONS.cancel, from)).toBe(false);
+      expect(isFinal(from)).toBe(true);
+    }
+    expect(isFinal('UNPAID')).toBe(false);
+  });
+});
