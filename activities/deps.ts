@@ -1,4 +1,5 @@
 import type { Db } from '../lib/db.js';
+import type { InvoiceService, LoyaltyService } from './third-party/fulfillment-services.js';
 import type { Notifier } from './third-party/notifier.js';
 import type { PaymentProvider } from './third-party/payment-provider.js';
 
@@ -7,6 +8,8 @@ export interface ActivityDeps {
   paymentWindowMs: number;
   paymentProvider: PaymentProvider;
   notifier: Notifier;
+  invoices: InvoiceService;
+  loyalty: LoyaltyService;
   /**
    * The clock the deadline guards compare against. Unset in production: the database's own now(),
    * one clock for every instance. Tests on the time-skipping server pass that server's clock, so

@@ -1,5 +1,6 @@
 import { createCouponActivities } from './coupons.js';
 import type { ActivityDeps } from './deps.js';
+import { createFulfillmentActivities } from './fulfillment.js';
 import { createInventoryActivities } from './inventory.js';
 import { createNotificationActivities } from './notifications.js';
 import { createOrderActivities } from './orders.js';
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCouponActivities(deps),
     ...createPaymentActivities(deps),
     ...createNotificationActivities(deps),
+    ...createFulfillmentActivities(deps),
   };
 }
 

@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
 import type { PaymentNotice } from '../workflows/messages.js';
-import { ORDER_TRANSITIONS, PAYMENT_TRANSITIONS, type PaymentStatus, type RefundReason } from '../workflows/order-status.js';
+import { canTransition, FULFILLMENT_STEPS, ORDER_TRANSITIONS, PAYMENT_TRANSITIONS, type PaymentStatus, type RefundReason } from '../workflows/order-status.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, orderStatusIn, paymentStatusIn } from './sql.js';
 
@@ -47,6 +47,11 @@ export function createPaymentActivities(deps: ActivityDeps) {
             UPDATE coupons SET status = 'REDEEMED', updated_at = now()
             WHERE order_id = ${notice.orderId}::uuid AND status = 'LOCKED'`;
           await tx.payment.update({ where: { paymentId: notice.paymentId }, data: { status: 'CAPTURED' } });
+          // Fulfilment is owed from this moment: the steps exist, PENDING, with the PAID order.
+          await tx.fulfillmentRecord.createMany({
+            data: Object.values(FULFILLMENT_STEPS).map((step) => ({ orderId: notice.orderId, step })),
+            skipDuplicates: true,
+          });
           return { outcome: 'PAID', paymentStatus: 'CAPTURED', duplicate: false };
         }
         const order = await tx.order.findUniqueOrThrow({ where: { id: notice.orderId } });
@@ -63,9 +68,11 @@ export function createPaymentActivities(deps: ActivityDeps) {
      * refund row and status change are written together, so running this again is harmless.
      */
     async refundPayment(paymentId: string): Promise<{ refunded: boolean }> {
-      const payment = await db.payment.findUniqueOrThrow({ where: { paymentId } });
-      if (!PAYMENT_TRANSITIONS.refund.from.includes(payment.status as 'REFUND_PENDING')) {
-        return { refunded: payment.status === 'REFUNDED' };
+      const payment = await db.payment.findUnique({ where: { paymentId } });
+      if (!payment || !canTransition<PaymentStatus>(PAYMENT_TRANSITIONS.refund, payment.status)) {
+        // Out of order or not ours to refund (unknown, or a payment that paid its order): refused, never applied.
+        if (payment?.status !== 'REFUNDED') log.warn('refund refused by the transition table', { paymentId, status: payment?.status ?? null });
+        return { refunded: payment?.status === 'REFUNDED' };
       }
       const { refundRef } = await paymentProvider.refund({ paymentId, amountCents: payment.amountCents });
       await db.$transaction([

@@ -13,3 +13,7 @@ export function paymentStatusIn(from: readonly string[]): Prisma.Sql {
 export function nowOr(asOf: Date | null): Prisma.Sql {
   return Prisma.sql`COALESCE(${asOf}::timestamptz, now())`;
 }
+
+export function stepStatusIn(from: readonly string[]): Prisma.Sql {
+  return Prisma.sql`status = ANY(${[...from]}::"StepStatus"[])`;
+}

@@ -2,9 +2,12 @@ import type { Client } from '@temporalio/client';
 import express, { type Express } from 'express';
 import type { Db } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
+import { FakeFaults } from '../activities/third-party/faults.js';
 import { createApiMetrics } from '../lib/metrics.js';
 import { errorHandler, notFound } from './errors.js';
 import { catalogRouter } from './routes/catalog.js';
+import { faultsRouter } from './routes/faults.js';
+import { fulfillmentRouter } from './routes/fulfillment.js';
 import { healthRouter } from './routes/health.js';
 import { metricsRouter, observeRequests } from './routes/metrics.js';
 import { ordersRouter } from './routes/orders.js';
@@ -16,12 +19,14 @@ export interface AppDeps {
   taskQueue: string;
   adminToken: string;
   webhookSecret: string;
+  /** Mounts the fault-injection endpoints for the local fakes (contract: dev and tests only). */
+  faultsEnabled: boolean;
   logger: Logger;
 }
 
 /** The HTTP API, built from its dependencies; it does not listen (server.ts and tests do). */
 export function createApp(deps: AppDeps): Express {
-  const routeDeps = { ...deps, metrics: createApiMetrics() };
+  const routeDeps = { ...deps, metrics: createApiMetrics(deps.db) };
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple'); // `?a[b]=c` stays a string, never an object
@@ -34,6 +39,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(metricsRouter(routeDeps));
   app.use(catalogRouter(routeDeps));
   app.use(ordersRouter(routeDeps));
+  app.use(fulfillmentRouter(routeDeps));
+  if (deps.faultsEnabled) app.use(faultsRouter({ faults: new FakeFaults(deps.db), adminToken: deps.adminToken }));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

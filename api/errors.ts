@@ -22,6 +22,7 @@ const BUSINESS_STATUS: Record<BusinessErrorCode, number> = {
   IDEMPOTENCY_KEY_REUSED: 422,
   UNKNOWN_ORDER: 404,
   ORDER_NOT_UNPAID: 409,
+  STEP_NOT_FAILED: 409,
 };
 
 export function businessError(code: BusinessErrorCode, details?: unknown): ApiError {

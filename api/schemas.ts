@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { FAKE_SERVICES } from '../activities/third-party/faults.js';
+import { FULFILLMENT_STEP_NAMES } from '../workflows/order-status.js';
 
 /** The shapes of everything the API accepts. Amounts are integer cents; ids are bounded strings. */
 const id = z.string().trim().min(1).max(128);
@@ -42,4 +44,17 @@ export const PaymentCallbackBody = z.strictObject({
   orderId: z.uuid(),
   amountCents: cents,
   paidAt: z.iso.datetime({ offset: true }),
+});
+
+export const RetryStepParams = z.object({
+  id: z.uuid(),
+  step: z.enum(FULFILLMENT_STEP_NAMES),
+});
+
+export const FaultServiceParam = z.object({ service: z.enum(FAKE_SERVICES) });
+
+export const FaultBody = z.strictObject({
+  failNext: z.number().int().min(0).max(1_000_000).optional(),
+  failAlways: z.boolean().optional(),
+  latencyMs: z.number().int().min(0).max(120_000).optional(),
 });

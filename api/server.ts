@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     adminToken: config.adminToken,
     webhookSecret: config.webhookSecret,
+    faultsEnabled: config.faultsEnabled,
     logger,
   });
 

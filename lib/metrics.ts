@@ -1,9 +1,46 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Db } from './db.js';
 
-/** The API's Prometheus metrics; one registry per app so tests can build several side by side. */
-export function createApiMetrics() {
+/**
+ * The API's Prometheus metrics; one registry per app so tests can build several side by side.
+ * Gauges of state are read from the database at scrape time: they survive restarts and count what
+ * every worker did, not what one process saw.
+ */
+export function createApiMetrics(db: Db) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: 'orders',
+    help: 'Orders by status',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await db.order.groupBy({ by: ['status'], _count: { _all: true } });
+      this.reset();
+      for (const row of rows) this.set({ status: row.status }, row._count._all);
+    },
+  });
+  new Gauge({
+    name: 'orders_unpaid_past_deadline',
+    help: 'UNPAID orders whose deadline passed more than 1 minute ago: their cancellation is late',
+    registers: [registry],
+    async collect() {
+      const [row] = await db.$queryRaw<Array<{ n: number }>>`
+        SELECT count(*)::int AS n FROM orders WHERE status = 'UNPAID' AND expires_at < now() - interval '1 minute'`;
+      this.set(row!.n);
+    },
+  });
+  new Gauge({
+    name: 'fulfillment_steps',
+    help: 'Fulfilment steps by step and status; status="FAILED" is the dead-letter backlog',
+    labelNames: ['step', 'status'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await db.fulfillmentRecord.groupBy({ by: ['step', 'status'], _count: { _all: true } });
+      this.reset();
+      for (const row of rows) this.set({ step: row.step, status: row.status }, row._count._all);
+    },
+  });
   return {
     registry,
     httpDuration: new Histogram({

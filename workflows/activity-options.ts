@@ -43,3 +43,19 @@ export const thirdPartyOptions: ActivityOptions = {
     nonRetryableErrorTypes: BUSINESS_ERROR_CODES,
   },
 };
+
+/**
+ * Fulfilment after payment (invoice, notification, loyalty): each step retries on its own, long
+ * enough to ride out a downstream that is down for a while (about 10 minutes over 15 attempts),
+ * then lands in the dead-letter state (FAILED, NeedsAttention) for an operator.
+ */
+export const fulfillmentOptions: ActivityOptions = {
+  startToCloseTimeout: '30s',
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '1m',
+    maximumAttempts: 15,
+    nonRetryableErrorTypes: BUSINESS_ERROR_CODES,
+  },
+};

@@ -9,6 +9,7 @@ export const BUSINESS_ERRORS = {
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used for a different request',
   UNKNOWN_ORDER: 'no order has that id',
   ORDER_NOT_UNPAID: 'the order is no longer unpaid',
+  STEP_NOT_FAILED: 'only a FAILED fulfilment step can be retried',
 } as const;
 export type BusinessErrorCode = keyof typeof BUSINESS_ERRORS;
 export const BUSINESS_ERROR_CODES = Object.keys(BUSINESS_ERRORS) as BusinessErrorCode[];

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CancelReason, OrderStatus, PaymentStatus } from './order-status.js';
+import type { CancelReason, FulfillmentStepName, OrderStatus, PaymentStatus, StepStatus } from './order-status.js';
 
 /**
  * The names and payloads shared by the workflow, the worker and the API: a client and the
@@ -56,6 +56,8 @@ export interface LifecycleStatus {
   /** What the workflow is doing now, in words an operator understands. */
   waitingFor: string;
   payments: Array<{ paymentId: string; status: PaymentStatus }>;
+  /** Null until the order is paid. */
+  fulfillment: Record<FulfillmentStepName, StepStatus> | null;
 }
 
 /** The API creates the order through the workflow (update-with-start), see README "Placing an order". */
@@ -65,3 +67,7 @@ export const paidSignal = defineSignal<[PaymentNotice]>('paid');
 export const cancelSignal = defineSignal('cancel');
 export const extendDeadlineUpdate = defineUpdate<{ expiresAt: string }, [{ minutes: number }]>('extendDeadline');
 export const statusQuery = defineQuery<LifecycleStatus>('status');
+/** An operator re-drives a FAILED fulfilment step once its cause is fixed. */
+export const retryFulfillmentStepUpdate = defineUpdate<{ step: FulfillmentStepName; status: StepStatus }, [{ step: FulfillmentStepName }]>(
+  'retryFulfillmentStep',
+);

@@ -16,14 +16,16 @@ import {
   extendDeadlineUpdate,
   paidSignal,
   placeOrderUpdate,
+  retryFulfillmentStepUpdate,
   statusQuery,
   type LifecycleStatus,
   type OrderLifecycleInput,
   type PaymentNotice,
   type PlacedOrder,
 } from './messages.js';
+import { Fulfillment } from './fulfillment.js';
 import type { CancelReason, OrderStatus, PaymentStatus } from './order-status.js';
-import { CustomerIdKey, OrderExpiresAtKey, OrderStatusKey } from './search-attributes.js';
+import { CustomerIdKey, NeedsAttentionKey, OrderExpiresAtKey, OrderStatusKey } from './search-attributes.js';
 
 const placement = proxyActivities<Activities>(placementOptions);
 const database = proxyActivities<Activities>(databaseOptions);
@@ -50,6 +52,7 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
   let waitingFor = 'the order to be placed';
   const inbox: PaymentNotice[] = [];
   const payments = new Map<string, PaymentStatus>();
+  const fulfillment = new Fulfillment(orderId);
 
   setHandler(
     placeOrderUpdate,
@@ -105,6 +108,12 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
     },
   );
 
+  setHandler(
+    retryFulfillmentStepUpdate,
+    async ({ step }) => ({ step, status: await fulfillment.retry(step) }),
+    { validator: ({ step }) => fulfillment.assertRetryable(step) },
+  );
+
   setHandler(statusQuery, snapshot);
 
   // The order itself is written by the placeOrder update that arrives with the start.
@@ -115,9 +124,12 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
   }
 
   await awaitPaymentOrDeadline();
+  // A run that finds its order already CANCELLED (a replayed placement) re-drives compensation:
+  // every step is idempotent, so this only repairs what an earlier run could not finish.
   if (status === 'CANCELLED') await compensateCancellation();
-  await settleInbox(); // payments that arrived while compensating are refunded
-  return finish(status === 'PAID' ? 'nothing: the order is paid' : 'nothing: the order is cancelled');
+  if (status === 'PAID') await fulfil();
+  await settleInbox(); // payments that arrived meanwhile are refunded
+  return finish(status === 'PAID' ? 'nothing: the order is paid and fulfilled' : 'nothing: the order is cancelled');
 
   async function awaitPaymentOrDeadline(): Promise<void> {
     let recheckMs: number | undefined;
@@ -157,10 +169,29 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
     waitingFor = 'the customer to be notified';
     await thirdParty.notifyCustomer({ orderId, template: 'ORDER_CANCELLED' });
     const failed = released.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason; // retries are exhausted: fail visibly rather than hide it
+    if (failed) {
+      // Retries are exhausted: fail visibly (a failed workflow, listed by NeedsAttention) rather than hide it.
+      upsertSearchAttributes([{ key: NeedsAttentionKey, value: true }]);
+      throw failed.reason;
+    }
+  }
+
+  /** Fulfilment runs while further payments (double payments) are still settled, i.e. refunded. */
+  async function fulfil(): Promise<void> {
+    waitingFor = 'fulfilment: invoice, notification, loyalty points';
+    let fulfilled = false;
+    const running = fulfillment.run().then(() => {
+      fulfilled = true;
+    });
+    while (!fulfilled) {
+      await condition(() => fulfilled || inbox.length > 0);
+      await settleInbox();
+    }
+    await running;
   }
 
   async function settleInbox(): Promise<void> {
+    const before = waitingFor;
     while (inbox.length > 0) {
       const notice = inbox.shift()!;
       waitingFor = `payment ${notice.paymentId} to be settled`;
@@ -174,6 +205,7 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
       await thirdParty.refundPayment(notice.paymentId);
       payments.set(notice.paymentId, 'REFUNDED');
     }
+    waitingFor = before;
   }
 
   function publishSearchAttributes(): void {
@@ -199,6 +231,7 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
       cancelReason,
       waitingFor,
       payments: [...payments].map(([paymentId, s]) => ({ paymentId, status: s })),
+      fulfillment: status === 'PAID' ? { ...fulfillment.status } : null,
     };
   }
 }

@@ -28,11 +28,31 @@ export const ORDER_TRANSITIONS = {
 } as const satisfies Record<string, Transition<OrderStatus>>;
 export type OrderTransition = keyof typeof ORDER_TRANSITIONS;
 
-/** A payment is recorded as CAPTURED or REFUND_PENDING when it arrives; only the refund moves it on. */
+/**
+ * A payment is recorded as CAPTURED or REFUND_PENDING when it arrives; only the refund moves it on.
+ * So a refund can never overtake the payment it gives back, and a payment notice that arrives after
+ * its refund (a redelivery) finds REFUNDED, a final state, and changes nothing.
+ */
 export const PAYMENT_TRANSITIONS = {
   refund: { from: ['REFUND_PENDING'], to: 'REFUNDED' },
 } as const satisfies Record<string, Transition<PaymentStatus>>;
 export type PaymentTransition = keyof typeof PAYMENT_TRANSITIONS;
+
+/** After payment, each of these runs as its own step; the API names them in lower case. */
+export const FULFILLMENT_STEPS = { invoice: 'INVOICE', notification: 'NOTIFICATION', loyalty: 'LOYALTY' } as const;
+export type FulfillmentStepName = keyof typeof FULFILLMENT_STEPS;
+export type FulfillmentStep = (typeof FULFILLMENT_STEPS)[FulfillmentStepName];
+export const FULFILLMENT_STEP_NAMES = Object.keys(FULFILLMENT_STEPS) as FulfillmentStepName[];
+
+export const STEP_STATUSES = ['PENDING', 'DONE', 'FAILED'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+/** FAILED is the dead letter: it stays until an operator retries the step. */
+export const STEP_TRANSITIONS = {
+  complete: { from: ['PENDING'], to: 'DONE' },
+  fail: { from: ['PENDING'], to: 'FAILED' },
+  retry: { from: ['FAILED'], to: 'PENDING' },
+} as const satisfies Record<string, Transition<StepStatus>>;
 
 export function canTransition<S extends string>(t: Transition<S>, from: S): boolean {
   return t.from.includes(from);

@@ -9,4 +9,7 @@ export const OrderStatusKey = defineSearchAttributeKey('OrderStatus', SearchAttr
 export const CustomerIdKey = defineSearchAttributeKey('CustomerId', SearchAttributeType.KEYWORD);
 export const OrderExpiresAtKey = defineSearchAttributeKey('OrderExpiresAt', SearchAttributeType.DATETIME);
 
-export const SEARCH_ATTRIBUTES = [OrderStatusKey, CustomerIdKey, OrderExpiresAtKey] as const;
+/** True while a step has exhausted its retries and waits for an operator (the dead-letter list). */
+export const NeedsAttentionKey = defineSearchAttributeKey('NeedsAttention', SearchAttributeType.BOOL);
+
+export const SEARCH_ATTRIBUTES = [OrderStatusKey, CustomerIdKey, OrderExpiresAtKey, NeedsAttentionKey] as const;

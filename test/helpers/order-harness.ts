@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
 import type { ActivityDeps } from '../../activities/index.js';
-import { createThirdParties } from '../../activities/third-party/index.js';
+import { createThirdParties, type ThirdParties } from '../../activities/third-party/index.js';
 import { createApp } from '../../api/app.js';
 import { signPayload } from '../../api/webhook-signature.js';
 import type { Db } from '../../lib/db.js';
@@ -36,7 +36,7 @@ export interface OrderHarness {
   /** How many times a fake third party acted (`effects`) and was called (`calls`) for a key. */
   fakeCount(service: string, operation: string, key?: string): Promise<{ effects: number; calls: number }>;
   /** Swaps third-party behaviour for one test, e.g. a notifier that fails twice. */
-  thirdParties: Pick<ActivityDeps, 'paymentProvider' | 'notifier'>;
+  thirdParties: ThirdParties;
   close(): Promise<void>;
 }
 
@@ -52,14 +52,19 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
   const database = await createTestDatabase();
   const env = temporal === 'time-skipping' ? await createTimeSkippingEnv() : await createLocalEnv();
   const db = database.prisma;
-  const real = createThirdParties(db);
-  // Indirection so a test can swap a fake's behaviour without restarting the worker.
-  const thirdParties: OrderHarness['thirdParties'] = { ...real };
+  // Tests swap a fake's behaviour (e.g. a notifier that fails twice) without restarting the worker.
+  const thirdParties: ThirdParties = createThirdParties(db);
+  const forward = <K extends keyof ThirdParties>(name: K): ThirdParties[K] =>
+    new Proxy({} as ThirdParties[K], {
+      get: (_target, method) => (...args: unknown[]) => (thirdParties[name] as any)[method](...args),
+    });
   const deps: ActivityDeps = {
     db,
     paymentWindowMs,
-    paymentProvider: { refund: (r) => thirdParties.paymentProvider.refund(r), closeIntent: (r) => thirdParties.paymentProvider.closeIntent(r) },
-    notifier: { send: (m) => thirdParties.notifier.send(m) },
+    paymentProvider: forward('paymentProvider'),
+    notifier: forward('notifier'),
+    invoices: forward('invoices'),
+    loyalty: forward('loyalty'),
     // On the real server the database's own clock judges deadlines, as in production.
     ...(temporal === 'time-skipping' ? { clock: async () => new Date(await env.currentTimeMs()) } : {}),
   };
@@ -78,6 +83,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     taskQueue,
     adminToken: ADMIN_TOKEN,
     webhookSecret: WEBHOOK_SECRET,
+    faultsEnabled: true,
     logger: createLogger('api-test', 'silent'),
   });
   const server: Server = await new Promise((resolve) => {

@@ -2,10 +2,13 @@ import { $Enums } from '@prisma/client';
 import { describe, expect, it } from 'vitest';
 import {
   CANCEL_REASONS,
+  FULFILLMENT_STEPS,
   ORDER_STATUSES,
   ORDER_TRANSITIONS,
   PAYMENT_STATUSES,
   REFUND_REASONS,
+  STEP_STATUSES,
+  STEP_TRANSITIONS,
   canTransition,
   isFinal,
 } from '../../workflows/order-status.js';
@@ -16,6 +19,14 @@ describe('statuses and the transition table', () => {
     expect(Object.values($Enums.PaymentStatus)).toEqual(PAYMENT_STATUSES);
     expect(Object.values($Enums.CancelReason)).toEqual(CANCEL_REASONS);
     expect(Object.values($Enums.RefundReason)).toEqual(REFUND_REASONS);
+    expect(Object.values($Enums.StepStatus)).toEqual(STEP_STATUSES);
+    expect(Object.values($Enums.FulfillmentStep)).toEqual(Object.values(FULFILLMENT_STEPS));
+  });
+
+  it('a fulfilment step leaves FAILED only through an operator retry, and DONE is final', () => {
+    expect(canTransition(STEP_TRANSITIONS.retry, 'FAILED')).toBe(true);
+    expect(canTransition(STEP_TRANSITIONS.complete, 'FAILED')).toBe(false);
+    for (const t of Object.values(STEP_TRANSITIONS)) expect(canTransition(t, 'DONE')).toBe(false);
   });
 
   it('only an unpaid order can be paid or cancelled; paid and cancelled are final', () => {
