@@ -89,3 +89,53 @@ describe('guarded updates under real concurrency', () => {
     expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('UNPAID');
   });
 });
+
+describe('out-of-order events follow the transition table', () => {
+  const notice = (orderId: string, paymentId: string, amountCents: number) => ({
+    paymentId,
+    orderId,
+    amountCents,
+    paidAt: new Date().toISOString(),
+  });
+  const refundsAtProvider = (paymentId: string) =>
+    database.prisma.fakeEffect.count({ where: { service: 'payments', operation: 'refund', idempotencyKey: paymentId } });
+
+  it('refund before paid: refused, then the payment pays the order, and a refund of a captured payment is refused too', async () => {
+    const { order } = await placedOrder();
+    const paymentId = `p-${order.id}`;
+    expect(await run(acts.refundPayment, paymentId)).toEqual({ refunded: false }); // nothing to refund yet
+
+    expect(await run(acts.settlePayment, notice(order.id, paymentId, order.totalCents))).toMatchObject({ outcome: 'PAID' });
+    expect(await run(acts.refundPayment, paymentId)).toEqual({ refunded: false }); // CAPTURED → REFUNDED is not in the table
+
+    expect(await database.prisma.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ status: 'CAPTURED' });
+    expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('PAID');
+    expect(await refundsAtProvider(paymentId)).toBe(0);
+  });
+
+  it('paid after refund: the redelivered notice finds REFUNDED, a final state, and changes nothing', async () => {
+    const { order } = await placedOrder();
+    const paymentId = `p-${order.id}`;
+    await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' });
+    expect(await run(acts.settlePayment, notice(order.id, paymentId, order.totalCents))).toMatchObject({ outcome: 'REFUND_PENDING' });
+    expect(await run(acts.refundPayment, paymentId)).toEqual({ refunded: true });
+
+    expect(await run(acts.settlePayment, notice(order.id, paymentId, order.totalCents))).toEqual({
+      outcome: 'REFUND_PENDING',
+      paymentStatus: 'REFUNDED',
+      duplicate: true,
+    });
+    expect(await run(acts.refundPayment, paymentId)).toEqual({ refunded: true }); // already done: no second refund
+    expect(await database.prisma.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ status: 'REFUNDED' });
+    expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('CANCELLED');
+    expect(await refundsAtProvider(paymentId)).toBe(1);
+  });
+
+  it('a cancel arriving after the payment is refused and changes nothing', async () => {
+    const { order } = await placedOrder();
+    await run(acts.settlePayment, notice(order.id, `p-${order.id}`, order.totalCents));
+    expect(await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' })).toEqual({ outcome: 'ALREADY_FINAL', status: 'PAID' });
+    expect(await run(acts.releaseStock, order.id)).toEqual({ released: false });
+    expect(await run(acts.releaseCoupon, order.id)).toEqual({ released: false });
+  });
+});

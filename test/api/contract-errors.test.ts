@@ -151,3 +151,19 @@ describe('payment webhook', () => {
     await expectError(h.http('POST', '/payments/callback', unknown, signed(unknown)), 404, 'UNKNOWN_ORDER');
   });
 });
+
+describe('fault injection and fulfilment retry endpoints', () => {
+  it('need the admin token, validate their input, and refuse to retry a step that has not failed', async () => {
+    await expectError(h.http('PUT', '/admin/faults/invoice', { failNext: 1 }), 401, 'UNAUTHORIZED');
+    await expectError(h.admin('PUT', '/admin/faults/printer', { failNext: 1 }), 400, 'VALIDATION_FAILED');
+    await expectError(h.admin('PUT', '/admin/faults/invoice', { failNext: -1 }), 400, 'VALIDATION_FAILED');
+    await expectError(h.admin('PUT', '/admin/faults/invoice', { failSometimes: true }), 400, 'VALIDATION_FAILED');
+
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    await expectError(h.http('POST', `/orders/${order.id}/fulfillment/invoice/retry`), 401, 'UNAUTHORIZED');
+    await expectError(h.admin('POST', `/orders/${order.id}/fulfillment/shipping/retry`), 400, 'VALIDATION_FAILED');
+    await expectError(h.admin('POST', `/orders/${randomUUID()}/fulfillment/invoice/retry`), 404, 'UNKNOWN_ORDER');
+    await expectError(h.admin('POST', `/orders/${order.id}/fulfillment/invoice/retry`), 409, 'STEP_NOT_FAILED');
+  });
+});

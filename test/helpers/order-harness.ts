@@ -99,7 +99,8 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     }
     const res = await fetch(base + path, init);
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    const json = res.headers.get('content-type')?.includes('application/json');
+    return { status: res.status, body: json ? JSON.parse(text) : text || undefined };
   }
 
   return {

@@ -21,6 +21,32 @@ async function listed(query: string): Promise<string[]> {
 }
 
 describe('OrderLifecycle on the real dev server', () => {
+  it('answers payment webhooks at once while a fulfilment downstream hangs', async () => {
+    const HANG_MS = 5_000;
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const orders = await Promise.all(Array.from({ length: 6 }, () => placeOrder(h, { sku, quantity: 1 })));
+    expect((await h.admin('PUT', '/admin/faults/invoice', { latencyMs: HANG_MS })).status).toBe(200);
+    try {
+      const latencies: number[] = [];
+      for (const order of orders) {
+        const started = performance.now();
+        expect((await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+        latencies.push(performance.now() - started);
+      }
+      // The payment path ends at "PAID"; the hanging invoice service is not on it.
+      await eventually(async () => (await h.db.order.count({ where: { id: { in: orders.map((o) => o.id) }, status: 'PAID' } })) === 6);
+      const firstSteps = await h.db.fulfillmentRecord.findMany({ where: { orderId: orders[0]!.id } });
+      expect(Math.max(...latencies)).toBeLessThan(HANG_MS / 5);
+      await eventually(async () => {
+        const rows = await h.db.fulfillmentRecord.findMany({ where: { orderId: orders[0]!.id, step: { in: ['NOTIFICATION', 'LOYALTY'] } } });
+        return rows.every((r) => r.status === 'DONE');
+      });
+      expect(firstSteps.find((r) => r.step === 'INVOICE')?.status).toBe('PENDING');
+    } finally {
+      await h.admin('DELETE', '/admin/faults/invoice');
+    }
+  });
+
   it('keeps OrderStatus, CustomerId and OrderExpiresAt current and answers the status query', async () => {
     const customerId = `cust-${randomUUID()}`;
     const { sku } = await seedCatalog(h, { stock: 10 });
