@@ -5,6 +5,7 @@ import { createInventoryActivities } from './inventory.js';
 import { createNotificationActivities } from './notifications.js';
 import { createOrderActivities } from './orders.js';
 import { createPaymentActivities } from './payments.js';
+import { createReconciliationActivities } from './reconciliation.js';
 
 export type { ActivityDeps } from './deps.js';
 
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createNotificationActivities(deps),
     ...createFulfillmentActivities(deps),
+    ...createReconciliationActivities(deps),
   };
 }
 

@@ -99,6 +99,11 @@ export function createOrderActivities(deps: ActivityDeps) {
         : { outcome: 'ALREADY_FINAL', status: order.status };
     },
 
+    /** The order as written, for a workflow run that adopts an existing order (reconciliation). */
+    async loadOrder(orderId: string): Promise<PlacedOrder | null> {
+      return (await loadPlacedOrder(db, orderId))?.order ?? null;
+    },
+
     /** Moves the deadline of an order that is still unpaid and not yet expired. */
     async extendDeadline(input: { orderId: string; minutes: number }): Promise<{ expiresAt: string }> {
       const now = await asOf(deps);

@@ -28,6 +28,8 @@ const EnvSchema = z.object({
   ADMIN_TOKEN: nonEmpty.default(DEV_ADMIN_TOKEN),
   FAULTS_ENABLED: z.enum(['true', 'false']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  RECONCILE_EVERY: nonEmpty.default('2m'),
+  RECONCILE_GRACE: nonEmpty.default('1m'),
 });
 
 export interface Config {
@@ -45,6 +47,12 @@ export interface Config {
   adminToken: string;
   faultsEnabled: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  reconciliation: {
+    /** How often the safety-net sweep runs. */
+    everyMs: number;
+    /** How far past its deadline an UNPAID order must be before the sweep considers it stranded. */
+    graceMs: number;
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -54,23 +62,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
-  let paymentWindowMs: number;
-  try {
-    paymentWindowMs = parseDuration(e.PAYMENT_WINDOW);
-  } catch (err) {
-    throw new ConfigError(`PAYMENT_WINDOW: ${(err as Error).message}`);
-  }
+  const duration = (name: 'PAYMENT_WINDOW' | 'RECONCILE_EVERY' | 'RECONCILE_GRACE') => {
+    try {
+      return parseDuration(e[name]);
+    } catch (err) {
+      throw new ConfigError(`${name}: ${(err as Error).message}`);
+    }
+  };
   const embedded = e.DATABASE_URL === undefined && e.TEMPORAL_ADDRESS === undefined;
   return {
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
-    paymentWindowMs,
+    paymentWindowMs: duration('PAYMENT_WINDOW'),
     webhookSecret: e.PAYMENT_WEBHOOK_SECRET,
     adminToken: e.ADMIN_TOKEN,
     // Contract: on by default only under the fully embedded stack, where nothing real is at stake.
     faultsEnabled: e.FAULTS_ENABLED === undefined ? embedded : e.FAULTS_ENABLED === 'true',
     logLevel: e.LOG_LEVEL,
+    reconciliation: { everyMs: duration('RECONCILE_EVERY'), graceMs: duration('RECONCILE_GRACE') },
   };
 }
 

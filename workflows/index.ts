@@ -1,3 +1,4 @@
 // The worker's workflowsPath: every workflow type this service registers.
 export { OrderLifecycle } from './order-lifecycle.js';
 export { SettleLatePayment } from './late-payment.js';
+export { ReconcileStrandedOrders } from './reconciliation.js';

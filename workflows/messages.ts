@@ -46,6 +46,11 @@ export interface PaymentNotice {
 
 export interface OrderLifecycleInput {
   orderId: string;
+  /**
+   * Set by the reconciliation sweep for an order whose workflow is gone: the run reads the order
+   * from the database instead of waiting for the placeOrder update.
+   */
+  adopt?: boolean;
 }
 
 export interface LifecycleStatus {
@@ -71,3 +76,14 @@ export const statusQuery = defineQuery<LifecycleStatus>('status');
 export const retryFulfillmentStepUpdate = defineUpdate<{ step: FulfillmentStepName; status: StepStatus }, [{ step: FulfillmentStepName }]>(
   'retryFulfillmentStep',
 );
+
+export const RECONCILIATION_WORKFLOW_TYPE = 'ReconcileStrandedOrders';
+export const RECONCILIATION_SCHEDULE_ID = 'reconcile-stranded-orders';
+
+export interface ReconciliationInput {
+  /** How long past its deadline an UNPAID order may be before the sweep looks at it. */
+  graceMs: number;
+  /** Orders examined per sweep, oldest deadline first; the next sweep takes the rest. */
+  limit: number;
+  taskQueue: string;
+}

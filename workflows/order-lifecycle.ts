@@ -41,7 +41,7 @@ const NOT_DUE_RECHECK_MS = 100;
  * timer, and cancels and compensates when the deadline wins. Every decision is a guarded update
  * in the database, so a payment that races the timer is settled exactly once either way.
  */
-export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<LifecycleStatus> {
+export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleInput): Promise<LifecycleStatus> {
   let order: PlacedOrder | undefined;
   let placementRejected = false;
   let status: OrderStatus | undefined;
@@ -116,8 +116,19 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
 
   setHandler(statusQuery, snapshot);
 
-  // The order itself is written by the placeOrder update that arrives with the start.
-  await condition(() => order !== undefined || (placementRejected && allHandlersFinished()), PLACEMENT_TIMEOUT);
+  if (adopt) {
+    // Reconciliation found this order without a running workflow: take it over as it stands.
+    const existing = await database.loadOrder(orderId);
+    if (existing && !order) {
+      order = existing;
+      status = existing.status;
+      expiresAt = existing.expiresAt;
+      publishSearchAttributes();
+    }
+  } else {
+    // The order itself is written by the placeOrder update that arrives with the start.
+    await condition(() => order !== undefined || (placementRejected && allHandlersFinished()), PLACEMENT_TIMEOUT);
+  }
   if (!order) {
     upsertSearchAttributes([{ key: OrderStatusKey, value: 'REJECTED' }]);
     return finish('nothing: the order was not placed');

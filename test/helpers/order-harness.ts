@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
 import type { ActivityDeps } from '../../activities/index.js';
@@ -28,6 +29,8 @@ export interface HttpResult {
  */
 export interface OrderHarness {
   env: TestWorkflowEnvironment;
+  /** A client that, unlike env.client, never lets the time-skipping server skip while it waits. */
+  clockStoppedClient: Client;
   db: Db;
   http(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult>;
   admin(method: string, path: string, body?: unknown): Promise<HttpResult>;
@@ -105,6 +108,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
 
   return {
     env,
+    clockStoppedClient: new Client({ connection: env.connection, namespace: env.namespace ?? 'default' }),
     db,
     http,
     admin: (method, path, body) => http(method, path, body, { authorization: `Bearer ${ADMIN_TOKEN}` }),

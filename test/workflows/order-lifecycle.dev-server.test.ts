@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderWorkflowId, statusQuery } from '../../workflows/messages.js';
+import { orderWorkflowId, RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE, statusQuery } from '../../workflows/messages.js';
+import { ensureReconciliationSchedule } from '../../worker/reconciliation-schedule.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
@@ -72,5 +73,20 @@ describe('OrderLifecycle on the real dev server', () => {
     });
     expect(await stockOf(h, sku)).toMatchObject({ available: 8, reserved: 0, sold: 2 });
     expect((await h.http('GET', `/orders/${unpaid.id}`)).body).toMatchObject({ status: 'CANCELLED', payable: false, cancelReason: 'PAYMENT_TIMEOUT' });
+  });
+
+  it('each worker start ensures the one reconciliation schedule, with the configured interval', async () => {
+    const settings = { taskQueue: 'orders-dev', everyMs: 120_000, graceMs: 60_000 };
+    expect(await ensureReconciliationSchedule(h.env.client, settings)).toBe('created');
+    expect(await ensureReconciliationSchedule(h.env.client, { ...settings, everyMs: 300_000 })).toBe('updated');
+    const handle = h.env.client.schedule.getHandle(RECONCILIATION_SCHEDULE_ID);
+    try {
+      const schedule = await handle.describe();
+      expect(schedule.spec.intervals).toMatchObject([{ every: 300_000 }]);
+      expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: RECONCILIATION_WORKFLOW_TYPE, taskQueue: 'orders-dev' });
+      expect(schedule.action.type === 'startWorkflow' && schedule.action.args).toEqual([{ graceMs: 60_000, limit: 500, taskQueue: 'orders-dev' }]);
+    } finally {
+      await handle.delete();
+    }
   });
 });

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orderWorkflowId, RECONCILIATION_WORKFLOW_TYPE, type ReconciliationInput } from '../../workflows/messages.js';
+import type { SweepResult } from '../../activities/reconciliation.js';
+import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
+import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+
+const MINUTE = 60_000;
+const TASK_QUEUE = 'orders-reconciliation';
+let h: OrderHarness;
+beforeAll(async () => {
+  h = await startOrderHarness({ taskQueue: TASK_QUEUE });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Runs one sweep at the test server's current time (the clock-stopped client keeps it from skipping). */
+function sweep(): Promise<SweepResult> {
+  const input: ReconciliationInput = { graceMs: MINUTE, limit: 100, taskQueue: TASK_QUEUE };
+  return h.clockStoppedClient.workflow.execute(RECONCILIATION_WORKFLOW_TYPE, {
+    workflowId: `sweep-${Date.now()}-${Math.random()}`,
+    taskQueue: TASK_QUEUE,
+    args: [input],
+  });
+}
+
+describe('reconciliation sweep', () => {
+  it('adopts an UNPAID order whose workflow is gone and cancels it through the same guarded path', async () => {
+    const { sku, couponCode } = await seedCatalog(h, { stock: 10 });
+    const lost = await placeOrder(h, { sku, quantity: 2, couponCode });
+    const alive = await placeOrder(h, { sku, quantity: 1 });
+    // A lost trigger: the order's workflow is gone while the order is still UNPAID.
+    await h.env.client.workflow.getHandle(orderWorkflowId(lost.id)).terminate('simulating a lost workflow');
+
+    expect(await sweep()).toEqual({ scanned: 0, adopted: [] }); // not past deadline + grace yet
+    await h.env.sleep(29 * MINUTE);
+    expect(await sweep()).toEqual({ scanned: 0, adopted: [] });
+    await h.env.sleep(2 * MINUTE + 1_000); // 31:01: past deadline + 1 minute grace
+
+    const result = await sweep();
+    expect(result.adopted).toEqual([lost.id]); // the alive order's own workflow cancelled it at 30:00
+    const adopted = await h.env.client.workflow.getHandle(orderWorkflowId(lost.id)).result();
+    expect(adopted).toMatchObject({ status: 'CANCELLED', cancelReason: 'PAYMENT_TIMEOUT' });
+    expect((await h.db.order.findUniqueOrThrow({ where: { id: alive.id } })).status).toBe('CANCELLED');
+
+    expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0 });
+    expect(await couponOf(h, couponCode)).toMatchObject({ status: 'AVAILABLE', orderId: null });
+    expect(await h.fakeCount('payments', 'closeIntent', lost.id)).toEqual({ effects: 1, calls: 1 });
+    expect(await sweep()).toEqual({ scanned: 0, adopted: [] }); // nothing left: the next sweep hits nothing
+  });
+
+  it('leaves an overdue order alone while its workflow is still running', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    // The workflow is alive but its cancel has not landed (e.g. the database was down): not the sweep's job.
+    await h.db.$executeRaw`UPDATE orders SET expires_at = expires_at - interval '1 hour' WHERE id = ${order.id}::uuid`;
+    const result = await sweep();
+    expect(result.scanned).toBeGreaterThanOrEqual(1);
+    expect(result.adopted).not.toContain(order.id);
+  });
+});
