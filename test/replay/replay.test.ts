@@ -1,0 +1,52 @@
+import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { loadHistoryFixtures } from './history-fixtures.js';
+
+/**
+ * Workflows running in production replay their history on every worker restart. These histories,
+ * recorded from each main path (npm run record:histories), must replay against the current code:
+ * a change that alters the commands an old history made fails here, not in production.
+ */
+let histories: Awaited<ReturnType<typeof loadHistoryFixtures>>;
+let current: WorkflowBundle;
+
+beforeAll(async () => {
+  histories = await loadHistoryFixtures();
+  current = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: silent });
+});
+
+async function replayAll(workflowBundle: WorkflowBundle): Promise<Record<string, string>> {
+  const failures: Record<string, string> = {};
+  const results = Worker.runReplayHistories(
+    { workflowBundle },
+    histories.map(({ name, history }) => ({ workflowId: name, history })),
+  );
+  for await (const result of results) if (result.error) failures[result.workflowId] = String(result.error);
+  return failures;
+}
+
+describe('replaying recorded histories', () => {
+  it('has a history for every main path', () => {
+    expect(histories.map((h) => h.name)).toEqual(
+      expect.arrayContaining([
+        'paid-and-fulfilled',
+        'expired-and-compensated',
+        'late-payment-refunded',
+        'customer-cancelled',
+        'extended-then-expired',
+        'fulfilment-failed-then-retried',
+        'rejected-out-of-stock',
+        'late-payment-after-close',
+        'reconciliation-sweep',
+        'adopted-by-reconciliation',
+      ]),
+    );
+  });
+
+  it('every history replays against the current workflow code', async () => {
+    expect(await replayAll(current)).toEqual({});
+  });
+});
+
+const silent = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
