@@ -55,6 +55,7 @@ it('records the main paths', async () => {
   await h.env.sleep(30 * MINUTE + 1_000);
   await pay(late);
   await save('late-payment-refunded', orderWorkflowId(late.id));
+  await save('late-payment-refunded-after-close', refundWorkflowId(`pay-${late.id}`));
 
   const short = await placeOrder(h, { sku });
   await pay(short, short.totalCents - 1);
