@@ -1,7 +1,8 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { databaseOptions, thirdPartyOptions } from './activity-options.js';
 import type { PaymentNotice } from './messages.js';
+import { NOTIFY_REFUNDS_PATCH } from './patches.js';
 
 const database = proxyActivities<Activities>(databaseOptions);
 const thirdParty = proxyActivities<Activities>(thirdPartyOptions);
@@ -15,5 +16,8 @@ export async function SettleLatePayment(notice: PaymentNotice): Promise<{ outcom
   const settled = await database.settlePayment(notice);
   if (settled.outcome === 'PAID') return { outcome: 'PAID' };
   await thirdParty.refundPayment(notice.paymentId);
+  if (patched(NOTIFY_REFUNDS_PATCH)) {
+    await thirdParty.notifyCustomer({ orderId: notice.orderId, template: 'PAYMENT_REFUNDED', key: notice.paymentId });
+  }
   return { outcome: 'REFUNDED' };
 }

@@ -4,6 +4,7 @@ import {
   allHandlersFinished,
   condition,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -24,6 +25,7 @@ import {
   type PlacedOrder,
 } from './messages.js';
 import { Fulfillment } from './fulfillment.js';
+import { NOTIFY_REFUNDS_PATCH } from './patches.js';
 import type { CancelReason, OrderStatus, PaymentStatus } from './order-status.js';
 import { CustomerIdKey, NeedsAttentionKey, OrderExpiresAtKey, OrderStatusKey } from './search-attributes.js';
 
@@ -215,6 +217,9 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
       }
       await thirdParty.refundPayment(notice.paymentId);
       payments.set(notice.paymentId, 'REFUNDED');
+      if (patched(NOTIFY_REFUNDS_PATCH)) {
+        await thirdParty.notifyCustomer({ orderId, template: 'PAYMENT_REFUNDED', key: notice.paymentId });
+      }
     }
     waitingFor = before;
   }

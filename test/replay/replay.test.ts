@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
@@ -46,6 +47,27 @@ describe('replaying recorded histories', () => {
 
   it('every history replays against the current workflow code', async () => {
     expect(await replayAll(current)).toEqual({});
+  });
+});
+
+describe('a workflow change made safe with patched()', () => {
+  // Recorded before the refund notification existed; the payment in each is refunded.
+  const beforeThePatch = ['wrong-amount-refunded-then-expired', 'late-payment-refunded-after-close'];
+
+  it('replays the old histories with the guard, and breaks them without it', async () => {
+    const unguarded = await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      logger: silent,
+      webpackConfigHook: (config) => {
+        const alias = { '@temporalio/workflow$': fileURLToPath(new URL('./fixtures/patched-always.ts', import.meta.url)) };
+        return { ...config, resolve: { ...config.resolve, alias: { ...(config.resolve?.alias as object), ...alias } } };
+      },
+    });
+    const broken = await replayAll(unguarded);
+    for (const name of beforeThePatch) expect(broken[name], name).toMatch(/[Nn]ondeterminis/);
+
+    const guarded = await replayAll(current);
+    for (const name of beforeThePatch) expect(guarded[name], name).toBeUndefined();
   });
 });
 
