@@ -32,9 +32,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple'); // `?a[b]=c` stays a string, never an object
 
   app.use(observeRequests(routeDeps));
-  // Mounted before the JSON parser: the webhook must see the raw bytes it verifies.
   app.use(paymentsRouter(routeDeps));
-  app.use(express.json({ limit: '64kb', strict: true }));
   app.use(healthRouter(routeDeps));
   app.use(metricsRouter(routeDeps));
   app.use(catalogRouter(routeDeps));

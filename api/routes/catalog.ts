@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Db } from '../../lib/db.js';
 import { requireAdmin } from '../admin-auth.js';
 import { ApiError, parseInput } from '../errors.js';
+import { jsonBody } from '../json-body.js';
 import { CouponBody, CouponParam, ProductBody, SkuParam } from '../schemas.js';
 
 interface ProductRow {
@@ -17,7 +18,7 @@ export function catalogRouter({ db, adminToken }: { db: Db; adminToken: string }
   const router = Router();
   const admin = requireAdmin(adminToken);
 
-  router.put('/products/:sku', admin, async (req, res) => {
+  router.put('/products/:sku', admin, jsonBody, async (req, res) => {
     const { sku } = parseInput(SkuParam, req.params);
     const body = parseInput(ProductBody, req.body);
     // `stock` sets the units available now; stock_added follows by the difference in the same
@@ -40,7 +41,7 @@ export function catalogRouter({ db, adminToken }: { db: Db; adminToken: string }
     res.json({ sku, name, priceCents, available, reserved, sold });
   });
 
-  router.put('/coupons/:code', admin, async (req, res) => {
+  router.put('/coupons/:code', admin, jsonBody, async (req, res) => {
     const { code } = parseInput(CouponParam, req.params);
     const { discountCents } = parseInput(CouponBody, req.body);
     const coupon = await db.coupon.upsert({ where: { code }, create: { code, discountCents }, update: { discountCents } });

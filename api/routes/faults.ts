@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { FakeFaults } from '../../activities/third-party/faults.js';
 import { requireAdmin } from '../admin-auth.js';
 import { parseInput } from '../errors.js';
+import { jsonBody } from '../json-body.js';
 import { FaultBody, FaultServiceParam } from '../schemas.js';
 
 /** Failure injection for the local fakes; mounted only when FAULTS_ENABLED, so otherwise these are 404. */
@@ -9,7 +10,7 @@ export function faultsRouter({ faults, adminToken }: { faults: FakeFaults; admin
   const router = Router();
   const admin = requireAdmin(adminToken);
 
-  router.put('/admin/faults/:service', admin, async (req, res) => {
+  router.put('/admin/faults/:service', admin, jsonBody, async (req, res) => {
     const { service } = parseInput(FaultServiceParam, req.params);
     res.json(await faults.set(service, parseInput(FaultBody, req.body)));
   });

@@ -16,6 +16,7 @@ import type { OrderLifecycle } from '../../workflows/order-lifecycle.js';
 import { CustomerIdKey } from '../../workflows/search-attributes.js';
 import { requireAdmin } from '../admin-auth.js';
 import { businessError, parseInput } from '../errors.js';
+import { jsonBody } from '../json-body.js';
 import { findOrderView, listOrderViews } from '../order-view.js';
 import { CreateOrderBody, ExtendBody, IdempotencyKey, ListOrdersQuery, OrderIdParam } from '../schemas.js';
 import { businessCodeOf, isWorkflowGone } from '../temporal-errors.js';
@@ -34,7 +35,7 @@ export interface OrderRouteDeps {
 export function ordersRouter({ db, temporal, taskQueue, adminToken, metrics }: OrderRouteDeps): Router {
   const router = Router();
 
-  router.post('/orders', async (req, res) => {
+  router.post('/orders', jsonBody, async (req, res) => {
     const body = parseInput(CreateOrderBody, req.body);
     const key = req.get('idempotency-key');
     const idempotencyKey = key === undefined ? undefined : parseInput(IdempotencyKey, key);
@@ -85,7 +86,7 @@ export function ordersRouter({ db, temporal, taskQueue, adminToken, metrics }: O
     res.status(202).json({ id, cancelRequested: true });
   });
 
-  router.post('/orders/:id/extend', requireAdmin(adminToken), async (req, res) => {
+  router.post('/orders/:id/extend', requireAdmin(adminToken), jsonBody, async (req, res) => {
     const { id } = parseInput(OrderIdParam, req.params);
     const { minutes } = parseInput(ExtendBody, req.body);
     await requireUnpaid(db, id);
