@@ -26,7 +26,7 @@ const CONTRACT_ERRORS = new Set([
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
 ]);
-const RUNS = { numRuns: 40 };
+const RUNS = { numRuns: Number(process.env.PROPERTY_RUNS ?? 40) };
 
 let h: OrderHarness;
 let order: { id: string; totalCents: number };
@@ -114,7 +114,8 @@ describe('bad input never writes and never fails with a 5xx', () => {
       ['PUT', (p) => `/admin/faults/${p}`, true],
     ];
     await unchangedAfter(
-      fc.asyncProperty(fc.constantFrom(...routes), text, async ([method, path, admin], param) => {
+      // An empty parameter turns GET /orders/:id into the list route, a legitimate 200.
+      fc.asyncProperty(fc.constantFrom(...routes), text.filter((p) => p !== ''), async ([method, path, admin], param) => {
         const url = path(encodeURIComponent(param));
         const body = method === 'GET' ? undefined : { minutes: 5 };
         const res = admin ? await h.admin(method, url, body) : await h.http(method, url, body);
