@@ -61,12 +61,7 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
     async (request) => {
       try {
         const placed = await placement.placeOrder(request);
-        if (!order) {
-          order = placed;
-          status = placed.status;
-          expiresAt = placed.expiresAt;
-          publishSearchAttributes();
-        }
+        takeOver(placed);
         return placed;
       } catch (err) {
         if (!order) placementRejected = true;
@@ -121,12 +116,7 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
   if (adopt) {
     // Reconciliation found this order without a running workflow: take it over as it stands.
     const existing = await database.loadOrder(orderId);
-    if (existing && !order) {
-      order = existing;
-      status = existing.status;
-      expiresAt = existing.expiresAt;
-      publishSearchAttributes();
-    }
+    if (existing) takeOver(existing);
   } else {
     // The order itself is written by the placeOrder update that arrives with the start.
     await condition(() => order !== undefined || (placementRejected && allHandlersFinished()), PLACEMENT_TIMEOUT);
@@ -222,6 +212,15 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
       }
     }
     waitingFor = before;
+  }
+
+  /** The first placement (or adoption) that succeeds defines the order; replays change nothing. */
+  function takeOver(placed: PlacedOrder): void {
+    if (order) return;
+    order = placed;
+    status = placed.status;
+    expiresAt = placed.expiresAt;
+    publishSearchAttributes();
   }
 
   function publishSearchAttributes(): void {
