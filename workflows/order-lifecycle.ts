@@ -5,6 +5,7 @@ import {
   condition,
   log,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -52,7 +53,7 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
   let waitingFor = 'the order to be placed';
   const inbox: PaymentNotice[] = [];
   const payments = new Map<string, PaymentStatus>();
-  const fulfillment = new Fulfillment(orderId);
+  const fulfillment = new Fulfillment(orderId, showDetails);
 
   setHandler(
     placeOrderUpdate,
@@ -117,6 +118,7 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
   setHandler(statusQuery, snapshot);
 
   // The order itself is written by the placeOrder update that arrives with the start.
+  showDetails();
   await condition(() => order !== undefined || (placementRejected && allHandlersFinished()), PLACEMENT_TIMEOUT);
   if (!order) {
     upsertSearchAttributes([{ key: OrderStatusKey, value: 'REJECTED' }]);
@@ -134,7 +136,7 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
   async function awaitPaymentOrDeadline(): Promise<void> {
     let recheckMs: number | undefined;
     while (status === 'UNPAID') {
-      waitingFor = `payment until ${expiresAt}`;
+      waitFor(`payment until ${expiresAt}`);
       const woken = await wakeEarlyOrAfter(() => inbox.length > 0 || cancelRequested || deadlineMoved, recheckMs ?? msUntil(expiresAt!));
       recheckMs = undefined;
       deadlineMoved = false;
@@ -160,13 +162,13 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
 
   /** Only the winner of the guarded cancel gets here, so each step runs for one order once. */
   async function compensateCancellation(): Promise<void> {
-    waitingFor = 'stock, coupon and payment intent to be released';
+    waitFor('stock, coupon and payment intent to be released');
     const released = await Promise.allSettled([
       database.releaseStock(orderId),
       database.releaseCoupon(orderId),
       thirdParty.closePaymentIntent(orderId),
     ]);
-    waitingFor = 'the customer to be notified';
+    waitFor('the customer to be notified');
     await thirdParty.notifyCustomer({ orderId, template: 'ORDER_CANCELLED' });
     const failed = released.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
@@ -178,7 +180,7 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
 
   /** Fulfilment runs while further payments (double payments) are still settled, i.e. refunded. */
   async function fulfil(): Promise<void> {
-    waitingFor = 'fulfilment: invoice, notification, loyalty points';
+    waitFor('fulfilment: invoice, notification, loyalty points');
     let fulfilled = false;
     const running = fulfillment.run().then(() => {
       fulfilled = true;
@@ -194,7 +196,7 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
     const before = waitingFor;
     while (inbox.length > 0) {
       const notice = inbox.shift()!;
-      waitingFor = `payment ${notice.paymentId} to be settled`;
+      waitFor(`payment ${notice.paymentId} to be settled`);
       const settled = await database.settlePayment(notice);
       payments.set(notice.paymentId, settled.paymentStatus);
       if (settled.outcome === 'PAID') {
@@ -205,10 +207,21 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
       await thirdParty.refundPayment(notice.paymentId);
       payments.set(notice.paymentId, 'REFUNDED');
     }
-    waitingFor = before;
+    waitFor(before);
+  }
+
+  function waitFor(what: string): void {
+    waitingFor = what;
+    showDetails();
+  }
+
+  /** The Web UI's "current details": what this order is and what it waits for, in plain words. */
+  function showDetails(): void {
+    setCurrentDetails(describeOrder(snapshot(), order));
   }
 
   function publishSearchAttributes(): void {
+    showDetails();
     upsertSearchAttributes([
       { key: OrderStatusKey, value: status ?? 'PLACING' },
       { key: CustomerIdKey, value: order!.customerId },
@@ -217,7 +230,7 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
   }
 
   async function finish(nextStep: string): Promise<LifecycleStatus> {
-    waitingFor = nextStep;
+    waitFor(nextStep);
     await condition(allHandlersFinished);
     log.info('order lifecycle finished', { orderId, status, workflowId: workflowInfo().workflowId });
     return snapshot();
@@ -234,6 +247,19 @@ export async function OrderLifecycle({ orderId }: OrderLifecycleInput): Promise<
       fulfillment: status === 'PAID' ? { ...fulfillment.status } : null,
     };
   }
+}
+
+function describeOrder(now: LifecycleStatus, order: PlacedOrder | undefined): string {
+  const lines = [`**${now.status}**${now.cancelReason ? ` (${now.cancelReason})` : ''}`];
+  if (order) lines.push(`${order.customerId} · ${(order.totalCents / 100).toFixed(2)} · deadline ${now.expiresAt}`);
+  lines.push(`Waiting for: ${now.waitingFor}`);
+  if (now.fulfillment) {
+    const steps = Object.entries(now.fulfillment).map(([step, s]) => `${step} ${s}`);
+    lines.push(`Fulfilment: ${steps.join(', ')}`);
+    const failed = Object.entries(now.fulfillment).filter(([, s]) => s === 'FAILED').map(([step]) => step);
+    if (failed.length > 0) lines.push(`Needs attention: fix the cause, then POST /orders/${now.orderId}/fulfillment/${failed[0]}/retry`);
+  }
+  return lines.join('\n\n');
 }
 
 /** condition() with a timeout of 0 would wait forever, so a deadline already past is checked at once. */
