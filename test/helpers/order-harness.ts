@@ -45,6 +45,7 @@ export interface OrderHarness {
   fakeCount(service: string, operation: string, key?: string): Promise<{ effects: number; calls: number }>;
   /** Swaps third-party behaviour for one test, e.g. a notifier that fails twice. */
   thirdParties: ThirdParties;
+  databaseUrl: string;
   /** The API's base URL (the orders page is at `/`). */
   baseUrl: string;
   /** The Temporal Web UI, when started with `webUi: true`. */
@@ -61,6 +62,8 @@ export interface HarnessOptions {
   paymentWindowMs?: number;
   /** dev-server only: also serve the Temporal Web UI (on a free port; `webUiUrl` says where). */
   webUi?: boolean;
+  /** False: no worker in this process (a test runs worker/main.ts itself on this task queue). */
+  inProcessWorker?: boolean;
   /** Tracing for the worker (its interceptors and sink) and the API's Temporal client. */
   tracing?: Tracing;
 }
@@ -89,7 +92,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     // On the real server the database's own clock judges deadlines, as in production.
     ...(temporal === 'time-skipping' ? { clock: async () => new Date(await env.currentTimeMs()) } : {}),
   };
-  const worker: Worker = await createOrderWorker({
+  const worker: Worker | undefined = options.inProcessWorker === false ? undefined : await createOrderWorker({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
@@ -102,7 +105,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     metrics: workerMetrics,
     ...(tracing ? { tracing } : {}),
   });
-  const running = worker.run();
+  const running = worker?.run();
 
   const app = createApp({
     db,
@@ -148,12 +151,13 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
       return { effects, calls };
     },
     thirdParties,
+    databaseUrl: database.url,
     baseUrl: base,
     webUiUrl,
     workerMetrics,
     async close() {
       await new Promise((resolve) => server.close(resolve));
-      worker.shutdown();
+      worker?.shutdown();
       await running;
       await env.teardown();
       await database.drop();
