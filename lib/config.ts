@@ -38,6 +38,9 @@ const EnvSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
 });
 
+/** Every variable loadConfig() reads (the contract's and the README's additions). */
+export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape) as ReadonlyArray<keyof typeof EnvSchema.shape>;
+
 export interface Config {
   port: number;
   /** Unset: the runner starts the embedded PostgreSQL and passes its URL on. */
