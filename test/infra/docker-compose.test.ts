@@ -87,7 +87,7 @@ describe('docker-compose.yml', () => {
   });
 
   const composeBin = spawnSync('docker-compose', ['version'], { stdio: 'ignore' }).status === 0;
-  it.skipIf(!composeBin)('passes `docker-compose config` (run when Debian's docker-compose is installed)', () => {
+  it.skipIf(!composeBin)('passes `docker-compose config` (run when the docker-compose package is installed)', () => {
     const run = spawnSync('docker-compose', ['-f', FILE, 'config', '-q'], {
       env: { ...process.env, PAYMENT_WEBHOOK_SECRET: 'x', ADMIN_TOKEN: 'y' },
       encoding: 'utf8',
