@@ -8,7 +8,8 @@ import { businessFailure } from './errors.js';
 import { nowOr, orderStatusIn } from './sql.js';
 
 export type CancelOutcome =
-  | { outcome: 'CANCELLED' }
+  /** Both times from the winning row: cancelledAt - expiresAt is the cancel lag (a worker metric). */
+  | { outcome: 'CANCELLED'; cancelledAt: string; expiresAt: string }
   /** Still UNPAID and its deadline (maybe moved by an extension) lies ahead: sleep until then. */
   | { outcome: 'NOT_DUE'; expiresAt: string }
   /** Something else (payment, or an earlier cancel) won the race; nothing was changed. */
@@ -84,13 +85,14 @@ export function createOrderActivities(deps: ActivityDeps) {
     async cancelOrder(input: { orderId: string; reason: CancelReason }): Promise<CancelOutcome> {
       const now = await asOf(deps);
       const dueGuard = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`AND expires_at <= ${nowOr(now)}` : Prisma.empty;
-      const cancelled = await db.$executeRaw`
+      const [cancelled] = await db.$queryRaw<Array<{ cancelled_at: Date; expires_at: Date }>>`
         UPDATE orders SET status = ${ORDER_TRANSITIONS.cancel.to}::"OrderStatus", cancelled_at = ${nowOr(now)},
                           cancel_reason = ${input.reason}::"CancelReason"
-        WHERE id = ${input.orderId}::uuid AND ${orderStatusIn(ORDER_TRANSITIONS.cancel.from)} ${dueGuard}`;
-      if (cancelled === 1) {
+        WHERE id = ${input.orderId}::uuid AND ${orderStatusIn(ORDER_TRANSITIONS.cancel.from)} ${dueGuard}
+        RETURNING cancelled_at, expires_at`;
+      if (cancelled) {
         log.info('order cancelled', { orderId: input.orderId, reason: input.reason });
-        return { outcome: 'CANCELLED' };
+        return { outcome: 'CANCELLED', cancelledAt: cancelled.cancelled_at.toISOString(), expiresAt: cancelled.expires_at.toISOString() };
       }
       const order = await db.order.findUnique({ where: { id: input.orderId }, select: { status: true, expiresAt: true } });
       if (!order) throw businessFailure('UNKNOWN_ORDER', { orderId: input.orderId });

@@ -10,8 +10,10 @@ import { faultsRouter } from './routes/faults.js';
 import { fulfillmentRouter } from './routes/fulfillment.js';
 import { healthRouter } from './routes/health.js';
 import { metricsRouter, observeRequests } from './routes/metrics.js';
+import { ordersPageRouter } from './routes/orders-page.js';
 import { ordersRouter } from './routes/orders.js';
 import { paymentsRouter } from './routes/payments.js';
+import { traceRequests } from './tracing.js';
 
 export interface AppDeps {
   db: Db;
@@ -22,6 +24,8 @@ export interface AppDeps {
   /** Mounts the fault-injection endpoints for the local fakes (contract: dev and tests only). */
   faultsEnabled: boolean;
   logger: Logger;
+  /** Temporal Web UI base URL, for the orders page's links to each order's workflow. */
+  temporalUiUrl: string;
 }
 
 /** The HTTP API, built from its dependencies; it does not listen (server.ts and tests do). */
@@ -31,6 +35,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple'); // `?a[b]=c` stays a string, never an object
 
+  app.use(traceRequests());
   app.use(observeRequests(routeDeps));
   app.use(paymentsRouter(routeDeps));
   app.use(healthRouter(routeDeps));
@@ -38,6 +43,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(catalogRouter(routeDeps));
   app.use(ordersRouter(routeDeps));
   app.use(fulfillmentRouter(routeDeps));
+  app.use(ordersPageRouter(deps));
   if (deps.faultsEnabled) app.use(faultsRouter({ faults: new FakeFaults(deps.db), adminToken: deps.adminToken }));
   app.use(notFound);
   app.use(errorHandler(deps.logger));

@@ -1,23 +1,33 @@
 import { once } from 'node:events';
 import { Client, Connection } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { ConfigError, DEV_ADMIN_TOKEN, DEV_WEBHOOK_SECRET, loadConfig } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
+import { startTracing } from '../lib/tracing.js';
 import { createApp } from './app.js';
+import { closeGracefully } from './graceful-close.js';
 
 const logger = createLogger('api');
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  logger.level = config.logLevel;
   if (!config.databaseUrl || !config.temporal.address) {
     throw new ConfigError('the API needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)');
   }
   if (config.webhookSecret === DEV_WEBHOOK_SECRET || config.adminToken === DEV_ADMIN_TOKEN) {
     logger.warn('PAYMENT_WEBHOOK_SECRET or ADMIN_TOKEN is the public development default; set both in production');
   }
+  const tracing = config.otlpEndpoint ? startTracing('order-api', { otlpEndpoint: config.otlpEndpoint }) : undefined;
   const db = createDb(config.databaseUrl);
-  const connection = await Connection.connect({ address: config.temporal.address });
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const connection = await Connection.connect({ address: config.temporal.address, ...config.temporal.connection });
+  const temporal = new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    // Carries the request's trace into the workflow start, update and signal headers.
+    interceptors: tracing ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : {},
+  });
   const app = createApp({
     db,
     temporal,
@@ -25,24 +35,21 @@ async function main(): Promise<void> {
     adminToken: config.adminToken,
     webhookSecret: config.webhookSecret,
     faultsEnabled: config.faultsEnabled,
+    temporalUiUrl: config.temporal.uiUrl,
     logger,
   });
 
   const server = app.listen(config.port, '0.0.0.0');
   await once(server, 'listening');
-  logger.info({ port: config.port }, 'API listening');
+  logger.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening');
 
-  const stop = async (signal: string) => {
-    logger.info({ signal }, 'API stopping: no new connections, finishing in-flight requests');
-    server.close();
-    server.closeIdleConnections();
-    await once(server, 'close');
-    await connection.close();
-    await db.$disconnect();
-    logger.info('API stopped');
-  };
   const [signal] = await Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]);
-  await stop(String(signal));
+  logger.info({ signal, graceMs: config.shutdownGraceMs }, 'API stopping: no new connections, finishing in-flight requests');
+  const outcome = await closeGracefully(server, config.shutdownGraceMs);
+  await connection.close();
+  await db.$disconnect();
+  await tracing?.shutdown();
+  logger.info({ outcome }, 'API stopped');
 }
 
 main().catch((err: unknown) => {

@@ -11,6 +11,27 @@ export function signPayload(secret: string, timestampSeconds: number, rawBody: s
   return `sha256=${mac}`;
 }
 
+/** The two headers the provider sends with a callback: what `npm run pay`, the dev page's button and tests send. */
+export function signedHeaders(secret: string, rawBody: string, nowMs: number = Date.now()): Record<string, string> {
+  const timestamp = Math.floor(nowMs / 1000);
+  return { [TIMESTAMP_HEADER]: String(timestamp), [SIGNATURE_HEADER]: signPayload(secret, timestamp, rawBody) };
+}
+
+/** Plays the payment provider: POSTs a correctly signed callback to the API at `baseUrl`. */
+export async function sendPaymentCallback(
+  baseUrl: string,
+  secret: string,
+  notice: { paymentId: string; orderId: string; amountCents: number; paidAt: string },
+): Promise<{ status: number; body: string; sent: string }> {
+  const sent = JSON.stringify(notice);
+  const res = await fetch(`${baseUrl}/payments/callback`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signedHeaders(secret, sent) },
+    body: sent,
+  });
+  return { status: res.status, body: await res.text(), sent };
+}
+
 /** True only for a well-formed, correct signature over a timestamp within the allowed skew. */
 export function verifySignature(
   secret: string,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { signPayload } from '../api/webhook-signature.js';
+import { sendPaymentCallback } from '../api/webhook-signature.js';
 import { loadConfig } from '../lib/config.js';
 import { runMain, StartupError } from './startup-error.js';
 
@@ -23,21 +23,11 @@ runMain(async () => {
   if (!order.ok) throw new StartupError(`GET /orders/${orderId} answered ${order.status}: ${await order.text()}`);
   const { totalCents } = (await order.json()) as { totalCents: number };
 
-  const body = JSON.stringify({
+  const { status, body, sent } = await sendPaymentCallback(api, config.webhookSecret, {
     paymentId: values['payment-id'] ?? `pay-${randomUUID()}`,
     orderId,
     amountCents: values.amount === undefined ? totalCents : Number(values.amount),
     paidAt: new Date().toISOString(),
   });
-  const timestamp = Math.floor(Date.now() / 1000);
-  const res = await fetch(`${api}/payments/callback`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-payment-timestamp': String(timestamp),
-      'x-payment-signature': signPayload(config.webhookSecret, timestamp, body),
-    },
-    body,
-  });
-  console.log(`POST /payments/callback ${body}\n→ ${res.status} ${await res.text()}`);
+  console.log(`POST /payments/callback ${sent}\n→ ${status} ${body}`);
 });

@@ -1,3 +1,5 @@
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import type { NativeConnectionOptions } from '@temporalio/worker';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 
@@ -30,7 +32,16 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RECONCILE_EVERY: nonEmpty.default('2m'),
   RECONCILE_GRACE: nonEmpty.default('1m'),
+  // Additions to the contract (README "Configuration"): operability.
+  WORKER_METRICS_PORT: port.default(9464),
+  TEMPORAL_SDK_METRICS_ADDRESS: z.string().regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port').default('127.0.0.1:9465'),
+  SHUTDOWN_GRACE: nonEmpty.default('10s'),
+  TEMPORAL_UI_URL: z.url().default('http://localhost:8233'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
 });
+
+/** Every variable loadConfig() reads (the contract's and the README's additions). */
+export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape) as ReadonlyArray<keyof typeof EnvSchema.shape>;
 
 export interface Config {
   port: number;
@@ -41,6 +52,13 @@ export interface Config {
     address: string | undefined;
     namespace: string;
     taskQueue: string;
+    /**
+     * TLS, API key and gRPC metadata for TEMPORAL_ADDRESS, from the SDK's environment configuration
+     * (TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE): Temporal Cloud.
+     */
+    connection: TemporalConnectionSecurity;
+    /** Base URL of the Temporal Web UI, for links from the orders page. */
+    uiUrl: string;
   };
   paymentWindowMs: number;
   webhookSecret: string;
@@ -53,7 +71,16 @@ export interface Config {
     /** How far past its deadline an UNPAID order must be before the sweep considers it stranded. */
     graceMs: number;
   };
+  /** The worker's Prometheus /metrics port, and where the SDK's own exporter binds (merged into it). */
+  workerMetricsPort: number;
+  sdkMetricsAddress: string;
+  /** How long the worker lets in-flight activities finish, and the API in-flight requests, on SIGTERM. */
+  shutdownGraceMs: number;
+  /** OTLP/HTTP endpoint for traces; unset: tracing is off. */
+  otlpEndpoint: string | undefined;
 }
+
+export type TemporalConnectionSecurity = Pick<NativeConnectionOptions, 'tls' | 'apiKey' | 'metadata'>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(blankToUndefined(env));
@@ -62,26 +89,52 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
-  const duration = (name: 'PAYMENT_WINDOW' | 'RECONCILE_EVERY' | 'RECONCILE_GRACE') => {
-    try {
-      return parseDuration(e[name]);
-    } catch (err) {
-      throw new ConfigError(`${name}: ${(err as Error).message}`);
-    }
-  };
+  const paymentWindowMs = duration('PAYMENT_WINDOW', e.PAYMENT_WINDOW);
+  const shutdownGraceMs = duration('SHUTDOWN_GRACE', e.SHUTDOWN_GRACE);
+  const reconcileEveryMs = duration('RECONCILE_EVERY', e.RECONCILE_EVERY);
+  const reconcileGraceMs = duration('RECONCILE_GRACE', e.RECONCILE_GRACE);
   const embedded = e.DATABASE_URL === undefined && e.TEMPORAL_ADDRESS === undefined;
   return {
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
-    paymentWindowMs: duration('PAYMENT_WINDOW'),
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      connection: e.TEMPORAL_ADDRESS === undefined ? {} : temporalSecurity(env),
+      uiUrl: e.TEMPORAL_UI_URL.replace(/\/+$/, ''),
+    },
+    paymentWindowMs,
     webhookSecret: e.PAYMENT_WEBHOOK_SECRET,
     adminToken: e.ADMIN_TOKEN,
     // Contract: on by default only under the fully embedded stack, where nothing real is at stake.
     faultsEnabled: e.FAULTS_ENABLED === undefined ? embedded : e.FAULTS_ENABLED === 'true',
     logLevel: e.LOG_LEVEL,
-    reconciliation: { everyMs: duration('RECONCILE_EVERY'), graceMs: duration('RECONCILE_GRACE') },
+    reconciliation: { everyMs: reconcileEveryMs, graceMs: reconcileGraceMs },
+    workerMetricsPort: e.WORKER_METRICS_PORT,
+    sdkMetricsAddress: e.TEMPORAL_SDK_METRICS_ADDRESS,
+    shutdownGraceMs,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''),
   };
+}
+
+function duration(name: string, text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new ConfigError(`${name}: ${(err as Error).message}`);
+  }
+}
+
+/** The SDK's own loader, fed this environment (not process.env behind our back). */
+function temporalSecurity(env: NodeJS.ProcessEnv): TemporalConnectionSecurity {
+  try {
+    const defined = Object.fromEntries(Object.entries(env).filter((kv): kv is [string, string] => kv[1] !== undefined && kv[1] !== ''));
+    const { tls, apiKey, metadata } = loadClientConnectConfig({ overrideEnvVars: defined }).connectionOptions;
+    return { tls, apiKey, metadata };
+  } catch (err) {
+    throw new ConfigError(`TEMPORAL_* environment configuration: ${(err as Error).message}`);
+  }
 }
 
 /** `FOO=` in a shell or compose file means "not set", not "set to the empty string". */

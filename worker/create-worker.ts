@@ -1,6 +1,10 @@
 import { fileURLToPath } from 'node:url';
+import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
+import type { WorkerMetrics } from '../lib/metrics.js';
+import type { Tracing } from '../lib/tracing.js';
+import { activityMetrics } from './activity-metrics.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -11,6 +15,12 @@ export interface WorkerSettings {
   deps: ActivityDeps;
   /** Tests pass a pre-built bundle so the workflow code is compiled once per file, not per worker. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Business metrics observed as activities return (worker/activity-metrics.ts). */
+  metrics?: WorkerMetrics;
+  /** On shutdown, how long in-flight activities may run before they are cancelled. */
+  shutdownGraceMs?: number;
+  /** Spans for workflows and activities, continuing the trace of the request that signalled them. */
+  tracing?: Tracing;
 }
 
 /** The worker the service runs, and the one tests run: same workflows, same activities. */
@@ -21,5 +31,10 @@ export function createOrderWorker(settings: WorkerSettings): Promise<Worker> {
     taskQueue: settings.taskQueue,
     activities: createActivities(settings.deps),
     ...(settings.workflowBundle ? { workflowBundle: settings.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(settings.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: settings.shutdownGraceMs }),
+    interceptors: { activity: settings.metrics ? [activityMetrics(settings.metrics)] : [] },
+    plugins: settings.tracing
+      ? [new OpenTelemetryPlugin({ resource: settings.tracing.resource, spanProcessor: settings.tracing.spanProcessor })]
+      : [],
   });
 }

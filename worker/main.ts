@@ -1,43 +1,77 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createThirdParties } from '../activities/third-party/index.js';
-import { ConfigError, loadConfig } from '../lib/config.js';
+import { ConfigError, loadConfig, type TemporalConnectionSecurity } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
-import { createLogger } from '../lib/logger.js';
+import { createLogger, temporalLogger } from '../lib/logger.js';
+import { createWorkerMetrics } from '../lib/metrics.js';
+import { startTracing } from '../lib/tracing.js';
 import { createOrderWorker } from './create-worker.js';
+import { startMetricsServer } from './metrics-server.js';
 import { ensureReconciliationSchedule } from './reconciliation-schedule.js';
 
 const logger = createLogger('worker');
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  logger.level = config.logLevel;
   if (!config.databaseUrl || !config.temporal.address) {
     throw new ConfigError('the worker needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)');
   }
+  // One JSON stream: the SDK's own logs, Core's (forwarded), and workflow and activity logs go to pino.
+  Runtime.install({
+    logger: temporalLogger(logger),
+    telemetryOptions: {
+      logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+      metrics: { prometheus: { bindAddress: config.sdkMetricsAddress } },
+    },
+  });
+  const metrics = createWorkerMetrics();
+  const metricsServer = await startMetricsServer({ port: config.workerMetricsPort, registry: metrics.registry, sdkMetricsAddress: config.sdkMetricsAddress });
+  const tracing = config.otlpEndpoint ? startTracing('order-worker', { otlpEndpoint: config.otlpEndpoint }) : undefined;
   const db = createDb(config.databaseUrl);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect({ address: config.temporal.address, ...config.temporal.connection });
   try {
     const worker = await createOrderWorker({
       connection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       deps: { db, paymentWindowMs: config.paymentWindowMs, ...createThirdParties(db) },
+      metrics,
+      shutdownGraceMs: config.shutdownGraceMs,
+      tracing,
     });
-    const schedule = await withClient(config.temporal.address, config.temporal.namespace, (client) =>
+    const schedule = await withClient({ ...config.temporal, address: config.temporal.address }, (client) =>
       ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, ...config.reconciliation }),
     );
-    logger.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace, reconciliationSchedule: schedule }, 'worker started');
-    // Worker.run() returns after SIGINT/SIGTERM, once in-flight tasks have drained.
+    logger.info(
+      {
+        taskQueue: config.temporal.taskQueue,
+        namespace: config.temporal.namespace,
+        metricsPort: config.workerMetricsPort,
+        tracing: Boolean(tracing),
+        reconciliationSchedule: schedule,
+      },
+      'worker started',
+    );
+    // Worker.run() returns after SIGINT/SIGTERM (the Runtime's shutdown signals): it stops polling,
+    // lets in-flight activities finish for up to SHUTDOWN_GRACE, then cancels what is left.
     await worker.run();
   } finally {
+    metricsServer.close();
+    await tracing?.shutdown();
     await connection.close();
     await db.$disconnect();
   }
   logger.info('worker stopped');
 }
 
-async function withClient<T>(address: string, namespace: string, use: (client: Client) => Promise<T>): Promise<T> {
-  const connection = await Connection.connect({ address });
+async function withClient<T>(
+  temporal: { address: string; namespace: string; connection: TemporalConnectionSecurity },
+  use: (client: Client) => Promise<T>,
+): Promise<T> {
+  const connection = await Connection.connect({ address: temporal.address, ...temporal.connection });
+  const namespace = temporal.namespace;
   try {
     return await use(new Client({ connection, namespace }));
   } finally {

@@ -23,7 +23,11 @@ export class Fulfillment {
   readonly status: Record<FulfillmentStepName, StepStatus> = { invoice: 'PENDING', notification: 'PENDING', loyalty: 'PENDING' };
   private readonly retryRequested = new Set<FulfillmentStepName>();
 
-  constructor(private readonly orderId: string) {}
+  constructor(
+    private readonly orderId: string,
+    /** Called whenever a step's status changes (the workflow's Web UI details follow it). */
+    private readonly onChange: () => void = () => undefined,
+  ) {}
 
   get needsAttention(): boolean {
     return Object.values(this.status).includes('FAILED');
@@ -70,6 +74,7 @@ export class Fulfillment {
 
   private publish(): void {
     upsertSearchAttributes([{ key: NeedsAttentionKey, value: this.needsAttention }]);
+    this.onChange();
   }
 }
 

@@ -35,6 +35,15 @@ export interface PlacedOrder {
   items: Array<OrderLine & { unitPriceCents: number }>;
 }
 
+/**
+ * The workflow's static summary in the Temporal Web UI, set by the API when it starts the workflow.
+ * The total is decided by the placement transaction, after the start: the current details show it.
+ */
+export function orderSummary(request: Pick<PlaceOrderRequest, 'orderId' | 'customerId' | 'items' | 'couponCode'>): string {
+  const items = request.items.map((i) => `${i.quantity} × ${i.sku}`).join(', ');
+  return `Order ${request.orderId} for ${request.customerId}: ${items}${request.couponCode ? ` (coupon ${request.couponCode})` : ''}`;
+}
+
 /** What the payment provider told us, as the webhook verified it. */
 export interface PaymentNotice {
   paymentId: string;

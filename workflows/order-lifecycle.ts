@@ -6,6 +6,7 @@ import {
   log,
   patched,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -54,7 +55,7 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
   let waitingFor = 'the order to be placed';
   const inbox: PaymentNotice[] = [];
   const payments = new Map<string, PaymentStatus>();
-  const fulfillment = new Fulfillment(orderId);
+  const fulfillment = new Fulfillment(orderId, showDetails);
 
   setHandler(
     placeOrderUpdate,
@@ -113,6 +114,7 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
 
   setHandler(statusQuery, snapshot);
 
+  showDetails();
   if (adopt) {
     // Reconciliation found this order without a running workflow: take it over as it stands.
     const existing = await database.loadOrder(orderId);
@@ -137,7 +139,7 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
   async function awaitPaymentOrDeadline(): Promise<void> {
     let recheckMs: number | undefined;
     while (status === 'UNPAID') {
-      waitingFor = `payment until ${expiresAt}`;
+      waitFor(`payment until ${expiresAt}`);
       const woken = await wakeEarlyOrAfter(() => inbox.length > 0 || cancelRequested || deadlineMoved, recheckMs ?? msUntil(expiresAt!));
       recheckMs = undefined;
       deadlineMoved = false;
@@ -163,13 +165,13 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
 
   /** Only the winner of the guarded cancel gets here, so each step runs for one order once. */
   async function compensateCancellation(): Promise<void> {
-    waitingFor = 'stock, coupon and payment intent to be released';
+    waitFor('stock, coupon and payment intent to be released');
     const released = await Promise.allSettled([
       database.releaseStock(orderId),
       database.releaseCoupon(orderId),
       thirdParty.closePaymentIntent(orderId),
     ]);
-    waitingFor = 'the customer to be notified';
+    waitFor('the customer to be notified');
     await thirdParty.notifyCustomer({ orderId, template: 'ORDER_CANCELLED' });
     const failed = released.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
@@ -181,7 +183,7 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
 
   /** Fulfilment runs while further payments (double payments) are still settled, i.e. refunded. */
   async function fulfil(): Promise<void> {
-    waitingFor = 'fulfilment: invoice, notification, loyalty points';
+    waitFor('fulfilment: invoice, notification, loyalty points');
     let fulfilled = false;
     const running = fulfillment.run().then(() => {
       fulfilled = true;
@@ -197,7 +199,7 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
     const before = waitingFor;
     while (inbox.length > 0) {
       const notice = inbox.shift()!;
-      waitingFor = `payment ${notice.paymentId} to be settled`;
+      waitFor(`payment ${notice.paymentId} to be settled`);
       const settled = await database.settlePayment(notice);
       payments.set(notice.paymentId, settled.paymentStatus);
       if (settled.outcome === 'PAID') {
@@ -211,7 +213,17 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
         await thirdParty.notifyCustomer({ orderId, template: 'PAYMENT_REFUNDED', key: notice.paymentId });
       }
     }
-    waitingFor = before;
+    waitFor(before);
+  }
+
+  function waitFor(what: string): void {
+    waitingFor = what;
+    showDetails();
+  }
+
+  /** The Web UI's "current details": what this order is and what it waits for, in plain words. */
+  function showDetails(): void {
+    setCurrentDetails(describeOrder(snapshot(), order));
   }
 
   /** The first placement (or adoption) that succeeds defines the order; replays change nothing. */
@@ -224,6 +236,7 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
   }
 
   function publishSearchAttributes(): void {
+    showDetails();
     upsertSearchAttributes([
       { key: OrderStatusKey, value: status ?? 'PLACING' },
       { key: CustomerIdKey, value: order!.customerId },
@@ -232,7 +245,7 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
   }
 
   async function finish(nextStep: string): Promise<LifecycleStatus> {
-    waitingFor = nextStep;
+    waitFor(nextStep);
     await condition(allHandlersFinished);
     log.info('order lifecycle finished', { orderId, status, workflowId: workflowInfo().workflowId });
     return snapshot();
@@ -249,6 +262,19 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
       fulfillment: status === 'PAID' ? { ...fulfillment.status } : null,
     };
   }
+}
+
+function describeOrder(now: LifecycleStatus, order: PlacedOrder | undefined): string {
+  const lines = [`**${now.status}**${now.cancelReason ? ` (${now.cancelReason})` : ''}`];
+  if (order) lines.push(`${order.customerId} · ${(order.totalCents / 100).toFixed(2)} · deadline ${now.expiresAt}`);
+  lines.push(`Waiting for: ${now.waitingFor}`);
+  if (now.fulfillment) {
+    const steps = Object.entries(now.fulfillment).map(([step, s]) => `${step} ${s}`);
+    lines.push(`Fulfilment: ${steps.join(', ')}`);
+    const failed = Object.entries(now.fulfillment).filter(([, s]) => s === 'FAILED').map(([step]) => step);
+    if (failed.length > 0) lines.push(`Needs attention: fix the cause, then POST /orders/${now.orderId}/fulfillment/${failed[0]}/retry`);
+  }
+  return lines.join('\n\n');
 }
 
 /** condition() with a timeout of 0 would wait forever, so a deadline already past is checked at once. */

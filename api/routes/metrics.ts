@@ -1,4 +1,5 @@
 import { Router, type RequestHandler } from 'express';
+import { orderFields, type Logger } from '../../lib/logger.js';
 import type { ApiMetrics } from '../../lib/metrics.js';
 
 export function metricsRouter({ metrics }: { metrics: ApiMetrics }): Router {
@@ -9,13 +10,21 @@ export function metricsRouter({ metrics }: { metrics: ApiMetrics }): Router {
   return router;
 }
 
-/** Times every request, labelled by the route pattern (never the raw path: ids would explode the label set). */
-export function observeRequests({ metrics }: { metrics: ApiMetrics }): RequestHandler {
+/**
+ * Times every request, labelled by the route pattern (never the raw path: ids would explode the
+ * label set), and writes one access-log line; a request about an order names its orderId and workflowId.
+ */
+export function observeRequests({ metrics, logger }: { metrics: ApiMetrics; logger: Logger }): RequestHandler {
   return (req, res, next) => {
     const stop = metrics.httpDuration.startTimer();
     res.on('finish', () => {
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      stop({ method: req.method, route, status: String(res.statusCode) });
+      const seconds = stop({ method: req.method, route, status: String(res.statusCode) });
+      const orderId = route.startsWith('/orders/:id') || route.startsWith('/dev/orders/:id') ? String(req.params.id) : undefined;
+      logger.info(
+        { method: req.method, route, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000), ...(orderId ? orderFields(orderId) : {}) },
+        'request',
+      );
     });
     next();
   };

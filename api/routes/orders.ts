@@ -8,6 +8,7 @@ import {
   cancelSignal,
   extendDeadlineUpdate,
   ORDER_WORKFLOW_TYPE,
+  orderSummary,
   orderWorkflowId,
   placeOrderUpdate,
   type PlaceOrderRequest,
@@ -50,6 +51,7 @@ export function ordersRouter({ db, temporal, taskQueue, adminToken, metrics }: O
       args: [{ orderId }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       typedSearchAttributes: [{ key: CustomerIdKey, value: body.customerId }],
+      staticSummary: orderSummary(request),
     });
     try {
       const placed = await temporal.workflow.executeUpdateWithStart(placeOrderUpdate, { args: [request], startWorkflowOperation: start });

@@ -67,6 +67,7 @@ export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger,
         args: [notice],
         // A redelivery of the same paymentId must not start a second settlement, ever.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        staticSummary: `Late payment ${notice.paymentId} (${notice.amountCents} cents) for order ${notice.orderId}: to be refunded`,
       });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db.js';
 
 describe('fault injection without FAULTS_ENABLED', () => {
-  it('answers 404 for both endpoints, touching neither the database nor Temporal', async () => {
+  it('answers 404 for both endpoints and for the dev simulate-payment endpoint, touching neither the database nor Temporal', async () => {
     const untouchable = new Proxy({}, { get: () => { throw new Error('must not be used'); } });
     const app = createApp({
       db: untouchable as Db,
@@ -14,6 +14,7 @@ describe('fault injection without FAULTS_ENABLED', () => {
       adminToken: 't',
       webhookSecret: 's',
       faultsEnabled: false,
+      temporalUiUrl: 'http://localhost:8233',
       logger: createLogger('test', 'silent'),
     });
     const server = app.listen(0, '127.0.0.1');
@@ -23,7 +24,8 @@ describe('fault injection without FAULTS_ENABLED', () => {
       const headers = { authorization: 'Bearer t', 'content-type': 'application/json' };
       const put = await fetch(`${base}/admin/faults/invoice`, { method: 'PUT', headers, body: '{"failNext":1}' });
       const del = await fetch(`${base}/admin/faults/invoice`, { method: 'DELETE', headers });
-      expect([put.status, del.status]).toEqual([404, 404]);
+      const simulate = await fetch(`${base}/dev/orders/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/simulate-payment`, { method: 'POST' });
+      expect([put.status, del.status, simulate.status]).toEqual([404, 404, 404]);
       expect(await put.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
     } finally {
       server.close();

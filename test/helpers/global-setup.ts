@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { ensurePrismaClient, migrateDeploy } from '../../dev/migrate.js';
 import { createDatabase } from '../../dev/databases.js';
 import { startThrowawayPostgres } from '../../dev/postgres.js';
+import { ensureChromium } from './browser.js';
 import { DEV_SERVER_MISSING, resolveDevServer, resolveTestServer, TEST_SERVER_MISSING } from '../../dev/temporal-binaries.js';
 
 declare module 'vitest' {
@@ -14,6 +15,9 @@ declare module 'vitest' {
     devServerPath: string | null;
     /** Java test server for createTimeSkippingEnv(); null lets the SDK download one (online only). */
     testServerPath: string | null;
+    /** Debian's chromium for the browser tests; null when it cannot be installed (see chromiumSkipReason). */
+    chromiumPath: string | null;
+    chromiumSkipReason: string;
   }
 }
 
@@ -28,6 +32,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (devServerPath === undefined) console.warn(`${DEV_SERVER_MISSING}; the Temporal SDK will try to download one`);
   if (testServerPath === undefined) console.warn(`${TEST_SERVER_MISSING}; the Temporal SDK will try to download one`);
   await ensurePrismaClient();
+  const browser = ensureChromium();
+  if ('skip' in browser) console.warn(`browser tests will be skipped: ${browser.skip}`);
 
   const postgres = await startThrowawayPostgres();
   try {
@@ -40,5 +46,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('migratedTemplate', MIGRATED_TEMPLATE);
   project.provide('devServerPath', devServerPath ?? null);
   project.provide('testServerPath', testServerPath ?? null);
+  project.provide('chromiumPath', 'path' in browser ? browser.path : null);
+  project.provide('chromiumSkipReason', 'skip' in browser ? browser.skip : '');
   return () => postgres.stop();
 }

@@ -1,17 +1,24 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { Client } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
 import type { ActivityDeps } from '../../activities/index.js';
 import { createThirdParties, type ThirdParties } from '../../activities/third-party/index.js';
 import { createApp } from '../../api/app.js';
-import { signPayload } from '../../api/webhook-signature.js';
+import { signedHeaders } from '../../api/webhook-signature.js';
 import type { Db } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
+import { createWorkerMetrics, type WorkerMetrics } from '../../lib/metrics.js';
+import type { Tracing } from '../../lib/tracing.js';
+import { findFreePort } from '../../dev/ports.js';
 import { createOrderWorker, WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { createTestDatabase } from './database.js';
 import { createLocalEnv, createTimeSkippingEnv } from './temporal.js';
+
+const OTEL_WORKFLOW_INTERCEPTORS = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 
 export const ADMIN_TOKEN = 'test-admin-token';
 export const WEBHOOK_SECRET = 'test-webhook-secret';
@@ -40,6 +47,13 @@ export interface OrderHarness {
   fakeCount(service: string, operation: string, key?: string): Promise<{ effects: number; calls: number }>;
   /** Swaps third-party behaviour for one test, e.g. a notifier that fails twice. */
   thirdParties: ThirdParties;
+  databaseUrl: string;
+  /** The API's base URL (the orders page is at `/`). */
+  baseUrl: string;
+  /** The Temporal Web UI, when started with `webUi: true`. */
+  webUiUrl: string | undefined;
+  /** The worker's business metrics (lib/metrics.ts createWorkerMetrics). */
+  workerMetrics: WorkerMetrics;
   close(): Promise<void>;
 }
 
@@ -48,12 +62,21 @@ export interface HarnessOptions {
   /** `time-skipping` (default): the Java test server. `dev-server`: a real Temporal server, real time. */
   temporal?: 'time-skipping' | 'dev-server';
   paymentWindowMs?: number;
+  /** dev-server only: also serve the Temporal Web UI (on a free port; `webUiUrl` says where). */
+  webUi?: boolean;
+  /** False: no worker in this process (a test runs worker/main.ts itself on this task queue). */
+  inProcessWorker?: boolean;
+  /** Tracing for the worker (its interceptors and sink) and the API's Temporal client. */
+  tracing?: Tracing;
 }
 
 export async function startOrderHarness(options: HarnessOptions = {}): Promise<OrderHarness> {
-  const { taskQueue = 'orders-test', temporal = 'time-skipping', paymentWindowMs = PAYMENT_WINDOW_MS } = options;
+  const { taskQueue = 'orders-test', temporal = 'time-skipping', paymentWindowMs = PAYMENT_WINDOW_MS, tracing } = options;
   const database = await createTestDatabase();
-  const env = temporal === 'time-skipping' ? await createTimeSkippingEnv() : await createLocalEnv();
+  const uiPort = options.webUi ? await findFreePort() : undefined;
+  const env = temporal === 'time-skipping' ? await createTimeSkippingEnv() : await createLocalEnv({ uiPort });
+  const webUiUrl = uiPort === undefined ? undefined : `http://127.0.0.1:${uiPort}`;
+  const workerMetrics = createWorkerMetrics();
   const db = database.prisma;
   // Tests swap a fake's behaviour (e.g. a notifier that fails twice) without restarting the worker.
   const thirdParties: ThirdParties = createThirdParties(db);
@@ -71,22 +94,31 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     // On the real server the database's own clock judges deadlines, as in production.
     ...(temporal === 'time-skipping' ? { clock: async () => new Date(await env.currentTimeMs()) } : {}),
   };
-  const worker: Worker = await createOrderWorker({
+  const worker: Worker | undefined = options.inProcessWorker === false ? undefined : await createOrderWorker({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
     deps,
-    workflowBundle: await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger }),
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      logger: quietBundlerLogger,
+      ...(tracing ? { workflowInterceptorModules: [OTEL_WORKFLOW_INTERCEPTORS] } : {}),
+    }),
+    metrics: workerMetrics,
+    ...(tracing ? { tracing } : {}),
   });
-  const running = worker.run();
+  const running = worker?.run();
 
   const app = createApp({
     db,
-    temporal: env.client,
+    temporal: tracing
+      ? new Client({ connection: env.connection, namespace: env.namespace ?? 'default', interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } })
+      : env.client,
     taskQueue,
     adminToken: ADMIN_TOKEN,
     webhookSecret: WEBHOOK_SECRET,
     faultsEnabled: true,
+    temporalUiUrl: webUiUrl ?? 'http://localhost:8233',
     logger: createLogger('api-test', 'silent'),
   });
   const server: Server = await new Promise((resolve) => {
@@ -114,11 +146,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     admin: (method, path, body) => http(method, path, body, { authorization: `Bearer ${ADMIN_TOKEN}` }),
     pay: ({ paidAt = new Date().toISOString(), ...rest }) => {
       const raw = JSON.stringify({ ...rest, paidAt });
-      const ts = Math.floor(Date.now() / 1000);
-      return http('POST', '/payments/callback', raw, {
-        'x-payment-timestamp': String(ts),
-        'x-payment-signature': signPayload(WEBHOOK_SECRET, ts, raw),
-      });
+      return http('POST', '/payments/callback', raw, signedHeaders(WEBHOOK_SECRET, raw));
     },
     async fakeCount(service, operation, key) {
       const where = { service, operation, ...(key === undefined ? {} : { idempotencyKey: key }) };
@@ -126,9 +154,13 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
       return { effects, calls };
     },
     thirdParties,
+    databaseUrl: database.url,
+    baseUrl: base,
+    webUiUrl,
+    workerMetrics,
     async close() {
       await new Promise((resolve) => server.close(resolve));
-      worker.shutdown();
+      worker?.shutdown();
       await running;
       await env.teardown();
       await database.drop();

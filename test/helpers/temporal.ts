@@ -20,10 +20,17 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
   return env;
 }
 
-/** A real Temporal server (the CLI's dev server, in memory) with the order search attributes registered. */
-export function createLocalEnv(): Promise<TestWorkflowEnvironment> {
+/**
+ * A real Temporal server (the CLI's dev server, in memory) with the order search attributes
+ * registered; with `uiPort`, its Web UI too (headless otherwise).
+ */
+export function createLocalEnv(options: { uiPort?: number | undefined } = {}): Promise<TestWorkflowEnvironment> {
   return TestWorkflowEnvironment.createLocal({
-    server: { executable: executable(inject('devServerPath')), searchAttributes: [...SEARCH_ATTRIBUTES] },
+    server: {
+      executable: executable(inject('devServerPath')),
+      searchAttributes: [...SEARCH_ATTRIBUTES],
+      ...(options.uiPort === undefined ? {} : { ui: true, uiPort: options.uiPort }),
+    },
   });
 }
 

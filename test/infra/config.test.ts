@@ -33,3 +33,26 @@ it.each([
   expect(load).toThrow(ConfigError);
   expect(load).toThrow(message);
 });
+
+it('reads the operability additions with their defaults', () => {
+  expect(loadConfig({})).toMatchObject({
+    workerMetricsPort: 9464,
+    sdkMetricsAddress: '127.0.0.1:9465',
+    shutdownGraceMs: 10_000,
+    otlpEndpoint: undefined,
+    temporal: { uiUrl: 'http://localhost:8233', connection: {} },
+  });
+  expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', TEMPORAL_UI_URL: 'https://ui.example/' })).toMatchObject({
+    otlpEndpoint: 'http://collector:4318',
+    temporal: { uiUrl: 'https://ui.example' },
+  });
+  expect(() => loadConfig({ SHUTDOWN_GRACE: '10' })).toThrow(/^SHUTDOWN_GRACE: /);
+  expect(() => loadConfig({ TEMPORAL_UI_URL: 'not a url' })).toThrow(/^TEMPORAL_UI_URL: /);
+  expect(() => loadConfig({ WORKER_METRICS_PORT: '0' })).toThrow(/^WORKER_METRICS_PORT: /);
+});
+
+it('takes Temporal Cloud credentials from the SDK environment configuration (API key turns TLS on)', () => {
+  const config = loadConfig({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'ns.acct', TEMPORAL_API_KEY: 'key-1' });
+  expect(config.temporal).toMatchObject({ address: 'ns.acct.tmprl.cloud:7233', namespace: 'ns.acct', connection: { apiKey: 'key-1', tls: true } });
+  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }).temporal.connection).toEqual({ tls: undefined, apiKey: undefined, metadata: undefined });
+});

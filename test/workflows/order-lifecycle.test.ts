@@ -73,8 +73,9 @@ describe('OrderLifecycle on the time-skipping server', () => {
     expect(await statusOf(order.id)).toBe('CANCELLED');
     expect(await h.fakeCount('payments', 'refund', paymentId)).toEqual({ effects: 1, calls: 1 });
     expect(await h.db.refund.count({ where: { paymentId } })).toBe(1);
-    await eventually(async () => (await h.fakeCount('notification', 'PAYMENT_REFUNDED')).effects > 0);
-    expect(await h.fakeCount('notification', 'PAYMENT_REFUNDED', `${order.id}:PAYMENT_REFUNDED:${paymentId}`)).toEqual({ effects: 1, calls: 1 });
+    const refundNotice = `${order.id}:PAYMENT_REFUNDED:${paymentId}`;
+    await eventually(async () => (await h.fakeCount('notification', 'PAYMENT_REFUNDED', refundNotice)).effects > 0);
+    expect(await h.fakeCount('notification', 'PAYMENT_REFUNDED', refundNotice)).toEqual({ effects: 1, calls: 1 });
     expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0, sold: 0 });
   });
 

@@ -1,0 +1,95 @@
+// The orders page: polls GET /orders, ticks the countdowns every second between polls.
+// Plain DOM (textContent only: customer ids are user input), no build step.
+const REFRESH_MS = 2000;
+const tbody = document.getElementById('orders');
+const meta = document.getElementById('meta');
+let config = { temporalUiUrl: 'http://localhost:8233', namespace: 'default', devMode: false };
+let orders = [];
+let clockSkewMs = 0; // server clock minus ours, from the Date header: countdowns follow the server
+
+function el(tag, props = {}, ...children) {
+  const node = Object.assign(document.createElement(tag), props);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function countdown(order) {
+  if (order.status !== 'UNPAID') return el('span', { textContent: '—' });
+  const span = el('span', { className: 'countdown' });
+  span.dataset.expiresAt = order.expiresAt;
+  tick(span);
+  return span;
+}
+
+/** Updates one countdown in place (every second, without rebuilding the rows). */
+function tick(span) {
+  const left = Date.parse(span.dataset.expiresAt) - (Date.now() + clockSkewMs);
+  const s = Math.ceil(left / 1000);
+  const clock = `${Math.floor(s / 3600) ? `${Math.floor(s / 3600)}h ` : ''}${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+  span.textContent = left <= 0 ? 'expired, cancelling …' : `${clock} left`;
+  span.classList.toggle('late', left <= 0);
+}
+
+function fulfilment(order) {
+  if (!order.fulfillment) return el('span', { textContent: order.status === 'PAID' ? '…' : '—' });
+  const steps = Object.entries(order.fulfillment);
+  const done = steps.filter(([, s]) => s === 'DONE').length;
+  const wrap = el('span', { className: 'fulfilment', textContent: `${done}/${steps.length} ` });
+  for (const [step, s] of steps) wrap.append(el('span', { className: `step-${s}`, textContent: `${step} ${s.toLowerCase()} ` }));
+  return wrap;
+}
+
+function workflowLink(order) {
+  const href = `${config.temporalUiUrl}/namespaces/${encodeURIComponent(config.namespace)}/workflows/${encodeURIComponent(order.workflowId)}`;
+  return el('a', { href, target: '_blank', rel: 'noopener', className: 'workflow-link', textContent: order.workflowId });
+}
+
+function payButton(order) {
+  if (!config.devMode || !order.payable) return '';
+  const button = el('button', { className: 'simulate-payment', textContent: 'Simulate payment' });
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    button.textContent = 'paying …';
+    const res = await fetch(`/dev/orders/${order.id}/simulate-payment`, { method: 'POST' });
+    button.textContent = res.ok ? 'sent' : `failed (${res.status})`;
+    await refresh();
+  });
+  return button;
+}
+
+function render() {
+  tbody.replaceChildren(
+    ...orders.map((order) =>
+      el(
+        'tr',
+        { className: 'order', id: `order-${order.id}` },
+        el('td', {}, el('code', { textContent: order.id.slice(0, 8) })),
+        el('td', { textContent: order.customerId }),
+        el('td', { textContent: (order.totalCents / 100).toFixed(2) }),
+        el('td', {}, el('span', { className: `status ${order.status}`, textContent: order.status + (order.cancelReason ? ` (${order.cancelReason})` : '') })),
+        el('td', {}, countdown(order)),
+        el('td', {}, fulfilment(order)),
+        el('td', {}, workflowLink(order)),
+        el('td', {}, payButton(order)),
+      ),
+    ),
+  );
+}
+
+async function refresh() {
+  try {
+    const res = await fetch('/orders?limit=25');
+    const date = res.headers.get('date');
+    if (date) clockSkewMs = Date.parse(date) - Date.now();
+    orders = (await res.json()).orders;
+    meta.textContent = `${orders.length} most recent · updated ${new Date().toLocaleTimeString()}${config.devMode ? ' · dev mode' : ''}`;
+    render();
+  } catch (err) {
+    meta.textContent = `cannot load orders: ${err.message}`;
+  }
+}
+
+config = await (await fetch('/ui/config')).json();
+await refresh();
+setInterval(refresh, REFRESH_MS);
+setInterval(() => document.querySelectorAll('.countdown').forEach(tick), 1000);

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { placeOrder, seedCatalog } from '../helpers/catalog.js';
+import { browserSkipReason, launchBrowser } from '../helpers/browser.js';
+import { startOrderHarness, WEBHOOK_SECRET, type OrderHarness } from '../helpers/order-harness.js';
+
+/**
+ * The orders page and the Temporal Web UI in headless Chromium (Debian's package, driven by
+ * playwright-core), against the whole service on a real dev server with its Web UI.
+ */
+const skip = browserSkipReason();
+if (skip) console.warn(`browser tests skipped: ${skip}`);
+
+const WINDOW_MS = 8_000;
+let h: OrderHarness;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let page: Page;
+
+describe.skipIf(skip !== undefined)('in headless Chromium', () => {
+  beforeAll(async () => {
+    [h, browser] = await Promise.all([
+      startOrderHarness({ temporal: 'dev-server', taskQueue: 'orders-browser', paymentWindowMs: WINDOW_MS, webUi: true }),
+      launchBrowser(),
+    ]);
+    page = await browser.context.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('orders page: an order counts down, "simulate payment" sends a signed callback, and it turns PAID', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku, customerId: `page-${randomUUID().slice(0, 8)}` });
+    await page.goto(h.baseUrl + '/');
+    const row = page.locator(`#order-${order.id}`);
+    await row.locator('.status.UNPAID').waitFor({ timeout: 5_000 });
+    expect(await row.locator('.countdown').textContent()).toMatch(/^00:0\d left$/);
+    expect(await row.locator('a.workflow-link').getAttribute('href')).toBe(`${h.webUiUrl}/namespaces/default/workflows/order-${order.id}`);
+
+    await row.locator('button.simulate-payment').click();
+    await row.locator('.status.PAID').waitFor({ timeout: 10_000 });
+    await row.locator('.fulfilment', { hasText: '3/3' }).waitFor({ timeout: 15_000 });
+    const stored = await h.db.payment.findMany({ where: { orderId: order.id } });
+    expect(stored).toMatchObject([{ amountCents: order.totalCents, status: 'CAPTURED' }]);
+    // The signing happened on the server: nothing the browser loads carries the secret.
+    for (const path of ['/', '/page.js', '/ui/config']) expect(await (await fetch(h.baseUrl + path)).text()).not.toContain(WEBHOOK_SECRET);
+  });
+
+  it('orders page: an order left unpaid shows CANCELLED once its window has passed', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    await page.goto(h.baseUrl + '/');
+    const row = page.locator(`#order-${order.id}`);
+    await row.locator('.status.UNPAID').waitFor({ timeout: 5_000 });
+    await row.locator('.status.CANCELLED', { hasText: 'PAYMENT_TIMEOUT' }).waitFor({ timeout: WINDOW_MS + 15_000 });
+    const cancelledAt = (await h.db.order.findUniqueOrThrow({ where: { id: order.id } })).cancelledAt!;
+    expect(cancelledAt.getTime()).toBeGreaterThanOrEqual(Date.parse(order.expiresAt));
+    expect((await h.workerMetrics.cancelLag.get()).values.find((v) => v.labels.le === '+Inf')!.value).toBeGreaterThanOrEqual(1);
+  });
+
+  it('Temporal Web UI: a list filter finds the order\'s workflow, which shows its summary and what it waits for', async () => {
+    const customerId = `ui-${randomUUID().slice(0, 8)}`;
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku, customerId, quantity: 3 });
+    const query = `CustomerId = "${customerId}" AND OrderStatus = "UNPAID"`;
+    await page.goto(`${h.webUiUrl}/namespaces/default/workflows?query=${encodeURIComponent(query)}`);
+    const link = page.getByRole('link', { name: `order-${order.id}` });
+    await link.first().waitFor({ timeout: 30_000 });
+    await link.first().click();
+    // The workflow's page, tab "User Metadata": the summary set at start, the details the workflow keeps current.
+    await page.getByRole('link', { name: 'User Metadata' }).or(page.getByRole('tab', { name: 'User Metadata' })).first().click();
+    await shown(page, `Order ${order.id} for ${customerId}: 3 × ${sku}`);
+    await shown(page, `Waiting for: payment until ${order.expiresAt}`);
+  });
+});
+
+/** The Web UI renders summary and details as markdown in iframes: look in every frame. */
+async function shown(page: Page, text: string, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    for (const frame of page.frames()) {
+      if ((await frame.textContent('body').catch(() => null))?.includes(text)) return;
+    }
+    if (Date.now() > end) throw new Error(`"${text}" is not shown on ${page.url()}`);
+    await page.waitForTimeout(250);
+  }
+}

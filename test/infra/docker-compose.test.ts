@@ -1,0 +1,98 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../dev/paths.js';
+import { CONFIG_VARIABLES, loadConfig } from '../../lib/config.js';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { TypedSearchAttributes } from '@temporalio/common';
+
+/**
+ * No Docker engine here: the compose file is checked as data against the contract, and by
+ * `docker-compose config` when Debian's docker-compose is installed.
+ */
+const FILE = join(PROJECT_ROOT, 'docker-compose.yml');
+interface Service {
+  image?: string;
+  build?: string;
+  command?: string[] | string;
+  ports?: string[];
+  environment?: Record<string, string | number>;
+  depends_on?: Record<string, { condition: string }>;
+}
+const compose = parse(readFileSync(FILE, 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const services = compose.services;
+const CONTRACT_VARIABLES = ['PORT', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'PAYMENT_WINDOW',
+  'PAYMENT_WEBHOOK_SECRET', 'ADMIN_TOKEN', 'FAULTS_ENABLED'];
+
+/** `${VAR:-default}` → default, `${VAR:?message}` → a stand-in secret: what the engine would pass. */
+function interpolate(env: Record<string, string | number>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{(\w+)(?::-([^}]*)|:\?[^}]*)?\}/g, (_m, _name, fallback) => fallback ?? 'secret-from-env')]),
+  );
+}
+
+const workers = Object.entries(services).filter(([name]) => /^worker-\d+$/.test(name));
+const appServices: Array<[string, Service]> = [['api', services.api!], ...workers];
+
+describe('docker-compose.yml', () => {
+  it('has the production-like stack: PostgreSQL, Temporal on it, search attributes, Web UI, migrations, two workers, the API', () => {
+    expect(Object.keys(services).sort()).toEqual(
+      ['api', 'migrate', 'postgres', 'temporal', 'temporal-setup', 'temporal-ui', 'worker-1', 'worker-2'].sort(),
+    );
+    expect(services.temporal!.image).toMatch(/^temporalio\/auto-setup:/);
+    expect(services.temporal!.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
+    expect(services['temporal-ui']!.image).toMatch(/^temporalio\/ui:/);
+    expect(workers).toHaveLength(2);
+    for (const [, worker] of workers) expect(worker.command).toEqual(['node', '--import', 'tsx', 'worker/main.ts']);
+    expect(services.api!.command).toEqual(['node', '--import', 'tsx', 'api/server.ts']);
+    for (const [, app] of [...appServices, ['migrate', services.migrate!] as const]) expect(app.build).toBe('.');
+    expect(existsSync(join(PROJECT_ROOT, 'Dockerfile'))).toBe(true);
+    // Nothing of ours starts before the schema and the search attributes exist.
+    for (const [, app] of appServices) {
+      expect(app.depends_on).toMatchObject({
+        migrate: { condition: 'service_completed_successfully' },
+        'temporal-setup': { condition: 'service_completed_successfully' },
+      });
+    }
+  });
+
+  it('publishes the contract ports: API 3000, Temporal frontend 7233, Web UI 8233', () => {
+    expect(services.api!.ports).toContain('3000:3000');
+    expect(services.temporal!.ports).toContain('7233:7233');
+    expect(services['temporal-ui']!.ports).toContain('8233:8080');
+  });
+
+  it('gives the API and each worker the contract variables, only variables lib/config.ts knows, and a valid config', () => {
+    for (const [name, app] of appServices) {
+      const env = interpolate(app.environment ?? {});
+      const required = CONTRACT_VARIABLES.filter((v) => v !== 'PORT' || name === 'api');
+      expect(Object.keys(env), name).toEqual(expect.arrayContaining(required));
+      expect(Object.keys(env).filter((k) => !(CONFIG_VARIABLES as readonly string[]).includes(k)), name).toEqual([]);
+      const config = loadConfig(env);
+      expect(config.temporal, name).toMatchObject({ address: 'temporal:7233', namespace: 'default', taskQueue: 'orders' });
+      expect(new URL(config.databaseUrl!).hostname, name).toBe('postgres');
+      expect(config.faultsEnabled, name).toBe(false); // fault injection never in production
+      // Secrets are required from the environment, never defaulted in the file.
+      expect(String(app.environment!.PAYMENT_WEBHOOK_SECRET)).toMatch(/^\$\{PAYMENT_WEBHOOK_SECRET:\?/);
+      expect(String(app.environment!.ADMIN_TOKEN)).toMatch(/^\$\{ADMIN_TOKEN:\?/);
+    }
+    expect(loadConfig(interpolate(services.api!.environment!)).port).toBe(3000);
+  });
+
+  it('registers every search attribute the workflows use, with its type', () => {
+    const setup = JSON.stringify(services['temporal-setup']!.command);
+    for (const key of SEARCH_ATTRIBUTES) expect(setup).toContain(`${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`);
+  });
+
+  const composeBin = spawnSync('docker-compose', ['version'], { stdio: 'ignore' }).status === 0;
+  it.skipIf(!composeBin)('passes `docker-compose config` (run when the docker-compose package is installed)', () => {
+    const run = spawnSync('docker-compose', ['-f', FILE, 'config', '-q'], {
+      env: { ...process.env, PAYMENT_WEBHOOK_SECRET: 'x', ADMIN_TOKEN: 'y' },
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+  });
+});

@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../dev/paths.js';
+import { createApiMetrics, createWorkerMetrics } from '../../lib/metrics.js';
+import type { Db } from '../../lib/db.js';
+
+const dashboard = JSON.parse(readFileSync(join(PROJECT_ROOT, 'ops', 'grafana-dashboard.json'), 'utf8')) as {
+  panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+};
+
+it('has the panels operators need: cancel lag p50/p95/p99, fulfilment and compensation failures, open/stuck orders, webhook latency', () => {
+  const titles = dashboard.panels.map((p) => p.title).join(' | ');
+  for (const wanted of [/Cancel lag/, /Fulfilment failures/, /Compensation/, /Open and stuck orders/, /Webhook latency/]) expect(titles).toMatch(wanted);
+  const lag = dashboard.panels.find((p) => p.title.startsWith('Cancel lag ('))!.targets.map((t) => t.expr).join('\n');
+  for (const q of ['0.5', '0.95', '0.99']) expect(lag).toContain(`histogram_quantile(${q}, sum by (le) (rate(order_cancel_lag_seconds_bucket`);
+});
+
+it('queries only metrics the API or the worker exports (ours by registry, the SDK\'s by its temporal_ prefix)', async () => {
+  const ours = new Set<string>();
+  const unused = new Proxy({}, { get: () => { throw new Error('not scraped here'); } }) as Db;
+  for (const registry of [createApiMetrics(unused).registry, createWorkerMetrics().registry]) {
+    for (const metric of registry.getMetricsAsArray()) ours.add(metric.name);
+  }
+  const used = dashboard.panels.flatMap((p) => p.targets.flatMap((t) => [...t.expr.matchAll(/\b([a-z_]+)(?:\{|\[)/g)].map((m) => m[1]!)));
+  const unknown = used.filter((name) => !name.startsWith('temporal_') && !ours.has(name.replace(/_(bucket|sum|count)$/, '')));
+  expect(used.length).toBeGreaterThan(10);
+  expect(unknown).toEqual([]);
+});

@@ -1,0 +1,117 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '../../dev/ports.js';
+import { PROJECT_ROOT } from '../../dev/paths.js';
+import { placeOrder, seedCatalog } from '../helpers/catalog.js';
+import { eventually } from '../helpers/eventually.js';
+import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+
+/**
+ * worker/main.ts as the service runs it (its own process, configured by the environment) against
+ * a real dev server; the API runs in the test. Checks its logs, its /metrics and its shutdown.
+ */
+const TASK_QUEUE = 'orders-worker-process';
+let h: OrderHarness;
+let worker: ChildProcess;
+let metricsUrl: string;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  h = await startOrderHarness({ temporal: 'dev-server', taskQueue: TASK_QUEUE, inProcessWorker: false });
+  const [metricsPort, sdkPort] = [await findFreePort(), await findFreePort()];
+  metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  worker = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      DATABASE_URL: h.databaseUrl,
+      TEMPORAL_ADDRESS: h.env.address,
+      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+      PAYMENT_WINDOW: '2s',
+      WORKER_METRICS_PORT: String(metricsPort),
+      TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}`,
+      SHUTDOWN_GRACE: '20s',
+      LOG_LEVEL: 'info',
+    },
+  });
+  let buffered = '';
+  worker.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    const complete = buffered.split('\n');
+    buffered = complete.pop()!;
+    lines.push(...complete.filter((l) => l.trim() !== ''));
+  });
+  worker.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  await eventually(async () => lines.some((l) => l.includes('"worker started"')), 90_000);
+}, 150_000);
+
+afterAll(async () => {
+  if (worker?.exitCode === null) {
+    worker.kill('SIGKILL');
+    await once(worker, 'exit');
+  }
+  await h?.close();
+});
+
+const logged = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('worker/main.ts', () => {
+  it('serves its business metrics and the Temporal SDK\'s on /metrics, and logs JSON lines naming orderId and workflowId', async () => {
+    const { sku } = await seedCatalog(h);
+    const [unpaid, paid] = await Promise.all([placeOrder(h, { sku }), placeOrder(h, { sku })]);
+    expect((await h.pay({ paymentId: `p-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(202);
+    await eventually(async () => (await h.db.order.findUniqueOrThrow({ where: { id: unpaid.id } })).status === 'CANCELLED', 20_000);
+    await eventually(async () => (await h.db.fulfillmentRecord.count({ where: { orderId: paid.id, status: 'DONE' } })) === 3, 20_000);
+
+    const text = await (await fetch(metricsUrl)).text();
+    expect(text).toMatch(/^orders_paid_total 1$/m);
+    expect(text).toMatch(/^orders_cancelled_total\{reason="PAYMENT_TIMEOUT"\} 1$/m);
+    expect(text).toMatch(/^order_cancel_lag_seconds_count 1$/m);
+    const lag = Number(/^order_cancel_lag_seconds_sum (\S+)$/m.exec(text)![1]);
+    expect(lag).toBeGreaterThanOrEqual(0);
+    expect(lag).toBeLessThan(10);
+    expect(text).toContain('# TYPE fulfillment_failures_total counter'); // none failed here: no series yet
+    // The SDK's own, from Core's Prometheus exporter, merged into the same response.
+    expect(text).toMatch(/^temporal_activity_execution_latency_bucket\{.*activity_type="cancelOrder"/m);
+    expect(text).toMatch(/^temporal_workflow_completed\{.*workflow_type="OrderLifecycle"/m);
+
+    // Forwarded SDK logs are buffered briefly (the Runtime sorts them by time): wait for the last one.
+    await eventually(async () => lines.some((l) => l.includes('"order lifecycle finished"') && l.includes(paid.id)));
+    const records = logged(); // every line is JSON (JSON.parse throws otherwise)
+    expect(records.length).toBeGreaterThan(5);
+    const aboutOrders = records.filter((r) => r.orderId !== undefined);
+    expect(aboutOrders.every((r) => r.workflowId === `order-${String(r.orderId)}`)).toBe(true);
+    expect(aboutOrders).toContainEqual(expect.objectContaining({ msg: 'order cancelled', orderId: unpaid.id, sdkComponent: 'activity' }));
+    expect(aboutOrders).toContainEqual(expect.objectContaining({ msg: 'order lifecycle finished', orderId: paid.id, sdkComponent: 'workflow' }));
+    // The SDK's own lines (worker lifecycle) come through the same logger.
+    expect(records).toContainEqual(expect.objectContaining({ sdkComponent: 'worker', name: 'worker' }));
+  });
+
+  it('on SIGTERM lets the in-flight activity finish and report its completion, then exits 0', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    expect((await h.admin('PUT', '/admin/faults/invoice', { latencyMs: 4_000 })).status).toBe(200);
+    expect((await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+    const invoice = () => h.db.fulfillmentRecord.findFirst({ where: { orderId: order.id, step: 'INVOICE' } });
+    await eventually(async () => (await invoice())?.attempts === 1, 20_000); // the slow invoice call is running
+
+    const stoppedAt = Date.now();
+    worker.kill('SIGTERM');
+    const [code] = await once(worker, 'exit');
+    expect(code).toBe(0);
+    expect(await invoice()).toMatchObject({ status: 'DONE', attempts: 1 });
+    // ... and the worker reported that attempt as completed before it exited (not failed or cancelled).
+    const { events } = await h.env.client.workflow.getHandle(order.workflowId).fetchHistory();
+    const scheduled = events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'issueInvoice')!;
+    const outcome = events!.find((e) =>
+      [e.activityTaskCompletedEventAttributes, e.activityTaskFailedEventAttributes, e.activityTaskTimedOutEventAttributes].some(
+        (a) => a?.scheduledEventId?.toString() === scheduled.eventId!.toString(),
+      ),
+    );
+    expect(outcome?.activityTaskCompletedEventAttributes, JSON.stringify(outcome ?? events!.map((e) => e.eventType))).toBeTruthy();
+    expect(Date.now() - stoppedAt).toBeLessThan(20_000);
+    expect(logged().at(-1)).toMatchObject({ msg: 'worker stopped' });
+  });
+});

@@ -1,0 +1,39 @@
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import type { Activities } from '../activities/index.js';
+import type { WorkerMetrics } from '../lib/metrics.js';
+
+type Result<K extends keyof Activities> = Awaited<ReturnType<Activities[K]>>;
+type Input<K extends keyof Activities> = Parameters<Activities[K]>[0];
+
+/**
+ * Business metrics at the activity boundary, so activities stay free of them: each observer sees
+ * an activity's input and result once it has succeeded, i.e. once its guarded update has decided.
+ */
+const OBSERVERS: { [K in keyof Activities]?: (metrics: WorkerMetrics, input: Input<K>, result: Result<K>) => void } = {
+  cancelOrder(metrics, input, result) {
+    if (result.outcome !== 'CANCELLED') return;
+    metrics.ordersCancelled.inc({ reason: input.reason });
+    if (input.reason === 'PAYMENT_TIMEOUT') {
+      metrics.cancelLag.observe((Date.parse(result.cancelledAt) - Date.parse(result.expiresAt)) / 1000);
+    }
+  },
+  settlePayment(metrics, _input, result) {
+    if (result.outcome === 'PAID' && !result.duplicate) metrics.ordersPaid.inc();
+  },
+  markStepFailed(metrics, input) {
+    metrics.fulfillmentFailures.inc({ step: input.step });
+  },
+};
+
+export function activityMetrics(metrics: WorkerMetrics): ActivityInterceptorsFactory {
+  return (ctx) => ({
+    inbound: {
+      async execute(input, next) {
+        const result = await next(input);
+        const observe = OBSERVERS[ctx.info.activityType as keyof Activities] as ((m: WorkerMetrics, i: unknown, r: unknown) => void) | undefined;
+        observe?.(metrics, input.args[0], result);
+        return result;
+      },
+    },
+  });
+}
