@@ -83,6 +83,17 @@ export function createWorkerMetrics() {
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
       registers,
     }),
+    cancelledEarly: new Counter({
+      name: 'orders_cancelled_early_total',
+      help: 'Timeout cancels that landed before expires_at (negative lag): an incident, the guard should make it impossible',
+      registers,
+    }),
+    reconciliationSweeps: new Counter({ name: 'reconciliation_sweeps_total', help: 'Reconciliation sweeps completed', registers }),
+    reconciliationHits: new Counter({
+      name: 'reconciliation_hits_total',
+      help: 'UNPAID orders past deadline + grace found without a running workflow and adopted: each is a lost trigger',
+      registers,
+    }),
     fulfillmentFailures: new Counter({
       name: 'fulfillment_failures_total',
       help: 'Fulfilment steps that ran out of retries and became FAILED (dead letter), by step',

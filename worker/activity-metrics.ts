@@ -14,11 +14,17 @@ const OBSERVERS: { [K in keyof Activities]?: (metrics: WorkerMetrics, input: Inp
     if (result.outcome !== 'CANCELLED') return;
     metrics.ordersCancelled.inc({ reason: input.reason });
     if (input.reason === 'PAYMENT_TIMEOUT') {
-      metrics.cancelLag.observe((Date.parse(result.cancelledAt) - Date.parse(result.expiresAt)) / 1000);
+      const lagSeconds = (Date.parse(result.cancelledAt) - Date.parse(result.expiresAt)) / 1000;
+      metrics.cancelLag.observe(lagSeconds);
+      if (lagSeconds < 0) metrics.cancelledEarly.inc();
     }
   },
   settlePayment(metrics, _input, result) {
     if (result.outcome === 'PAID' && !result.duplicate) metrics.ordersPaid.inc();
+  },
+  sweepStrandedOrders(metrics, _input, result) {
+    metrics.reconciliationSweeps.inc();
+    metrics.reconciliationHits.inc(result.adopted.length);
   },
   markStepFailed(metrics, input) {
     metrics.fulfillmentFailures.inc({ step: input.step });
