@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { signPayload } from '../api/webhook-signature.js';
 import { loadConfig } from '../lib/config.js';
+import { signedCallback } from './payment-callback.js';
 import { runMain, StartupError } from './startup-error.js';
 
 /**
@@ -23,21 +23,12 @@ runMain(async () => {
   if (!order.ok) throw new StartupError(`GET /orders/${orderId} answered ${order.status}: ${await order.text()}`);
   const { totalCents } = (await order.json()) as { totalCents: number };
 
-  const body = JSON.stringify({
+  const { body, headers } = signedCallback(config.webhookSecret, {
     paymentId: values['payment-id'] ?? `pay-${randomUUID()}`,
     orderId,
     amountCents: values.amount === undefined ? totalCents : Number(values.amount),
     paidAt: new Date().toISOString(),
   });
-  const timestamp = Math.floor(Date.now() / 1000);
-  const res = await fetch(`${api}/payments/callback`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-payment-timestamp': String(timestamp),
-      'x-payment-signature': signPayload(config.webhookSecret, timestamp, body),
-    },
-    body,
-  });
+  const res = await fetch(`${api}/payments/callback`, { method: 'POST', headers, body });
   console.log(`POST /payments/callback ${body}\n→ ${res.status} ${await res.text()}`);
 });
