@@ -19,6 +19,28 @@ export interface Invariant {
 const STEP_EFFECTS = Prisma.sql`(VALUES ('INVOICE', 'invoice', 'issue'), ('NOTIFICATION', 'notification', 'PAYMENT_RECEIVED'),
                                         ('LOYALTY', 'loyalty', 'award')) AS k(step, service, operation)`;
 
+/** SKUs whose `column` (reserved or sold) differs from the units in the items of the orders `holding` selects. */
+function unitsMatchOrders(column: 'reserved' | 'sold', holding: Prisma.Sql): Prisma.Sql {
+  const units = Prisma.raw(`p.${column}`);
+  return Prisma.sql`
+    SELECT format('%s: %s %s but its orders hold %s', p.sku, ${column}::text, ${units}, COALESCE(h.held, 0)) AS detail
+      FROM products p
+      LEFT JOIN (SELECT i.sku, sum(i.quantity)::int AS held FROM order_items i JOIN orders o ON o.id = i.order_id
+                  WHERE ${holding} GROUP BY i.sku) h ON h.sku = p.sku
+     WHERE ${units} <> COALESCE(h.held, 0)`;
+}
+
+/** Orders whose effect (fake_effects service/operation, key `<orderId><keySuffix>`) is not there exactly once if cancelled, never otherwise. */
+function onceForEachCancelledOrder(cutoff: Prisma.Sql, service: string, operation: string, keySuffix: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT format('order %s (%s): %s %s/%s effects', o.id, o.status, count(e.idempotency_key), ${service}::text, ${operation}::text) AS detail
+      FROM orders o
+      LEFT JOIN fake_effects e ON e.service = ${service} AND e.operation = ${operation} AND e.idempotency_key = o.id::text || ${keySuffix}
+     WHERE o.status <> 'CANCELLED' OR o.cancelled_at < ${cutoff}
+     GROUP BY o.id, o.status
+    HAVING count(e.idempotency_key) <> CASE WHEN o.status = 'CANCELLED' THEN 1 ELSE 0 END`;
+}
+
 export const INVARIANTS: readonly Invariant[] = [
   {
     name: 'stock-adds-up',
@@ -34,25 +56,12 @@ export const INVARIANTS: readonly Invariant[] = [
     // that this does not last.
     name: 'reserved-matches-unpaid-orders',
     description: "reserved = Σ items of the SKU's UNPAID orders (and of cancelled ones whose stock is not yet released)",
-    query: () => Prisma.sql`
-      SELECT format('%s: reserved %s but its unpaid orders hold %s', p.sku, p.reserved, COALESCE(h.held, 0)) AS detail
-        FROM products p
-        LEFT JOIN (SELECT i.sku, sum(i.quantity)::int AS held
-                     FROM order_items i JOIN orders o ON o.id = i.order_id
-                    WHERE o.status = 'UNPAID' OR (o.status = 'CANCELLED' AND o.stock_released_at IS NULL)
-                    GROUP BY i.sku) h ON h.sku = p.sku
-       WHERE p.reserved <> COALESCE(h.held, 0)`,
+    query: () => unitsMatchOrders('reserved', Prisma.sql`o.status = 'UNPAID' OR (o.status = 'CANCELLED' AND o.stock_released_at IS NULL)`),
   },
   {
     name: 'sold-matches-paid-orders',
     description: "sold = Σ items of the SKU's PAID orders",
-    query: () => Prisma.sql`
-      SELECT format('%s: sold %s but its paid orders hold %s', p.sku, p.sold, COALESCE(h.held, 0)) AS detail
-        FROM products p
-        LEFT JOIN (SELECT i.sku, sum(i.quantity)::int AS held
-                     FROM order_items i JOIN orders o ON o.id = i.order_id
-                    WHERE o.status = 'PAID' GROUP BY i.sku) h ON h.sku = p.sku
-       WHERE p.sold <> COALESCE(h.held, 0)`,
+    query: () => unitsMatchOrders('sold', Prisma.sql`o.status = 'PAID'`),
   },
   {
     name: 'order-status-matches-timestamps',
@@ -82,25 +91,12 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     name: 'payment-intent-closed-once',
     description: 'every CANCELLED order older than grace had its payment intent closed exactly once; no other order had it closed',
-    query: (cutoff) => Prisma.sql`
-      SELECT format('order %s (%s): %s closeIntent effects', o.id, o.status, count(e.idempotency_key)) AS detail
-        FROM orders o
-        LEFT JOIN fake_effects e ON e.service = 'payments' AND e.operation = 'closeIntent' AND e.idempotency_key = o.id::text
-       WHERE o.status <> 'CANCELLED' OR o.cancelled_at < ${cutoff}
-       GROUP BY o.id, o.status
-      HAVING count(e.idempotency_key) <> CASE WHEN o.status = 'CANCELLED' THEN 1 ELSE 0 END`,
+    query: (cutoff) => onceForEachCancelledOrder(cutoff, 'payments', 'closeIntent', ''),
   },
   {
     name: 'cancellation-notified-once',
     description: 'every CANCELLED order older than grace sent ORDER_CANCELLED exactly once; no other order sent it',
-    query: (cutoff) => Prisma.sql`
-      SELECT format('order %s (%s): %s ORDER_CANCELLED notifications', o.id, o.status, count(e.idempotency_key)) AS detail
-        FROM orders o
-        LEFT JOIN fake_effects e ON e.service = 'notification' AND e.operation = 'ORDER_CANCELLED'
-                                AND e.idempotency_key = o.id::text || ':ORDER_CANCELLED'
-       WHERE o.status <> 'CANCELLED' OR o.cancelled_at < ${cutoff}
-       GROUP BY o.id, o.status
-      HAVING count(e.idempotency_key) <> CASE WHEN o.status = 'CANCELLED' THEN 1 ELSE 0 END`,
+    query: (cutoff) => onceForEachCancelledOrder(cutoff, 'notification', 'ORDER_CANCELLED', ':ORDER_CANCELLED'),
   },
   {
     name: 'losing-payments-refunded',

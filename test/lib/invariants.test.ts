@@ -58,13 +58,13 @@ afterAll(async () => {
 class RolledBack extends Error {}
 
 /** Runs the checker on the data as `corrupt` leaves it, then rolls the corruption back. */
-async function checkCorrupted(corrupt: Prisma.Sql): Promise<InvariantReport> {
+async function checkCorrupted(corrupt: Prisma.Sql, graceMs = 0): Promise<InvariantReport> {
   let report: InvariantReport | undefined;
   await database.prisma
     .$transaction(
       async (tx) => {
         await tx.$executeRaw(corrupt);
-        report = await checkInvariants(tx, { graceMs: 0 });
+        report = await checkInvariants(tx, { graceMs });
         throw new RolledBack();
       },
       { timeout: 20_000 },
@@ -123,10 +123,10 @@ describe('checkInvariants', () => {
 
   it('gives asynchronous work its grace: a fresh cancellation without compensation yet is not a violation', async () => {
     const report = await checkCorrupted(sql`
-      UPDATE orders SET status = 'CANCELLED', cancelled_at = now(), cancel_reason = 'CUSTOMER' WHERE id = ${orders.unpaid}::uuid`);
+      UPDATE orders SET status = 'CANCELLED', cancelled_at = now(), cancel_reason = 'CUSTOMER' WHERE id = ${orders.unpaid}::uuid`, 60_000);
     expect(report.violations).toEqual([]);
     const strict = await checkCorrupted(sql`
-      UPDATE orders SET status = 'CANCELLED', cancelled_at = now() - interval '1 hour', cancel_reason = 'CUSTOMER' WHERE id = ${orders.unpaid}::uuid`);
+      UPDATE orders SET status = 'CANCELLED', cancelled_at = now() - interval '1 hour', cancel_reason = 'CUSTOMER' WHERE id = ${orders.unpaid}::uuid`, 60_000);
     expect(strict.violations.map((v) => v.invariant).sort()).toEqual(['cancellation-notified-once', 'cancelled-stock-released', 'payment-intent-closed-once']);
   });
 });
