@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SCARCE_SKU, type ChaosCatalog } from './catalog.js';
 import type { ApiAnswer, ChaosClient } from './client.js';
+import type { Sample } from './latency.js';
 
 /** What the provider will do about an order: the mix of good, late, wrong, repeated and missing payments. */
 export type PaymentPlan = 'on-time' | 'late' | 'wrong-amount' | 'redelivered' | 'paid-twice' | 'never';
@@ -28,6 +29,12 @@ export interface Ledger {
   refused: Map<string, number>;
   /** Calls that got no answer or a 5xx (each retried), by kind. */
   unanswered: Map<string, number>;
+  /** Every call's latency, by kind (`POST /orders`, `POST /payments/callback`); ok: it got an answer below 500. */
+  latencies: Map<string, Sample[]>;
+}
+
+export function emptyLedger(): Ledger {
+  return { orders: new Map(), payments: new Map(), refused: new Map(), unanswered: new Map(), latencies: new Map() };
 }
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same mix of orders and payments. */
@@ -47,7 +54,7 @@ export function seededRandom(seed: number): () => number {
  * stream and waits (bounded) for the payments still scheduled, then hands over the ledger.
  */
 export class LoadGenerator {
-  readonly ledger: Ledger = { orders: new Map(), payments: new Map(), refused: new Map(), unanswered: new Map() };
+  readonly ledger: Ledger = emptyLedger();
   private readonly pending = new Set<Promise<void>>();
   private inFlightOrders = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -125,19 +132,8 @@ export class LoadGenerator {
     });
   }
 
-  /** Retries what got no answer or a 5xx; records refusals (4xx) and what stayed unanswered. */
-  private async withRetries(kind: string, call: () => Promise<ApiAnswer>): Promise<ApiAnswer> {
-    let answer: ApiAnswer = { status: 0, body: undefined, ms: 0 };
-    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      answer = await call();
-      if (answer.status > 0 && answer.status < 500) {
-        if (answer.status >= 400) count(this.ledger.refused, `${kind} ${answer.status} ${answer.body?.error?.code ?? ''}`.trim());
-        return answer;
-      }
-      count(this.ledger.unanswered, `${kind} ${answer.status === 0 ? 'no answer' : answer.status}`);
-      await sleep(RETRY_PAUSE_MS);
-    }
-    return answer;
+  private withRetries(kind: string, call: () => Promise<ApiAnswer>): Promise<ApiAnswer> {
+    return callWithRetries(this.ledger, kind, call);
   }
 
   private pick(): PaymentPlan {
@@ -150,6 +146,25 @@ export class LoadGenerator {
   private random(): number {
     return this.options.random();
   }
+}
+
+/** Retries what got no answer or a 5xx; records latencies, refusals (4xx) and what stayed unanswered. */
+export async function callWithRetries(ledger: Ledger, kind: string, call: () => Promise<ApiAnswer>): Promise<ApiAnswer> {
+  let answer: ApiAnswer = { status: 0, body: undefined, ms: 0 };
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    answer = await call();
+    const answered = answer.status > 0 && answer.status < 500;
+    const samples = ledger.latencies.get(kind) ?? [];
+    samples.push({ ms: answer.ms, ok: answered });
+    ledger.latencies.set(kind, samples);
+    if (answered) {
+      if (answer.status >= 400) count(ledger.refused, `${kind} ${answer.status} ${answer.body?.error?.code ?? ''}`.trim());
+      return answer;
+    }
+    count(ledger.unanswered, `${kind} ${answer.status === 0 ? 'no answer' : answer.status}`);
+    await sleep(RETRY_PAUSE_MS);
+  }
+  return answer;
 }
 
 export function count(map: Map<string, number>, key: string, by = 1): void {

@@ -4,16 +4,19 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db.js';
 import type { ChaosClient } from './client.js';
 import { say } from './faults.js';
-import { count, type Ledger } from './load.js';
+import { describeLatency, latencyStats, type Sample } from './latency.js';
+import { callWithRetries, emptyLedger, type Ledger } from './load.js';
 import type { ChaosStack } from './stack.js';
 import { describeVerdict, settleAndJudge } from './verdict.js';
 
 const STORM_ORDERS = 1_000;
 /** Orders kept payable through the storm, so the webhook probes carry real payments. */
 const PROBE_ORDERS = 100;
-/** Long enough to create all storm orders before the first of them expires. */
-const STORM_WINDOW_MS = 60_000;
-const CREATE_CONCURRENCY = 16;
+/** Probe orders must outlive the storm. */
+const PROBE_WINDOW = '30m';
+/** The storm's window is chosen from the measured pace of placing orders, within this bound. */
+const MAX_STORM_WINDOW_S = 600;
+const CREATE_CONCURRENCY = 8;
 const PROBE_INTERVAL_MS = 100;
 /** The stated bound: both endpoints answer within this at the 99th percentile, every probe answered. */
 const P99_BOUND_MS = 1_000;
@@ -31,23 +34,27 @@ type PlacedOrder = { id: string; totalCents: number; expiresAt: string };
 
 /**
  * Load held: 1,000 orders whose deadlines fall in the same second, while /healthz and the payment
- * webhook are probed continuously. Orders are placed over several seconds with a 60 s window, then
- * their deadlines are moved to one common second (as an admin extension would, to the second): each
- * workflow wakes at its own deadline, finds it moved (NOT_DUE) and sleeps until the common one.
+ * webhook are probed continuously. Placing 1,000 orders takes a while (the pace of the 100 probe
+ * orders placed first decides a window long enough), then their deadlines are moved to one common
+ * second after all of them (as an admin extension would, to the second): each workflow wakes at its
+ * own deadline, finds it moved (NOT_DUE) and sleeps until the common one.
  */
 export async function runStorm({ stack, client, db, temporal, settleBoundMs }: StormDeps): Promise<{ ok: boolean; summary: string[] }> {
   console.log(`\n== Load held: ${STORM_ORDERS} orders expiring in the same second`);
-  for (const worker of [...stack.workers]) await stack.stopWorker(worker);
-  const worker = await stack.startWorker(`${STORM_WINDOW_MS / 1000}s`);
-  say(`${worker.name} started with PAYMENT_WINDOW ${STORM_WINDOW_MS / 1000}s`);
-  const ledger: Ledger = { orders: new Map(), payments: new Map(), refused: new Map(), unanswered: new Map() };
-
+  const ledger = emptyLedger();
+  // Probe orders stay payable through the whole storm: a worker with a long window places them.
+  await restartWorkers(stack, PROBE_WINDOW);
+  const probing0 = Date.now();
   const probeOrders = await placeOrders(client, PROBE_ORDERS, 'CHAOS-MUG', ledger);
-  await inPool(probeOrders, CREATE_CONCURRENCY, (o) => client.admin('POST', `/orders/${o.id}/extend`, { minutes: 10 }));
+  const perSecond = (probeOrders.length * 1000) / (Date.now() - probing0);
+  // Every storm order must be placed before the first of them expires: the window follows the measured pace.
+  const windowS = Math.min(MAX_STORM_WINDOW_S, Math.ceil((1.3 * STORM_ORDERS) / perSecond + 20));
+  say(`${probeOrders.length} probe orders placed at ${perSecond.toFixed(1)}/s; storm orders get PAYMENT_WINDOW ${windowS}s`);
+  await restartWorkers(stack, `${windowS}s`);
   const creating = Date.now();
   const stormOrders = await placeOrders(client, STORM_ORDERS, 'CHAOS-TEA', ledger);
   const createdInMs = Date.now() - creating;
-  say(`${stormOrders.length} storm orders created in ${(createdInMs / 1000).toFixed(1)} s (${((stormOrders.length * 1000) / createdInMs).toFixed(0)}/s)`);
+  say(`${stormOrders.length} storm orders placed in ${(createdInMs / 1000).toFixed(1)} s (${((stormOrders.length * 1000) / createdInMs).toFixed(1)}/s)`);
 
   const firstDeadline = Math.min(...stormOrders.map((o) => Date.parse(o.expiresAt)));
   const commonDeadline = new Date(Math.ceil(Math.max(...stormOrders.map((o) => Date.parse(o.expiresAt))) / 1000) * 1000 + 2_000);
@@ -90,14 +97,14 @@ export async function runStorm({ stack, client, db, temporal, settleBoundMs }: S
     }
   });
 
-  const h = stats(probes.healthz);
-  const w = stats(probes.webhook);
+  const h = latencyStats(probes.healthz);
+  const w = latencyStats(probes.webhook);
   const held = alignedInTime && h.p99 < P99_BOUND_MS && w.p99 < P99_BOUND_MS && h.failed === 0 && w.failed === 0;
   const lines = [
     `   storm: ${drain.cancelled}/${stormOrders.length} cancelled ${fmt(drain.cancelledAfterMs)} after their common deadline, ` +
       `stock of all released after ${fmt(drain.releasedAfterMs)}`,
-    `   /healthz: ${describeStats(h, '200')}`,
-    `   webhook:  ${describeStats(w, '202')}`,
+    `   /healthz: ${describeLatency(h, '200')}`,
+    `   webhook:  ${describeLatency(w, '202')}`,
     `   bound: p99 < ${P99_BOUND_MS} ms and every probe answered, for both → ${held ? 'HELD' : 'NOT HELD'}`,
   ];
   console.log(lines.join('\n'));
@@ -108,11 +115,19 @@ export async function runStorm({ stack, client, db, temporal, settleBoundMs }: S
   return { ok: held && verdict.ok, summary: [lines[1]!.trim(), lines[2]!.trim(), lines[3]!.trim(), judged.at(-1)!] };
 }
 
+async function restartWorkers(stack: ChaosStack, paymentWindow: string): Promise<void> {
+  for (const worker of [...stack.workers]) await stack.stopWorker(worker);
+  const worker = await stack.startWorker(paymentWindow);
+  say(`${worker.name} started with PAYMENT_WINDOW ${paymentWindow}`);
+}
+
 async function placeOrders(client: ChaosClient, n: number, sku: string, ledger: Ledger): Promise<PlacedOrder[]> {
   const placed: PlacedOrder[] = [];
   await inPool(Array.from({ length: n }, (_, i) => i), CREATE_CONCURRENCY, async (i) => {
-    const a = await client.request('POST', '/orders', { json: { customerId: `storm-${i % 50}`, items: [{ sku, quantity: 1 }] } });
-    if (a.status !== 201) return count(ledger.unanswered, `POST /orders ${a.status}`);
+    const json = { customerId: `storm-${i % 50}`, items: [{ sku, quantity: 1 }] };
+    const headers = { 'idempotency-key': `storm-order-${randomUUID()}` };
+    const a = await callWithRetries(ledger, 'POST /orders', () => client.request('POST', '/orders', { json, headers }));
+    if (a.status !== 201) return;
     placed.push(a.body as PlacedOrder);
     ledger.orders.set(a.body.id, { plan: 'never', totalCents: a.body.totalCents, expiresAt: a.body.expiresAt });
   });
@@ -134,21 +149,6 @@ async function waitForDrain(db: Db, ids: string[], deadlineMs: number) {
     if (row.released === ids.length) releasedAfterMs = Date.now() - deadlineMs;
   }
   return { cancelled, cancelledAfterMs, releasedAfterMs };
-}
-
-interface Sample {
-  ms: number;
-  ok: boolean;
-}
-
-function stats(samples: Sample[]) {
-  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? NaN;
-  return { n: samples.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? NaN, failed: samples.filter((s) => !s.ok).length };
-}
-
-function describeStats(s: ReturnType<typeof stats>, okStatus: string): string {
-  return `${s.n} probes, p50 ${s.p50.toFixed(0)} ms, p99 ${s.p99.toFixed(0)} ms, max ${s.max.toFixed(0)} ms, not ${okStatus}: ${s.failed}`;
 }
 
 function fmt(ms: number | undefined): string {

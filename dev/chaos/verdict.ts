@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db.js';
 import { checkInvariants, formatCounts, formatReport, type InvariantReport } from '../../lib/invariants.js';
-import type { Ledger } from './load.js';
+import { describeLatency, latencyStats } from './latency.js';
+import { count, type Ledger, type PaymentPlan } from './load.js';
 
 /** Facts about what the service promised (201/202) against what the database and Temporal hold. */
 export interface Facts {
@@ -22,6 +23,8 @@ export interface Facts {
   wronglyCaptured: number;
   /** Correct payments answered 202 before the deadline that were still refunded as too late. */
   onTimeJudgedLate: number;
+  /** How the 201 orders ended, by the payment plan the generator had for them: `on-time` → PAID 12, CANCELLED 3. */
+  outcomes: Map<PaymentPlan, Map<string, number>>;
 }
 
 export interface Verdict {
@@ -66,9 +69,14 @@ function lostOf(f: Facts): number {
 async function gatherFacts(db: Db, temporal: Client, taskQueue: string, ledger: Ledger): Promise<Facts> {
   const orderIds = [...ledger.orders.keys()];
   const paymentIds = [...ledger.payments.keys()];
-  const [orders] = await db.$queryRaw<[{ found: number; unpaid: number }]>`
-    SELECT count(*)::int AS found, count(*) FILTER (WHERE status = 'UNPAID')::int AS unpaid
-      FROM orders WHERE id = ANY(${orderIds}::uuid[])`;
+  const statuses = await db.$queryRaw<Array<{ id: string; status: string }>>`
+    SELECT id::text, status::text FROM orders WHERE id = ANY(${orderIds}::uuid[])`;
+  const outcomes = new Map<PaymentPlan, Map<string, number>>();
+  for (const { id, status } of statuses) {
+    const plan = ledger.orders.get(id)!.plan;
+    if (!outcomes.has(plan)) outcomes.set(plan, new Map());
+    count(outcomes.get(plan)!, status);
+  }
   const recorded = await db.$queryRaw<Array<{ payment_id: string; status: string; refund_reason: string | null }>>`
     SELECT payment_id, status::text, refund_reason::text FROM payments WHERE payment_id = ANY(${paymentIds})`;
   const [pending] = await db.$queryRaw<[{ refunds: number; steps: number }]>`
@@ -83,14 +91,15 @@ async function gatherFacts(db: Db, temporal: Client, taskQueue: string, ledger: 
     if (sent.onTime && sent.correctAmount && row.refund_reason === 'ORDER_NOT_PAYABLE') onTimeJudgedLate++;
   }
   return {
-    missingOrders: orderIds.length - orders.found,
-    unfinishedOrders: orders.unpaid,
+    missingOrders: orderIds.length - statuses.length,
+    unfinishedOrders: statuses.filter((o) => o.status === 'UNPAID').length,
     missingPayments: paymentIds.length - recorded.length,
     refundsPending: pending.refunds,
     stepsPending: pending.steps,
     runningWorkflows,
     wronglyCaptured,
     onTimeJudgedLate,
+    outcomes,
   };
 }
 
@@ -106,9 +115,13 @@ export function describeVerdict(name: string, ledger: Ledger, v: Verdict): strin
   const lines = [
     `   load: ${ledger.orders.size} orders created (201), ${ledger.payments.size} payments accepted (202)` +
       `; refused: ${formatMap(ledger.refused)}; unanswered (retried): ${formatMap(ledger.unanswered)}`,
+    ...[...ledger.latencies].map(([kind, samples]) => `   ${kind}: ${describeLatency(latencyStats(samples), 'answered')}`),
+    `   orders by payment plan: ${[...v.facts.outcomes].map(([plan, by]) => `${plan} → ${formatMap(by)}`).join('; ')}`,
     `   settled in ${(v.settledInMs / 1000).toFixed(1)} s; ${describeFacts(v.facts)}`,
     `   database: ${formatCounts(v.report.counts)}`,
-    ...formatReport(v.report, 3).map((l) => `   ${l}`),
+    v.report.ok
+      ? `   checker: all ${v.report.results.length} invariants PASS`
+      : formatReport(v.report, 3).filter((l) => !l.startsWith('PASS')).map((l) => `   ${l}`).join('\n'),
   ];
   if (v.facts.wronglyCaptured > 0) lines.push(`   FAIL: ${v.facts.wronglyCaptured} wrong-amount or late payments were captured`);
   if (v.facts.onTimeJudgedLate > 0) {
@@ -119,5 +132,5 @@ export function describeVerdict(name: string, ledger: Ledger, v: Verdict): strin
 }
 
 function formatMap(map: Map<string, number>): string {
-  return map.size === 0 ? 'none' : [...map].map(([k, n]) => `${k} ×${n}`).join(', ');
+  return map.size === 0 ? 'none' : [...map].map(([k, n]) => `${k} ${n}`).join(', ');
 }
