@@ -9,6 +9,7 @@ const logger = createLogger('api');
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  logger.level = config.logLevel;
   if (!config.databaseUrl || !config.temporal.address) {
     throw new ConfigError('the API needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)');
   }

@@ -1,4 +1,4 @@
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createThirdParties } from '../activities/third-party/index.js';
 import { ConfigError, loadConfig } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
@@ -6,9 +6,13 @@ import { createLogger } from '../lib/logger.js';
 import { createOrderWorker } from './create-worker.js';
 
 const logger = createLogger('worker');
+const SDK_LOG_LEVEL = { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', fatal: 'ERROR', silent: 'ERROR' } as const;
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  logger.level = config.logLevel;
+  // The SDK's own logger (worker states, every activity's log lines) follows LOG_LEVEL too.
+  Runtime.install({ logger: new DefaultLogger(SDK_LOG_LEVEL[config.logLevel]) });
   if (!config.databaseUrl || !config.temporal.address) {
     throw new ConfigError('the worker needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)');
   }
