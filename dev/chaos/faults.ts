@@ -1,12 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChaosClient } from './client.js';
 import type { ChaosStack } from './stack.js';
 
 /** One injected failure. `prepare` runs before the load starts, `inject` in the middle of it. */
 export interface Fault {
   name: string;
   prepare?(stack: ChaosStack): Promise<void>;
-  inject(stack: ChaosStack): Promise<void>;
+  inject(stack: ChaosStack, client: ChaosClient): Promise<void>;
 }
+const HEALTH_RECOVERY_BOUND_MS = 60_000;
 
 const POSTGRES_OUTAGE_MS = 20_000;
 /** How long the killed worker stays dead: long enough for deadlines to pass and payments to queue up. */
@@ -26,22 +28,26 @@ export const FAULTS: readonly Fault[] = [
   },
   {
     name: 'Temporal restart',
-    async inject(stack) {
+    async inject(stack, client) {
       say('stopping the Temporal dev server');
       const started = Date.now();
       await stack.stopTemporal();
+      await sayHealth(client);
       await stack.startTemporal();
       say(`Temporal dev server back on its persisted SQLite file after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      await awaitHealthy(client);
     },
   },
   {
     name: 'PostgreSQL down 20 s',
-    async inject(stack) {
+    async inject(stack, client) {
       say('stopping PostgreSQL');
       await stack.stopPostgres();
+      await sayHealth(client);
       await sleep(POSTGRES_OUTAGE_MS);
       await stack.startPostgres();
       say(`PostgreSQL back after ${POSTGRES_OUTAGE_MS / 1000} s down`);
+      await awaitHealthy(client);
     },
   },
   {
@@ -57,6 +63,21 @@ export const FAULTS: readonly Fault[] = [
     },
   },
 ];
+
+async function sayHealth(client: ChaosClient): Promise<void> {
+  const { status, body, ms } = await client.request('GET', '/healthz');
+  say(`GET /healthz → ${status} ${JSON.stringify(body)} in ${ms.toFixed(0)} ms`);
+}
+
+/** The service must recover on its own: /healthz is polled (bounded) until it says 200 again. */
+async function awaitHealthy(client: ChaosClient): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < HEALTH_RECOVERY_BOUND_MS) {
+    if ((await client.request('GET', '/healthz')).status === 200) return say(`GET /healthz → 200 again after ${Date.now() - started} ms`);
+    await sleep(250);
+  }
+  say(`GET /healthz still not 200 after ${HEALTH_RECOVERY_BOUND_MS / 1000} s`);
+}
 
 export function say(line: string): void {
   console.log(`   [${new Date().toISOString().slice(11, 23)}] >> ${line}`);

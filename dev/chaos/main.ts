@@ -68,7 +68,7 @@ runMain(async () => {
           load.start();
           say(`load: ${profile.ordersPerSecond} orders/s with payments on time, late, wrong, redelivered, doubled and missing`);
           await sleep(profile.loadBeforeMs);
-          await fault.inject(stack);
+          await fault.inject(stack, client);
           await sleep(profile.loadAfterMs);
           say('load stopped; waiting for every order, payment and refund to settle');
           const ledger = await load.stop();
