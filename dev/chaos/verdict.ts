@@ -33,6 +33,8 @@ export interface Verdict {
   duplicated: number;
   facts: Facts;
   report: InvariantReport;
+  /** False: the bound ran out first; what was unfinished then counts as lost. */
+  settled: boolean;
   settledInMs: number;
 }
 
@@ -52,7 +54,7 @@ export async function settleAndJudge(db: Db, temporal: Client, taskQueue: string
     if (settled || elapsed > boundMs) {
       if (!facts || !report) throw new Error(`could not read the database or Temporal for ${boundMs / 1000} s`);
       const lost = lostOf(facts);
-      return { ok: !!settled && facts.wronglyCaptured === 0, lost, duplicated: report.violations.length, facts, report, settledInMs: elapsed };
+      return { ok: !!settled && facts.wronglyCaptured === 0, lost, duplicated: report.violations.length, facts, report, settled: !!settled, settledInMs: elapsed };
     }
     if (Date.now() - lastProgress > 10_000) {
       lastProgress = Date.now();
@@ -117,7 +119,7 @@ export function describeVerdict(name: string, ledger: Ledger, v: Verdict): strin
       `; refused: ${formatMap(ledger.refused)}; unanswered (retried): ${formatMap(ledger.unanswered)}`,
     ...[...ledger.latencies].map(([kind, samples]) => `   ${kind}: ${describeLatency(latencyStats(samples), 'answered')}`),
     `   orders by payment plan: ${[...v.facts.outcomes].map(([plan, by]) => `${plan} → ${formatMap(by)}`).join('; ')}`,
-    `   settled in ${(v.settledInMs / 1000).toFixed(1)} s; ${describeFacts(v.facts)}`,
+    `   ${v.settled ? 'settled in' : 'NOT settled within'} ${(v.settledInMs / 1000).toFixed(1)} s; ${describeFacts(v.facts)}`,
     `   database: ${formatCounts(v.report.counts)}`,
     v.report.ok
       ? `   checker: all ${v.report.results.length} invariants PASS`
