@@ -22,6 +22,8 @@ export interface ManagedProcess {
   /** Settles when the process has ended, saying how (`exit code 1`, `killed by SIGKILL`). */
   readonly exited: Promise<string>;
   stop(): Promise<void>;
+  /** Kills the whole group at once, no clean shutdown (the chaos suite's crash); settles when it has ended. */
+  kill(): Promise<string>;
 }
 
 /** Process groups still running; killed if the runner exits without stopping them. */
@@ -73,6 +75,10 @@ export function startProcess(spec: ProcessSpec): ManagedProcess {
       const timer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), spec.graceMs ?? 10_000);
       await exited;
       clearTimeout(timer);
+    },
+    kill() {
+      if (!ended && pgid !== undefined) signalGroup(pgid, 'SIGKILL');
+      return exited;
     },
   };
 }

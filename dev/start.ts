@@ -1,10 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEV_ADMIN_TOKEN, DEV_WEBHOOK_SECRET, loadConfig, type Config } from '../lib/config.js';
-import { startProcess } from './managed-process.js';
 import { ensurePrismaClient, migrateDeploy } from './migrate.js';
-import { DATA_DIR, PROJECT_ROOT } from './paths.js';
-import { assertPortsFree, waitForPort } from './ports.js';
+import { DATA_DIR } from './paths.js';
+import { EMBEDDED, EMBEDDED_POSTGRES } from './embedded.js';
+import { startTypeScript, waitForApi } from './service-processes.js';
+import { assertPortsFree } from './ports.js';
 import { assertReachable, ensureDatabase } from './databases.js';
 import { startPostgres } from './postgres.js';
 import { Stack } from './stack.js';
@@ -15,14 +16,6 @@ import { assertTemporalReachable, startTemporalDevServer } from './temporal-serv
 // `npm start`: the whole service on one machine. What the environment does not provide
 // (DATABASE_URL, TEMPORAL_ADDRESS) it starts embedded, with state kept in .data/ across restarts;
 // then it migrates the database and runs the worker and the API until Ctrl-C.
-
-const EMBEDDED = {
-  postgresPort: 5433, // not 5432, where a system PostgreSQL often runs
-  databaseName: 'order_lifecycle',
-  temporalPort: 7233,
-  temporalUiPort: 8233,
-} as const;
-const API_READY_TIMEOUT_MS = 60_000;
 
 runMain(async () => {
   const stack = new Stack();
@@ -68,12 +61,7 @@ async function startAll(stack: Stack, config: Config): Promise<{ name: string; h
     console.log(`Starting PostgreSQL (data in .data/postgres) …`);
     const postgres = stack.add({
       name: 'PostgreSQL',
-      ...(await startPostgres({
-        dataDir: join(DATA_DIR, 'postgres'),
-        port: EMBEDDED.postgresPort,
-        logFile: join(DATA_DIR, 'postgres.log'),
-        durable: true,
-      })),
+      ...(await startPostgres(EMBEDDED_POSTGRES)),
     });
     databaseUrl = await ensureDatabase(postgres.url, EMBEDDED.databaseName);
   }
@@ -108,18 +96,6 @@ async function startAll(stack: Stack, config: Config): Promise<{ name: string; h
   await waitForApi(api.exited, config.port);
   printBanner(config, embeddedDb ? databaseUrl : undefined, embeddedTemporal);
   return stack.firstExit();
-}
-
-function startTypeScript(name: string, entry: string, env: NodeJS.ProcessEnv) {
-  // One process per service (node with tsx's loader), so the stop signal reaches the service itself.
-  return startProcess({ name, command: process.execPath, args: ['--import', 'tsx', entry], cwd: PROJECT_ROOT, env, graceMs: 15_000 });
-}
-
-async function waitForApi(apiExited: Promise<string>, port: number): Promise<void> {
-  const ready = waitForPort('127.0.0.1', port, API_READY_TIMEOUT_MS);
-  const outcome = await Promise.race([ready, apiExited]);
-  if (typeof outcome === 'string') throw new StartupError(`the API stopped during start-up (${outcome})`);
-  if (!outcome) throw new StartupError(`the API did not open port ${port} within ${API_READY_TIMEOUT_MS / 1000} s`);
 }
 
 /**

@@ -11,7 +11,6 @@ import { startMetricsServer } from './metrics-server.js';
 import { ensureReconciliationSchedule } from './reconciliation-schedule.js';
 
 const logger = createLogger('worker');
-
 async function main(): Promise<void> {
   const config = loadConfig();
   logger.level = config.logLevel;

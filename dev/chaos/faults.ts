@@ -1,0 +1,84 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChaosClient } from './client.js';
+import type { ChaosStack } from './stack.js';
+
+/** One injected failure. `prepare` runs before the load starts, `inject` in the middle of it. */
+export interface Fault {
+  name: string;
+  prepare?(stack: ChaosStack): Promise<void>;
+  inject(stack: ChaosStack, client: ChaosClient): Promise<void>;
+}
+const HEALTH_RECOVERY_BOUND_MS = 60_000;
+
+const POSTGRES_OUTAGE_MS = 20_000;
+/** How long the killed worker stays dead: long enough for deadlines to pass and payments to queue up. */
+const WORKER_DOWN_MS = 3_000;
+
+export const FAULTS: readonly Fault[] = [
+  {
+    name: 'worker SIGKILL',
+    async inject(stack) {
+      const worker = stack.workers[0]!;
+      say(`SIGKILL ${worker.name} (mid-run: activities and workflow tasks in flight)`);
+      await stack.killWorker(worker);
+      await sleep(WORKER_DOWN_MS);
+      const restarted = await stack.startWorker();
+      say(`${restarted.name} started after ${WORKER_DOWN_MS / 1000} s down`);
+    },
+  },
+  {
+    name: 'Temporal restart',
+    async inject(stack, client) {
+      say('stopping the Temporal dev server');
+      const started = Date.now();
+      await stack.stopTemporal();
+      await sayHealth(client);
+      await stack.startTemporal();
+      say(`Temporal dev server back on its persisted SQLite file after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      await awaitHealthy(client);
+    },
+  },
+  {
+    name: 'PostgreSQL down 20 s',
+    async inject(stack, client) {
+      say('stopping PostgreSQL');
+      await stack.stopPostgres();
+      await sayHealth(client);
+      await sleep(POSTGRES_OUTAGE_MS);
+      await stack.startPostgres();
+      say(`PostgreSQL back after ${POSTGRES_OUTAGE_MS / 1000} s down`);
+      await awaitHealthy(client);
+    },
+  },
+  {
+    name: 'two workers, one SIGKILLed',
+    async prepare(stack) {
+      const second = await stack.startWorker();
+      say(`${second.name} started: ${stack.workers.length} workers share the task queue`);
+    },
+    async inject(stack) {
+      const victim = stack.workers[0]!;
+      say(`SIGKILL ${victim.name}; ${stack.workers.length - 1} worker(s) carry on`);
+      await stack.killWorker(victim);
+    },
+  },
+];
+
+async function sayHealth(client: ChaosClient): Promise<void> {
+  const { status, body, ms } = await client.request('GET', '/healthz');
+  say(`GET /healthz → ${status} ${JSON.stringify(body)} in ${ms.toFixed(0)} ms`);
+}
+
+/** The service must recover on its own: /healthz is polled (bounded) until it says 200 again. */
+async function awaitHealthy(client: ChaosClient): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < HEALTH_RECOVERY_BOUND_MS) {
+    if ((await client.request('GET', '/healthz')).status === 200) return say(`GET /healthz → 200 again after ${Date.now() - started} ms`);
+    await sleep(250);
+  }
+  say(`GET /healthz still not 200 after ${HEALTH_RECOVERY_BOUND_MS / 1000} s`);
+}
+
+export function say(line: string): void {
+  console.log(`   [${new Date().toISOString().slice(11, 23)}] >> ${line}`);
+}

@@ -1,0 +1,107 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { createDb } from '../../lib/db.js';
+import { parseDuration } from '../../lib/duration.js';
+import { ensurePrismaClient } from '../migrate.js';
+import { runMain } from '../startup-error.js';
+import { stockCatalog } from './catalog.js';
+import { ChaosClient } from './client.js';
+import { FAULTS, say } from './faults.js';
+import { LoadGenerator, seededRandom } from './load.js';
+import { CHAOS_SECRETS, ChaosStack } from './stack.js';
+import { runStorm } from './storm.js';
+import { describeVerdict, settleAndJudge } from './verdict.js';
+
+/**
+ * `npm run chaos [-- --short | --storm] [--seed N]`: the service under a steady stream of orders and
+ * payments while a worker is SIGKILLed, Temporal restarts, PostgreSQL is down for 20 s and one of two
+ * workers dies; after each fault it waits for everything to settle, runs the invariant checker and
+ * prints "<fault>: N lost, N duplicated". The default run adds the load-held storm; `--storm` runs
+ * only the storm. Everything runs on loopback on free ports and is stopped on exit, also on Ctrl-C.
+ */
+const PAYMENT_WINDOW = '3s';
+const PROFILES = {
+  short: { ordersPerSecond: 4, loadBeforeMs: 6_000, loadAfterMs: 8_000, settleBoundMs: 120_000, faults: true, storm: false },
+  default: { ordersPerSecond: 5, loadBeforeMs: 20_000, loadAfterMs: 30_000, settleBoundMs: 180_000, faults: true, storm: true },
+  storm: { ordersPerSecond: 0, loadBeforeMs: 0, loadAfterMs: 0, settleBoundMs: 0, faults: false, storm: true },
+} as const;
+
+runMain(async () => {
+  const { values } = parseArgs({ options: { short: { type: 'boolean' }, storm: { type: 'boolean' }, seed: { type: 'string' } } });
+  const profileName = values.storm ? 'storm' : values.short ? 'short' : 'default';
+  const profile = PROFILES[profileName];
+  const seed = values.seed === undefined ? Math.floor(Math.random() * 1_000_000) : Number(values.seed);
+  const started = Date.now();
+  console.log(`Chaos run (${profileName}, seed ${seed}, PAYMENT_WINDOW ${PAYMENT_WINDOW}) — loopback only, free ports, a temp directory`);
+
+  await ensurePrismaClient();
+  let stack: ChaosStack | undefined;
+  let interrupted = false;
+  const onSignal = (signal: string) => {
+    if (interrupted) return;
+    interrupted = true;
+    console.log(`\n${signal}: stopping everything the chaos run started …`);
+    void (stack?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  let failed = false;
+  try {
+    stack = await ChaosStack.start({ paymentWindow: PAYMENT_WINDOW });
+    console.log(`Stack up in ${((Date.now() - started) / 1000).toFixed(1)} s: API ${stack.apiUrl}, Temporal ${stack.temporalAddress}, files in ${stack.root}`);
+    const client = new ChaosClient(stack.apiUrl, CHAOS_SECRETS);
+    const db = createDb(stack.databaseUrl, { maxConnections: 3 });
+    const connection = await Connection.connect({ address: stack.temporalAddress });
+    const temporal = new Client({ connection });
+    try {
+      const catalog = await stockCatalog(client, 400);
+      const random = seededRandom(seed);
+      const summary: string[] = [];
+      if (profile.faults) {
+        for (const fault of FAULTS) {
+          if (interrupted) break;
+          console.log(`\n== ${fault.name}`);
+          await fault.prepare?.(stack);
+          const load = new LoadGenerator(client, catalog, { ordersPerSecond: profile.ordersPerSecond, paymentWindowMs: parseDuration(PAYMENT_WINDOW), random });
+          load.start();
+          say(`load: ${profile.ordersPerSecond} orders/s with payments on time, late, wrong, redelivered, doubled and missing`);
+          await sleep(profile.loadBeforeMs);
+          await fault.inject(stack, client);
+          await sleep(profile.loadAfterMs);
+          say('load stopped; waiting for every order, payment and refund to settle');
+          const ledger = await load.stop();
+          const verdict = await settleAndJudge(db, temporal, stack.taskQueue, ledger, profile.settleBoundMs);
+          const lines = describeVerdict(fault.name, ledger, verdict);
+          console.log(lines.join('\n'));
+          summary.push(lines.at(-1)!);
+          failed ||= !verdict.ok;
+        }
+      }
+      if (profile.storm && !interrupted) {
+        const storm = await runStorm({ stack, client, db, temporal });
+        summary.push(...storm.summary);
+        failed ||= !storm.ok;
+      }
+      if (stack.crashes.length > 0) {
+        failed = true;
+        summary.push(`processes that ended on their own: ${stack.crashes.join('; ')}`);
+      }
+      console.log(`\n== Summary (${((Date.now() - started) / 1000).toFixed(0)} s)\n${summary.join('\n')}`);
+      console.log(failed ? 'CHAOS: FAILED' : 'CHAOS: PASSED');
+    } finally {
+      await connection.close();
+      await db.$disconnect();
+    }
+  } catch (err) {
+    failed = true;
+    throw err;
+  } finally {
+    if (!interrupted) {
+      console.log(failed && stack ? `Stopping everything (files kept for inspection in ${stack.root}) …` : 'Stopping everything …');
+      await stack?.stop({ keepFiles: failed });
+    }
+    process.exitCode = failed ? 1 : 0;
+  }
+});

@@ -1,0 +1,175 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureDatabase } from '../databases.js';
+import { migrateDeploy } from '../migrate.js';
+import type { ManagedProcess } from '../managed-process.js';
+import { findFreePort } from '../ports.js';
+import { startPostgres, type RunningPostgres } from '../postgres.js';
+import { startTypeScript, waitForApi } from '../service-processes.js';
+import { StartupError } from '../startup-error.js';
+import { DEV_SERVER_MISSING, resolveDevServer } from '../temporal-binaries.js';
+import { startTemporalDevServer, type RunningTemporal } from '../temporal-server.js';
+
+export const CHAOS_SECRETS = { webhookSecret: 'chaos-webhook-secret', adminToken: 'chaos-admin-token' } as const;
+const TASK_QUEUE = 'orders-chaos';
+
+export interface ChaosStackOptions {
+  /** PAYMENT_WINDOW of the workers (the API does not use it). */
+  paymentWindow: string;
+}
+
+/**
+ * The whole service on loopback, in a temp directory, on free ports: a durable PostgreSQL and a
+ * Temporal dev server with its SQLite file (both restartable on their data), the worker(s) and the
+ * API as child processes. Every piece is the project's own; only the ports and paths are chaos's.
+ */
+export class ChaosStack {
+  readonly workers: ManagedProcess[] = [];
+  /** Service processes that ended without being asked to: each is a finding. */
+  readonly crashes: string[] = [];
+  private readonly expectedExits = new Set<ManagedProcess>();
+  private postgres: RunningPostgres | undefined;
+  private temporal: RunningTemporal | undefined;
+  private api: ManagedProcess | undefined;
+  private workerCount = 0;
+  private stopped = false;
+
+  private constructor(
+    readonly root: string,
+    private readonly ports: { postgres: number; temporal: number; temporalUi: number; api: number },
+    private readonly cliPath: string,
+    private paymentWindow: string,
+  ) {}
+
+  static async start(options: ChaosStackOptions): Promise<ChaosStack> {
+    const cliPath = await resolveDevServer();
+    if (cliPath === undefined) throw new StartupError(DEV_SERVER_MISSING);
+    const root = await mkdtemp(join(tmpdir(), 'order-lifecycle-chaos-'));
+    await chmod(root, 0o755); // the `postgres` user must reach its data directory inside
+    const ports = { postgres: await findFreePort(), temporal: await findFreePort(), temporalUi: await findFreePort(), api: await findFreePort() };
+    const stack = new ChaosStack(root, ports, cliPath, options.paymentWindow);
+    try {
+      await stack.startPostgres();
+      await migrateDeploy(stack.databaseUrl);
+      await stack.startTemporal();
+      await stack.startWorker();
+      await stack.startApi();
+    } catch (err) {
+      await stack.stop();
+      throw err;
+    }
+    return stack;
+  }
+
+  get apiUrl(): string {
+    return `http://127.0.0.1:${this.ports.api}`;
+  }
+
+  get databaseUrl(): string {
+    return `postgresql://postgres@127.0.0.1:${this.ports.postgres}/chaos`;
+  }
+
+  get temporalAddress(): string {
+    return `127.0.0.1:${this.ports.temporal}`;
+  }
+
+  get taskQueue(): string {
+    return TASK_QUEUE;
+  }
+
+  async startPostgres(): Promise<void> {
+    this.postgres = await startPostgres({
+      dataDir: join(this.root, 'postgres'),
+      port: this.ports.postgres,
+      logFile: join(this.root, 'postgres.log'),
+      durable: true,
+    });
+    await ensureDatabase(this.postgres.url, 'chaos');
+  }
+
+  async stopPostgres(): Promise<void> {
+    await this.postgres?.stop();
+    this.postgres = undefined;
+  }
+
+  async startTemporal(): Promise<void> {
+    this.temporal = await startTemporalDevServer({
+      cliPath: this.cliPath,
+      dbFile: join(this.root, 'temporal.db'),
+      port: this.ports.temporal,
+      uiPort: this.ports.temporalUi,
+      namespace: 'default',
+      logFile: join(this.root, 'temporal.log'),
+    });
+  }
+
+  async stopTemporal(): Promise<void> {
+    await this.temporal?.stop();
+    this.temporal = undefined;
+  }
+
+  /** Starts one more worker; later workers get the window given here (the storm uses a longer one). */
+  async startWorker(paymentWindow = this.paymentWindow): Promise<ManagedProcess> {
+    this.paymentWindow = paymentWindow;
+    const n = ++this.workerCount;
+    const worker = startTypeScript(`worker ${n}`, 'worker/main.ts', this.env(), { logFile: join(this.root, `worker-${n}.log`) });
+    this.workers.push(worker);
+    this.watch(worker);
+    void worker.exited.then(() => this.workers.splice(this.workers.indexOf(worker), 1));
+    return worker;
+  }
+
+  /** SIGKILL, no clean shutdown: what a crashed machine or an OOM kill does to the worker. */
+  async killWorker(worker: ManagedProcess): Promise<string> {
+    this.expectedExits.add(worker);
+    return worker.kill();
+  }
+
+  /** A clean stop (SIGTERM: in-flight tasks drain), e.g. to restart the workers with another window. */
+  async stopWorker(worker: ManagedProcess): Promise<void> {
+    this.expectedExits.add(worker);
+    await worker.stop();
+  }
+
+  private watch(service: ManagedProcess): void {
+    void service.exited.then((how) => {
+      if (this.expectedExits.has(service) || this.stopped) return;
+      this.crashes.push(`${service.name} ${how}`);
+      console.log(`!! ${service.name} ended on its own (${how}); its log is in ${this.root}`);
+    });
+  }
+
+  private async startApi(): Promise<void> {
+    this.api = startTypeScript('API', 'api/server.ts', this.env(), { logFile: join(this.root, 'api.log') });
+    this.watch(this.api);
+    await waitForApi(this.api.exited, this.ports.api);
+  }
+
+  private env(): NodeJS.ProcessEnv {
+    return {
+      ...process.env,
+      DATABASE_URL: this.databaseUrl,
+      TEMPORAL_ADDRESS: this.temporalAddress,
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+      PORT: String(this.ports.api),
+      PAYMENT_WINDOW: this.paymentWindow,
+      PAYMENT_WEBHOOK_SECRET: CHAOS_SECRETS.webhookSecret,
+      ADMIN_TOKEN: CHAOS_SECRETS.adminToken,
+      FAULTS_ENABLED: 'true',
+      LOG_LEVEL: 'warn',
+    };
+  }
+
+  /** Stops everything it started, in reverse order; safe to call twice and after a failed start. */
+  async stop(options: { keepFiles?: boolean } = {}): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.api?.stop();
+    await Promise.all([...this.workers].map((w) => w.stop()));
+    await this.stopTemporal();
+    await this.stopPostgres();
+    if (!options.keepFiles) await rm(this.root, { recursive: true, force: true });
+  }
+}

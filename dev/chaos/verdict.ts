@@ -1,0 +1,138 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from '@temporalio/client';
+import type { Db } from '../../lib/db.js';
+import { checkInvariants, formatCounts, formatReport, type InvariantReport } from '../../lib/invariants.js';
+import { describeLatency, latencyStats } from './latency.js';
+import { count, type Ledger, type PaymentPlan } from './load.js';
+
+/** Facts about what the service promised (201/202) against what the database and Temporal hold. */
+export interface Facts {
+  /** 201 orders that are not in the database. */
+  missingOrders: number;
+  /** 201 orders still UNPAID. */
+  unfinishedOrders: number;
+  /** 202 payments that are not in the database. */
+  missingPayments: number;
+  /** Losing payments not refunded yet (REFUND_PENDING), anywhere in the database. */
+  refundsPending: number;
+  /** Fulfilment steps not done yet (PENDING), anywhere in the database. */
+  stepsPending: number;
+  /** Order and late-payment workflows that have not finished. */
+  runningWorkflows: number;
+  /** 202 payments that must never capture (wrong amount, or accepted after the deadline) but did. */
+  wronglyCaptured: number;
+  /** Correct payments answered 202 before the deadline that were still refunded as too late. */
+  onTimeJudgedLate: number;
+  /** How the 201 orders ended, by the payment plan the generator had for them: `on-time` → PAID 12, CANCELLED 3. */
+  outcomes: Map<PaymentPlan, Map<string, number>>;
+}
+
+export interface Verdict {
+  ok: boolean;
+  lost: number;
+  duplicated: number;
+  facts: Facts;
+  report: InvariantReport;
+  /** False: the bound ran out first; what was unfinished then counts as lost. */
+  settled: boolean;
+  settledInMs: number;
+}
+
+/**
+ * Waits (bounded) until everything the load started has finished — every order final, every losing
+ * payment refunded, every fulfilment step done, no workflow still running — then judges: the facts
+ * give "lost", the invariant checker (grace 0: nothing may still be in flight) gives "duplicated".
+ */
+export async function settleAndJudge(db: Db, temporal: Client, taskQueue: string, ledger: Ledger, boundMs: number): Promise<Verdict> {
+  const started = Date.now();
+  let lastProgress = started;
+  for (;;) {
+    const facts = await gatherFacts(db, temporal, taskQueue, ledger).catch(() => undefined);
+    const report = facts && (await checkInvariants(db, { graceMs: 0 }).catch(() => undefined));
+    const settled = facts && report && lostOf(facts) === 0 && facts.runningWorkflows === 0 && report.ok;
+    const elapsed = Date.now() - started;
+    if (settled || elapsed > boundMs) {
+      if (!facts || !report) throw new Error(`could not read the database or Temporal for ${boundMs / 1000} s`);
+      const lost = lostOf(facts);
+      return { ok: !!settled && facts.wronglyCaptured === 0, lost, duplicated: report.violations.length, facts, report, settled: !!settled, settledInMs: elapsed };
+    }
+    if (Date.now() - lastProgress > 10_000) {
+      lastProgress = Date.now();
+      console.log(`   … settling (${Math.round(elapsed / 1000)} s): ${facts ? describeFacts(facts) : 'database or Temporal not answering'}`);
+    }
+    await sleep(1_000);
+  }
+}
+
+function lostOf(f: Facts): number {
+  return f.missingOrders + f.unfinishedOrders + f.missingPayments + f.refundsPending + f.stepsPending;
+}
+
+async function gatherFacts(db: Db, temporal: Client, taskQueue: string, ledger: Ledger): Promise<Facts> {
+  const orderIds = [...ledger.orders.keys()];
+  const paymentIds = [...ledger.payments.keys()];
+  const statuses = await db.$queryRaw<Array<{ id: string; status: string }>>`
+    SELECT id::text, status::text FROM orders WHERE id = ANY(${orderIds}::uuid[])`;
+  const outcomes = new Map<PaymentPlan, Map<string, number>>();
+  for (const { id, status } of statuses) {
+    const plan = ledger.orders.get(id)!.plan;
+    if (!outcomes.has(plan)) outcomes.set(plan, new Map());
+    count(outcomes.get(plan)!, status);
+  }
+  const recorded = await db.$queryRaw<Array<{ payment_id: string; status: string; refund_reason: string | null }>>`
+    SELECT payment_id, status::text, refund_reason::text FROM payments WHERE payment_id = ANY(${paymentIds})`;
+  const [pending] = await db.$queryRaw<[{ refunds: number; steps: number }]>`
+    SELECT (SELECT count(*) FROM payments WHERE status = 'REFUND_PENDING')::int AS refunds,
+           (SELECT count(*) FROM fulfillment_steps WHERE status = 'PENDING')::int AS steps`;
+  const { count: runningWorkflows } = await temporal.workflow.count(`TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"`);
+  let wronglyCaptured = 0;
+  let onTimeJudgedLate = 0;
+  for (const row of recorded) {
+    const sent = ledger.payments.get(row.payment_id)!;
+    if (row.status === 'CAPTURED' && (!sent.correctAmount || !sent.onTime)) wronglyCaptured++;
+    if (sent.onTime && sent.correctAmount && row.refund_reason === 'ORDER_NOT_PAYABLE') onTimeJudgedLate++;
+  }
+  return {
+    missingOrders: orderIds.length - statuses.length,
+    unfinishedOrders: statuses.filter((o) => o.status === 'UNPAID').length,
+    missingPayments: paymentIds.length - recorded.length,
+    refundsPending: pending.refunds,
+    stepsPending: pending.steps,
+    runningWorkflows,
+    wronglyCaptured,
+    onTimeJudgedLate,
+    outcomes,
+  };
+}
+
+function describeFacts(f: Facts): string {
+  return (
+    `${f.unfinishedOrders} orders unpaid, ${f.missingOrders} missing; ${f.missingPayments} payments missing, ` +
+    `${f.refundsPending} refunds pending; ${f.stepsPending} fulfilment steps pending; ${f.runningWorkflows} workflows running`
+  );
+}
+
+/** The lines printed after each fault. */
+export function describeVerdict(name: string, ledger: Ledger, v: Verdict): string[] {
+  const lines = [
+    `   load: ${ledger.orders.size} orders created (201), ${ledger.payments.size} payments accepted (202)` +
+      `; refused: ${formatMap(ledger.refused)}; unanswered (retried): ${formatMap(ledger.unanswered)}`,
+    ...[...ledger.latencies].map(([kind, samples]) => `   ${kind}: ${describeLatency(latencyStats(samples), 'answered')}`),
+    `   orders by payment plan: ${[...v.facts.outcomes].map(([plan, by]) => `${plan} → ${formatMap(by)}`).join('; ')}`,
+    `   ${v.settled ? 'settled in' : 'NOT settled within'} ${(v.settledInMs / 1000).toFixed(1)} s; ${describeFacts(v.facts)}`,
+    `   database: ${formatCounts(v.report.counts)}`,
+    v.report.ok
+      ? `   checker: all ${v.report.results.length} invariants PASS`
+      : formatReport(v.report, 3).filter((l) => !l.startsWith('PASS')).map((l) => `   ${l}`).join('\n'),
+  ];
+  if (v.facts.wronglyCaptured > 0) lines.push(`   FAIL: ${v.facts.wronglyCaptured} wrong-amount or late payments were captured`);
+  if (v.facts.onTimeJudgedLate > 0) {
+    lines.push(`   note: ${v.facts.onTimeJudgedLate} correct payments answered 202 before the deadline were settled after it and refunded (ORDER_NOT_PAYABLE)`);
+  }
+  lines.push(`${name}: ${v.lost} lost, ${v.duplicated} duplicated — checker ${v.report.ok ? 'PASS' : 'FAIL'}${v.ok ? '' : ' — FAILED'}`);
+  return lines;
+}
+
+function formatMap(map: Map<string, number>): string {
+  return map.size === 0 ? 'none' : [...map].map(([k, n]) => `${k} ${n}`).join(', ');
+}

@@ -1,0 +1,52 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../lib/config.js';
+import { createDb } from '../lib/db.js';
+import { parseDuration } from '../lib/duration.js';
+import { checkInvariants, formatCounts, formatReport } from '../lib/invariants.js';
+import { ping } from './databases.js';
+import { EMBEDDED, EMBEDDED_POSTGRES } from './embedded.js';
+import { startPostgres, type RunningPostgres } from './postgres.js';
+import { runMain, StartupError } from './startup-error.js';
+
+/**
+ * `npm run check [-- --grace 1m]`: the invariant checker over DATABASE_URL, else over the embedded
+ * database of `npm start` (running, or started from .data/ for the check and stopped again).
+ * Prints every invariant with PASS/FAIL and the row counts; exits 1 on any violation.
+ */
+runMain(async () => {
+  const { values } = parseArgs({ options: { grace: { type: 'string', default: '1m' } } });
+  const graceMs = parseDuration(values.grace);
+  const { url, postgres } = await findDatabase(loadConfig().databaseUrl);
+  const db = createDb(url, { maxConnections: 2 });
+  try {
+    const report = await checkInvariants(db, { graceMs });
+    console.log(`Invariants over ${redact(url)} (grace ${values.grace}):`);
+    console.log(formatReport(report).join('\n'));
+    console.log(`Counts: ${formatCounts(report.counts)}`);
+    console.log(report.ok ? 'Verdict: PASS' : `Verdict: FAIL (${report.violations.length} violation(s))`);
+    process.exitCode = report.ok ? 0 : 1;
+  } finally {
+    await db.$disconnect();
+    await postgres?.stop();
+  }
+});
+
+async function findDatabase(databaseUrl: string | undefined): Promise<{ url: string; postgres?: RunningPostgres }> {
+  if (databaseUrl !== undefined) return { url: databaseUrl };
+  const url = `postgresql://postgres@127.0.0.1:${EMBEDDED.postgresPort}/${EMBEDDED.databaseName}`;
+  if (await ping(url).then(() => true, () => false)) return { url };
+  if (!existsSync(join(EMBEDDED_POSTGRES.dataDir, 'PG_VERSION'))) {
+    throw new StartupError('no database to check: set DATABASE_URL, or run `npm start` once so .data/ holds the embedded one');
+  }
+  console.log('Starting the embedded PostgreSQL from .data/postgres for the check …');
+  const postgres = await startPostgres(EMBEDDED_POSTGRES);
+  return { url, postgres };
+}
+
+function redact(url: string): string {
+  const u = new URL(url);
+  u.password = u.password ? '***' : '';
+  return u.toString();
+}

@@ -1,0 +1,19 @@
+import { join } from 'node:path';
+import { DATA_DIR } from './paths.js';
+import type { PostgresOptions } from './postgres.js';
+
+/** Where `npm start` runs what the environment does not provide; `npm run check` finds its database here too. */
+export const EMBEDDED = {
+  postgresPort: 5433, // not 5432, where a system PostgreSQL often runs
+  databaseName: 'order_lifecycle',
+  temporalPort: 7233,
+  temporalUiPort: 8233,
+} as const;
+
+/** The embedded PostgreSQL: data in .data/postgres, kept across restarts. */
+export const EMBEDDED_POSTGRES: PostgresOptions = {
+  dataDir: join(DATA_DIR, 'postgres'),
+  port: EMBEDDED.postgresPort,
+  logFile: join(DATA_DIR, 'postgres.log'),
+  durable: true,
+};

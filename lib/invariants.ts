@@ -1,0 +1,276 @@
+import { Prisma } from '@prisma/client';
+import type { Db } from './db.js';
+
+/**
+ * What must hold in the database whatever crashed, restarted or arrived twice: stock adds up,
+ * every order reached one final state with its compensation done once, every losing payment was
+ * refunded once, every effect on a third party happened once. Each invariant is one SQL query (one
+ * snapshot) that returns a line per violation. `graceMs` is how long asynchronous work (a timer
+ * firing, a compensation, a refund) may take before its absence counts as a violation.
+ */
+export interface Invariant {
+  name: string;
+  description: string;
+  /** Rows `{ detail }`, one per violation; `cutoff` is the SQL for `now() - grace`. */
+  query(cutoff: Prisma.Sql): Prisma.Sql;
+}
+
+/** The fakes' effects (fake_effects service/operation) that stand for each fulfilment step. */
+const STEP_EFFECTS = Prisma.sql`(VALUES ('INVOICE', 'invoice', 'issue'), ('NOTIFICATION', 'notification', 'PAYMENT_RECEIVED'),
+                                        ('LOYALTY', 'loyalty', 'award')) AS k(step, service, operation)`;
+
+/** SKUs whose `column` (reserved or sold) differs from the units in the items of the orders `holding` selects. */
+function unitsMatchOrders(column: 'reserved' | 'sold', holding: Prisma.Sql): Prisma.Sql {
+  const units = Prisma.raw(`p.${column}`);
+  return Prisma.sql`
+    SELECT format('%s: %s %s but its orders hold %s', p.sku, ${column}::text, ${units}, COALESCE(h.held, 0)) AS detail
+      FROM products p
+      LEFT JOIN (SELECT i.sku, sum(i.quantity)::int AS held FROM order_items i JOIN orders o ON o.id = i.order_id
+                  WHERE ${holding} GROUP BY i.sku) h ON h.sku = p.sku
+     WHERE ${units} <> COALESCE(h.held, 0)`;
+}
+
+/** Orders whose effect (fake_effects service/operation, key `<orderId><keySuffix>`) is not there exactly once if cancelled, never otherwise. */
+function onceForEachCancelledOrder(cutoff: Prisma.Sql, service: string, operation: string, keySuffix: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT format('order %s (%s): %s %s/%s effects', o.id, o.status, count(e.idempotency_key), ${service}::text, ${operation}::text) AS detail
+      FROM orders o
+      LEFT JOIN fake_effects e ON e.service = ${service} AND e.operation = ${operation} AND e.idempotency_key = o.id::text || ${keySuffix}
+     WHERE o.status <> 'CANCELLED' OR o.cancelled_at < ${cutoff}
+     GROUP BY o.id, o.status
+    HAVING count(e.idempotency_key) <> CASE WHEN o.status = 'CANCELLED' THEN 1 ELSE 0 END`;
+}
+
+export const INVARIANTS: readonly Invariant[] = [
+  {
+    name: 'stock-adds-up',
+    description: 'for every SKU: stock_added = available + reserved + sold, none negative',
+    query: () => Prisma.sql`
+      SELECT format('%s: stock_added %s <> available %s + reserved %s + sold %s', sku, stock_added, available, reserved, sold) AS detail
+        FROM products
+       WHERE stock_added <> available + reserved + sold OR available < 0 OR reserved < 0 OR sold < 0`,
+  },
+  {
+    // A cancelled order holds its units until releaseStock sets stock_released_at (in the same
+    // transaction as the increments), so those count as held too; cancelled-stock-released says
+    // that this does not last.
+    name: 'reserved-matches-unpaid-orders',
+    description: "reserved = Σ items of the SKU's UNPAID orders (and of cancelled ones whose stock is not yet released)",
+    query: () => unitsMatchOrders('reserved', Prisma.sql`o.status = 'UNPAID' OR (o.status = 'CANCELLED' AND o.stock_released_at IS NULL)`),
+  },
+  {
+    name: 'sold-matches-paid-orders',
+    description: "sold = Σ items of the SKU's PAID orders",
+    query: () => unitsMatchOrders('sold', Prisma.sql`o.status = 'PAID'`),
+  },
+  {
+    name: 'order-status-matches-timestamps',
+    description: 'never both paid_at and cancelled_at; UNPAID has neither, PAID has paid_at, CANCELLED has cancelled_at and a reason',
+    query: () => Prisma.sql`
+      SELECT format('order %s: %s with paid_at %L, cancelled_at %L, cancel_reason %L, stock_released_at %L',
+                    id, status, paid_at, cancelled_at, cancel_reason, stock_released_at) AS detail
+        FROM orders
+       WHERE NOT ((status = 'UNPAID' AND paid_at IS NULL AND cancelled_at IS NULL AND cancel_reason IS NULL AND stock_released_at IS NULL)
+               OR (status = 'PAID' AND paid_at IS NOT NULL AND cancelled_at IS NULL AND cancel_reason IS NULL AND stock_released_at IS NULL)
+               OR (status = 'CANCELLED' AND cancelled_at IS NOT NULL AND paid_at IS NULL AND cancel_reason IS NOT NULL))`,
+  },
+  {
+    name: 'no-unpaid-past-deadline',
+    description: 'no order is still UNPAID after expires_at + grace',
+    query: (cutoff) => Prisma.sql`
+      SELECT format('order %s: UNPAID, expired at %s', id, expires_at) AS detail
+        FROM orders WHERE status = 'UNPAID' AND expires_at < ${cutoff}`,
+  },
+  {
+    name: 'cancelled-stock-released',
+    description: 'every CANCELLED order older than grace has its stock released (stock_released_at)',
+    query: (cutoff) => Prisma.sql`
+      SELECT format('order %s: cancelled at %s, stock not released', id, cancelled_at) AS detail
+        FROM orders WHERE status = 'CANCELLED' AND cancelled_at < ${cutoff} AND stock_released_at IS NULL`,
+  },
+  {
+    name: 'payment-intent-closed-once',
+    description: 'every CANCELLED order older than grace had its payment intent closed exactly once; no other order had it closed',
+    query: (cutoff) => onceForEachCancelledOrder(cutoff, 'payments', 'closeIntent', ''),
+  },
+  {
+    name: 'cancellation-notified-once',
+    description: 'every CANCELLED order older than grace sent ORDER_CANCELLED exactly once; no other order sent it',
+    query: (cutoff) => onceForEachCancelledOrder(cutoff, 'notification', 'ORDER_CANCELLED', ':ORDER_CANCELLED'),
+  },
+  {
+    name: 'losing-payments-refunded',
+    description: 'every payment with a refund_reason is REFUNDED after grace; every payment without one is CAPTURED',
+    query: (cutoff) => Prisma.sql`
+      SELECT format('payment %s (order %s): %s, refund_reason %L, received %s', payment_id, order_id, status, refund_reason, received_at) AS detail
+        FROM payments
+       WHERE (refund_reason IS NOT NULL AND status <> 'REFUNDED' AND received_at < ${cutoff})
+          OR (refund_reason IS NULL AND status <> 'CAPTURED')`,
+  },
+  {
+    name: 'refunded-once',
+    description: 'a REFUNDED payment has exactly one refunds row (its amount) and one provider refund; a pending one has no refunds row yet',
+    query: () => Prisma.sql`
+      SELECT format('payment %s (%s, %s cents): %s refund rows (amounts %s), %s provider refunds',
+                    p.payment_id, p.status, p.amount_cents, r.n, r.amounts, e.n) AS detail
+        FROM payments p
+        CROSS JOIN LATERAL (SELECT count(*)::int AS n, string_agg(amount_cents::text, ',') AS amounts,
+                                   bool_and(amount_cents = p.amount_cents) AS exact
+                              FROM refunds WHERE payment_id = p.payment_id) r
+        CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM fake_effects
+                             WHERE service = 'payments' AND operation = 'refund' AND idempotency_key = p.payment_id) e
+       WHERE (p.status = 'REFUNDED' AND (r.n <> 1 OR e.n <> 1 OR NOT r.exact))
+          OR (p.status = 'REFUND_PENDING' AND r.n <> 0)`,
+  },
+  {
+    name: 'captured-never-refunded',
+    description: 'no CAPTURED payment has a refund reason, a refunds row or a provider refund',
+    query: () => Prisma.sql`
+      SELECT format('payment %s (order %s): CAPTURED but refund_reason %L, refunded by us %s, by the provider %s',
+                    p.payment_id, p.order_id, p.refund_reason, r.payment_id IS NOT NULL, e.idempotency_key IS NOT NULL) AS detail
+        FROM payments p
+        LEFT JOIN refunds r ON r.payment_id = p.payment_id
+        LEFT JOIN fake_effects e ON e.service = 'payments' AND e.operation = 'refund' AND e.idempotency_key = p.payment_id
+       WHERE p.status = 'CAPTURED' AND (p.refund_reason IS NOT NULL OR r.payment_id IS NOT NULL OR e.idempotency_key IS NOT NULL)`,
+  },
+  {
+    name: 'paid-order-one-captured-payment',
+    description: 'each PAID order has exactly one CAPTURED payment, for its total; no other order has one',
+    query: () => Prisma.sql`
+      SELECT format('order %s (%s, total %s): %s captured payments (amounts %s)',
+                    o.id, o.status, o.total_cents, count(p.payment_id), string_agg(p.amount_cents::text, ',')) AS detail
+        FROM orders o
+        LEFT JOIN payments p ON p.order_id = o.id AND p.status = 'CAPTURED'
+       GROUP BY o.id, o.status, o.total_cents
+      HAVING CASE WHEN o.status = 'PAID' THEN count(p.payment_id) <> 1 OR bool_or(p.amount_cents <> o.total_cents)
+                  ELSE count(p.payment_id) > 0 END`,
+  },
+  {
+    name: 'coupon-locked-only-by-unpaid-order',
+    description: 'a LOCKED coupon belongs to an UNPAID order (or one cancelled within grace)',
+    query: (cutoff) => Prisma.sql`
+      SELECT format('coupon %s: LOCKED by order %L, which is %s', c.code, c.order_id, COALESCE(o.status::text, 'missing')) AS detail
+        FROM coupons c LEFT JOIN orders o ON o.id = c.order_id
+       WHERE c.status = 'LOCKED' AND (o.id IS NULL OR o.status = 'PAID' OR (o.status = 'CANCELLED' AND o.cancelled_at < ${cutoff}))`,
+  },
+  {
+    name: 'coupon-redeemed-only-by-paid-order',
+    description: 'a REDEEMED coupon belongs to a PAID order, and a PAID order with a coupon redeemed it',
+    query: () => Prisma.sql`
+      SELECT format('coupon %s: REDEEMED by order %L, which is %s', c.code, c.order_id, COALESCE(o.status::text, 'missing')) AS detail
+        FROM coupons c LEFT JOIN orders o ON o.id = c.order_id
+       WHERE c.status = 'REDEEMED' AND (o.id IS NULL OR o.status <> 'PAID')
+      UNION ALL
+      SELECT format('order %s: PAID with coupon %s, which is %L for order %L', o.id, o.coupon_code, c.status, c.order_id)
+        FROM orders o LEFT JOIN coupons c ON c.code = o.coupon_code
+       WHERE o.status = 'PAID' AND o.coupon_code IS NOT NULL AND (c.status IS DISTINCT FROM 'REDEEMED' OR c.order_id IS DISTINCT FROM o.id)`,
+  },
+  {
+    name: 'fulfilment-steps-owed',
+    description: 'each PAID order has its three fulfilment steps; no other order has any',
+    query: () => Prisma.sql`
+      SELECT format('order %s (%s): %s fulfilment steps', o.id, o.status, count(s.step)) AS detail
+        FROM orders o LEFT JOIN fulfillment_steps s ON s.order_id = o.id
+       GROUP BY o.id, o.status
+      HAVING count(s.step) <> CASE WHEN o.status = 'PAID' THEN 3 ELSE 0 END`,
+  },
+  {
+    name: 'fulfilment-effect-once',
+    description: 'each fulfilment effect happened at most once and for a step of a paid order; every DONE step has exactly one',
+    query: () => Prisma.sql`
+      WITH effects AS (
+        SELECT k.step, e.idempotency_key AS key, count(*)::int AS n
+          FROM fake_effects e JOIN ${STEP_EFFECTS} ON k.service = e.service AND k.operation = e.operation
+         GROUP BY k.step, e.idempotency_key)
+      SELECT format('%s: step %L, %s effects', COALESCE(s.order_id::text || ':' || s.step::text, e.key),
+                    s.status, COALESCE(e.n, 0)) AS detail
+        FROM fulfillment_steps s
+        FULL JOIN effects e ON e.step = s.step::text AND e.key = s.order_id::text || ':' || s.step::text
+       WHERE s.order_id IS NULL OR e.n > 1 OR (s.status = 'DONE' AND COALESCE(e.n, 0) <> 1)`,
+  },
+];
+
+export interface InvariantResult {
+  invariant: string;
+  description: string;
+  violations: number;
+}
+
+export interface InvariantReport {
+  ok: boolean;
+  /** Every invariant with its number of violations, in INVARIANTS order. */
+  results: InvariantResult[];
+  violations: Array<{ invariant: string; detail: string }>;
+  counts: Counts;
+}
+
+/** The checker only reads: a client or a transaction (tests corrupt data inside one and roll it back). */
+export type Queryable = Pick<Db, '$queryRaw'>;
+
+export async function checkInvariants(db: Queryable, options: { graceMs: number }): Promise<InvariantReport> {
+  const cutoff = Prisma.sql`now() - ${options.graceMs} * interval '1 millisecond'`;
+  const violations: InvariantReport['violations'] = [];
+  const results: InvariantResult[] = [];
+  // One after another: each is one statement, so each judges one consistent snapshot.
+  for (const invariant of INVARIANTS) {
+    const rows = await db.$queryRaw<Array<{ detail: string }>>(invariant.query(cutoff));
+    results.push({ invariant: invariant.name, description: invariant.description, violations: rows.length });
+    violations.push(...rows.map(({ detail }) => ({ invariant: invariant.name, detail })));
+  }
+  return { ok: violations.length === 0, results, violations, counts: await countRows(db) };
+}
+
+export interface Counts {
+  orders: number;
+  unpaid: number;
+  paid: number;
+  cancelled: number;
+  payments: number;
+  captured: number;
+  refundPending: number;
+  refunded: number;
+  refunds: number;
+  fulfilmentPending: number;
+  fulfilmentFailed: number;
+  fulfilmentEffects: number;
+  /** Calls the fakes absorbed because their key had already acted: retries and redeliveries made harmless. */
+  repeatedCalls: number;
+}
+
+export async function countRows(db: Queryable): Promise<Counts> {
+  const [row] = await db.$queryRaw<[Counts]>`
+    SELECT (SELECT count(*) FROM orders)::int AS "orders",
+           (SELECT count(*) FROM orders WHERE status = 'UNPAID')::int AS "unpaid",
+           (SELECT count(*) FROM orders WHERE status = 'PAID')::int AS "paid",
+           (SELECT count(*) FROM orders WHERE status = 'CANCELLED')::int AS "cancelled",
+           (SELECT count(*) FROM payments)::int AS "payments",
+           (SELECT count(*) FROM payments WHERE status = 'CAPTURED')::int AS "captured",
+           (SELECT count(*) FROM payments WHERE status = 'REFUND_PENDING')::int AS "refundPending",
+           (SELECT count(*) FROM payments WHERE status = 'REFUNDED')::int AS "refunded",
+           (SELECT count(*) FROM refunds)::int AS "refunds",
+           (SELECT count(*) FROM fulfillment_steps WHERE status = 'PENDING')::int AS "fulfilmentPending",
+           (SELECT count(*) FROM fulfillment_steps WHERE status = 'FAILED')::int AS "fulfilmentFailed",
+           (SELECT count(*) FROM fake_effects e JOIN ${STEP_EFFECTS} ON k.service = e.service AND k.operation = e.operation)::int AS "fulfilmentEffects",
+           (SELECT count(*) FROM fake_calls WHERE outcome = 'REPEAT')::int AS "repeatedCalls"`;
+  return row;
+}
+
+/** The checker's verdict as lines: one per invariant (PASS/FAIL), the first violations of each. */
+export function formatReport(report: InvariantReport, maxDetails = 5): string[] {
+  const lines: string[] = [];
+  for (const r of report.results) {
+    lines.push(`${r.violations === 0 ? 'PASS' : 'FAIL'}  ${r.invariant.padEnd(36)} ${r.violations === 0 ? r.description : `${r.violations} violation(s)`}`);
+    const details = report.violations.filter((v) => v.invariant === r.invariant);
+    for (const v of details.slice(0, maxDetails)) lines.push(`        ${v.detail}`);
+    if (details.length > maxDetails) lines.push(`        … and ${details.length - maxDetails} more`);
+  }
+  return lines;
+}
+
+export function formatCounts(c: Counts): string {
+  return (
+    `orders ${c.orders} (paid ${c.paid}, cancelled ${c.cancelled}, unpaid ${c.unpaid}); ` +
+    `payments ${c.payments} (captured ${c.captured}, refunded ${c.refunded}, refund pending ${c.refundPending}); refunds ${c.refunds}; ` +
+    `fulfilment effects ${c.fulfilmentEffects} (steps pending ${c.fulfilmentPending}, failed ${c.fulfilmentFailed}); repeated calls absorbed ${c.repeatedCalls}`
+  );
+}
