@@ -1,8 +1,9 @@
-import { CLOCK_TICKS_PER_S, machineTicks, readProcStats } from './proc.js';
+import { CLOCK_TICKS_PER_S, machineTicks, readProcStats, type ProcStat } from './proc.js';
 
 /**
- * CPU seconds and peak resident memory of each component over a phase, from /proc: every process
- * in the component's process group counts (PostgreSQL's backends are in the postmaster's group).
+ * CPU seconds and peak resident memory of each component over a phase, from /proc: the process and
+ * all its descendants count (PostgreSQL's backends call setsid(), so a process group would miss them;
+ * ended backends are in the postmaster's reaped-children time).
  * Sampled every second; CPU is exact (cumulative counters), peak memory is the highest sample.
  */
 export interface ResourceUse {
@@ -49,7 +50,7 @@ export class ResourceMeter {
     const ticks: Record<string, number> = {};
     for (const [name, pgid] of Object.entries(groups)) {
       if (!pgid) continue;
-      const members = stats.filter((s) => s.pgrp === pgid);
+      const members = descendants(stats, pgid);
       ticks[name] = members.reduce((sum, s) => sum + s.ticks, 0);
       const rss = members.reduce((sum, s) => sum + s.rssBytes, 0);
       this.peak[name] = Math.max(this.peak[name] ?? 0, rss);
@@ -58,4 +59,19 @@ export class ResourceMeter {
     if (self) this.peak.bench = Math.max(this.peak.bench ?? 0, self.rssBytes);
     return ticks;
   }
+}
+
+/** `root` and every process below it (by parent pid). */
+function descendants(stats: readonly ProcStat[], root: number): ProcStat[] {
+  const inTree = new Set([root]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const s of stats) {
+      if (!inTree.has(s.pid) && inTree.has(s.ppid)) {
+        inTree.add(s.pid);
+        grew = true;
+      }
+    }
+  }
+  return stats.filter((s) => inTree.has(s.pid));
 }
