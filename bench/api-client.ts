@@ -1,0 +1,43 @@
+import { signPayload, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../api/webhook-signature.js';
+import { DEV_WEBHOOK_SECRET } from '../lib/config.js';
+
+/** The calls the bench makes to the service's HTTP API, each timed. */
+export interface PlacedViaApi {
+  id: string;
+  totalCents: number;
+  latencyMs: number;
+}
+
+export async function postOrder(apiBase: string, body: object): Promise<PlacedViaApi> {
+  const t0 = performance.now();
+  const res = await fetch(`${apiBase}/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const json = (await res.json()) as { id: string; totalCents: number };
+  const latencyMs = performance.now() - t0;
+  if (res.status !== 201) throw new Error(`POST /orders answered ${res.status}: ${JSON.stringify(json)}`);
+  return { id: json.id, totalCents: json.totalCents, latencyMs };
+}
+
+/** Plays the payment provider: a correctly signed callback (the service runs with the dev secret). */
+export async function payOrder(apiBase: string, order: { id: string; totalCents: number }): Promise<number> {
+  const body = JSON.stringify({ paymentId: `bench-pay-${order.id}`, orderId: order.id, amountCents: order.totalCents, paidAt: new Date().toISOString() });
+  const timestamp = Math.floor(Date.now() / 1000);
+  const t0 = performance.now();
+  const res = await fetch(`${apiBase}/payments/callback`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      [TIMESTAMP_HEADER]: String(timestamp),
+      [SIGNATURE_HEADER]: signPayload(DEV_WEBHOOK_SECRET, timestamp, body),
+    },
+    body,
+    signal: AbortSignal.timeout(30_000),
+  });
+  await res.arrayBuffer();
+  if (res.status !== 202) throw new Error(`payment callback answered ${res.status}`);
+  return performance.now() - t0;
+}

@@ -1,0 +1,41 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities/index.js';
+import { createOrderActivities } from '../activities/orders.js';
+import { createThirdParties } from '../activities/third-party/index.js';
+import { createDb, type Db } from '../lib/db.js';
+import type { PlaceOrderRequest } from '../workflows/messages.js';
+
+/**
+ * The service's own activities, run in the bench process without a workflow: the baseline's
+ * orders are written by the very placeOrder transaction (stock, coupon, order), and its canceller
+ * compensates with the very activities the workflow uses. MockActivityEnvironment only supplies
+ * the activity context their logging needs.
+ */
+export interface DirectActivities {
+  db: Db;
+  activities: ReturnType<typeof createActivities>;
+  deps: ActivityDeps;
+  run<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R>;
+  /** placeOrder with a window ending at `expiresAtMs` (a storm: many orders, one deadline). */
+  placeExpiringAt(request: PlaceOrderRequest, expiresAtMs: number): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export function createDirectActivities(databaseUrl: string, options: { paymentWindowMs: number; maxConnections: number }): DirectActivities {
+  const db = createDb(databaseUrl, { maxConnections: options.maxConnections });
+  const deps: ActivityDeps = { db, paymentWindowMs: options.paymentWindowMs, ...createThirdParties(db) };
+  const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('WARN') });
+  const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => env.run(fn, ...args);
+  return {
+    db,
+    deps,
+    activities: createActivities(deps),
+    run,
+    placeExpiringAt(request, expiresAtMs) {
+      const { placeOrder } = createOrderActivities({ ...deps, paymentWindowMs: Math.max(0, expiresAtMs - Date.now()) });
+      return run(placeOrder, request);
+    },
+    close: () => db.$disconnect(),
+  };
+}

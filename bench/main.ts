@@ -1,0 +1,86 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { totalmem } from 'node:os';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../dev/paths.js';
+import { runCeiling } from './ceiling.js';
+import { lagChartSvg, renderPng } from './chart.js';
+import type { PhaseContext } from './context.js';
+import { DbObserver } from './db-stats.js';
+import { parseOptions } from './options.js';
+import { loadAverage } from './proc.js';
+import { markdownReport, type BenchResults } from './report.js';
+import { startBenchStack } from './stack.js';
+import { runStorm } from './storm.js';
+import { runSustained } from './sustained.js';
+import { seedCatalog } from './workload.js';
+
+// `npm run bench [-- --quick] [--rate N --duration S --window S --storm K --scan-every P --env KEY=VALUE]`:
+// the durable-timer path and the scan-based baseline on one embedded stack, then the machine's limit.
+// Writes .bench/report.md, .bench/results.json and .bench/cancel-lag.png.
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const outDir = join(PROJECT_ROOT, options.outDir);
+  await mkdir(outDir, { recursive: true });
+  const startedAt = new Date().toISOString();
+  const loadBefore = loadAverage();
+  const phaseStart = Date.now();
+  let phase = 'start';
+  const progress = (line: string) => console.log(`[${((Date.now() - phaseStart) / 1000).toFixed(0).padStart(4)} s] ${phase}: ${line}`);
+  console.log(`load average ${loadBefore}`);
+  const stack = await startBenchStack(options, progress);
+  let stopping = false;
+  const onSignal = () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('stopping the bench stack …');
+    void stack.stop().then(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const observer = await DbObserver.connect(stack.adminUrl);
+  const ctx: PhaseContext = { options, stack, observer, progress };
+  try {
+    await seedCatalog(stack.adminUrl);
+    phase = 'timer path, sustained';
+    const timer = await runSustained(ctx, 'timer');
+    phase = 'scan baseline, sustained';
+    const scan = await runSustained(ctx, 'scan');
+    phase = 'timer path, storm';
+    const timerStorm = await runStorm(ctx, 'timer');
+    phase = 'scan baseline, storm';
+    const scanStorm = await runStorm(ctx, 'scan');
+    phase = 'guarded-update ceiling';
+    const ceiling = await runCeiling(ctx);
+    const results: BenchResults = {
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      machine: { cores: timer.resources.machineCores, memGiB: Math.round(totalmem() / 2 ** 30), loadBefore, loadAfter: loadAverage() },
+      options,
+      sustained: { timer, scan },
+      storm: { timer: timerStorm, scan: scanStorm },
+      ceiling,
+    };
+    await writeFile(join(outDir, 'results.json'), JSON.stringify(results, null, 1));
+    const report = markdownReport(results);
+    await writeFile(join(outDir, 'report.md'), report);
+    const svg = lagChartSvg(`Cancel lag, durable timer vs scan every ${options.scanEveryS} s`, [
+      { label: 'timer, sustained', colour: '#1f77b4', valuesMs: timer.lagsMs },
+      { label: `scan, sustained`, colour: '#d62728', valuesMs: scan.lagsMs },
+      { label: `timer, storm of ${options.storm}`, colour: '#1f77b4', dashed: true, valuesMs: timerStorm.lagsMs },
+      { label: `scan, storm of ${options.storm}`, colour: '#d62728', dashed: true, valuesMs: scanStorm.lagsMs },
+    ]);
+    await writeFile(join(outDir, 'cancel-lag.svg'), svg);
+    await writeFile(join(outDir, 'cancel-lag.png'), renderPng(svg));
+    console.log(`\n${report}`);
+    console.log(`Written: ${options.outDir}/report.md, results.json, cancel-lag.png (logs in ${options.outDir}/logs)`);
+  } finally {
+    await observer.close().catch(() => undefined);
+    if (!stopping) await stack.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  process.exitCode = 1;
+});

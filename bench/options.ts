@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+
+/** What one `npm run bench` does; `--quick` is a short smoke run, the default is the full measurement. */
+export interface BenchOptions {
+  quick: boolean;
+  /** Orders per second offered to each path in the sustained phases. */
+  rate: number;
+  /** Seconds each sustained phase keeps creating orders. */
+  durationS: number;
+  /** PAYMENT_WINDOW of the run (seconds): orders expire this long after creation. */
+  windowS: number;
+  /** Share of the timer path's orders paid through the webhook. */
+  payShare: number;
+  /** Orders expiring in the same second in each storm. */
+  storm: number;
+  /** Period of the baseline scan-based canceller (seconds) and its batch size. */
+  scanEveryS: number;
+  scanBatch: number;
+  /** Fixed loopback ports of the bench's own stack (never the npm start ones). */
+  ports: { postgres: number; temporal: number; temporalUi: number; api: number };
+  /** Seconds per connection count in the guarded-update ceiling. */
+  ceilingS: number;
+  ceilingConnections: number[];
+  /** Environment overrides for the worker and the API (tuning variants), as KEY=VALUE. */
+  serviceEnv: Record<string, string>;
+  outDir: string;
+}
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      rate: { type: 'string' },
+      duration: { type: 'string' },
+      window: { type: 'string' },
+      'pay-share': { type: 'string' },
+      storm: { type: 'string' },
+      'scan-every': { type: 'string' },
+      'scan-batch': { type: 'string' },
+      'port-base': { type: 'string' },
+      env: { type: 'string', multiple: true },
+      out: { type: 'string', default: '.bench' },
+    },
+  });
+  const quick = values.quick;
+  const num = (value: string | undefined, fallback: number, name: string) => {
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name}: expected a positive number, got ${value}`);
+    return n;
+  };
+  const base = num(values['port-base'], 54_000, 'port-base');
+  return {
+    quick,
+    rate: num(values.rate, quick ? 40 : 100, 'rate'),
+    durationS: num(values.duration, quick ? 15 : 60, 'duration'),
+    windowS: num(values.window, quick ? 10 : 20, 'window'),
+    payShare: Math.min(1, num(values['pay-share'], 0.1, 'pay-share')),
+    storm: Math.round(num(values.storm, quick ? 300 : 2_000, 'storm')),
+    scanEveryS: num(values['scan-every'], 5, 'scan-every'),
+    scanBatch: Math.round(num(values['scan-batch'], 100, 'scan-batch')),
+    ports: { postgres: base + 1, temporal: base + 2, temporalUi: base + 3, api: base + 4 },
+    ceilingS: quick ? 2 : 4,
+    ceilingConnections: quick ? [1, 4, 8] : [1, 2, 4, 8, 16],
+    serviceEnv: Object.fromEntries(
+      (values.env ?? []).map((pair) => {
+        const at = pair.indexOf('=');
+        if (at < 1) throw new Error(`--env: expected KEY=VALUE, got ${pair}`);
+        return [pair.slice(0, at), pair.slice(at + 1)];
+      }),
+    ),
+    outDir: values.out,
+  };
+}

@@ -1,0 +1,95 @@
+import type { DbObserver } from './db-stats.js';
+
+/**
+ * What happened to a group of orders (by customer id prefix), read from the database: the cancel
+ * lag is cancelled_at − expires_at (both from the database clock); "compensated" is when the
+ * cancellation notice, the last compensation step, was recorded.
+ */
+export interface CancelOutcome {
+  lagsMs: number[];
+  compensatedLagsMs: number[];
+  negative: number;
+  stillUnpaidPastDeadline: number;
+  firstExpiry: Date | null;
+  lastCompensated: Date | null;
+}
+
+export async function cancelOutcome(db: DbObserver, prefix: string): Promise<CancelOutcome> {
+  const { rows } = await db.query<{ lag_ms: number; comp_ms: number | null }>(
+    `SELECT extract(epoch FROM o.cancelled_at - o.expires_at) * 1000 AS lag_ms,
+            extract(epoch FROM e.created_at - o.expires_at) * 1000 AS comp_ms
+     FROM orders o
+     LEFT JOIN fake_effects e ON e.service = 'notification' AND e.operation = 'ORDER_CANCELLED'
+                              AND e.idempotency_key = o.id::text || ':ORDER_CANCELLED'
+     WHERE o.customer_id LIKE $1 AND o.status = 'CANCELLED' AND o.cancel_reason = 'PAYMENT_TIMEOUT'`,
+    [`${prefix}%`],
+  );
+  const lagsMs = rows.map((r) => Number(r.lag_ms));
+  const edges = await db.query<{ unpaid: string; first_expiry: Date | null; last_comp: Date | null }>(
+    `SELECT count(*) FILTER (WHERE o.status = 'UNPAID' AND o.expires_at < now()) AS unpaid,
+            min(o.expires_at) AS first_expiry,
+            max(e.created_at) AS last_comp
+     FROM orders o
+     LEFT JOIN fake_effects e ON e.service = 'notification' AND e.operation = 'ORDER_CANCELLED'
+                              AND e.idempotency_key = o.id::text || ':ORDER_CANCELLED'
+     WHERE o.customer_id LIKE $1`,
+    [`${prefix}%`],
+  );
+  return {
+    lagsMs,
+    compensatedLagsMs: rows.filter((r) => r.comp_ms !== null).map((r) => Number(r.comp_ms)),
+    negative: lagsMs.filter((l) => l < 0).length,
+    stillUnpaidPastDeadline: Number(edges.rows[0]!.unpaid),
+    firstExpiry: edges.rows[0]!.first_expiry,
+    lastCompensated: edges.rows[0]!.last_comp,
+  };
+}
+
+/** Orders of the group not yet through: unpaid, or cancelled without the cancellation notice yet. */
+export async function unsettledCount(db: DbObserver, prefix: string): Promise<{ unpaidDue: number; uncompensated: number; cancelled: number }> {
+  const { rows } = await db.query<{ unpaid_due: string; uncompensated: string; cancelled: string }>(
+    `SELECT count(*) FILTER (WHERE o.status = 'UNPAID' AND o.expires_at <= now()) AS unpaid_due,
+            count(*) FILTER (WHERE o.status = 'CANCELLED' AND e.idempotency_key IS NULL) AS uncompensated,
+            count(*) FILTER (WHERE o.status = 'CANCELLED') AS cancelled
+     FROM orders o
+     LEFT JOIN fake_effects e ON e.service = 'notification' AND e.operation = 'ORDER_CANCELLED'
+                              AND e.idempotency_key = o.id::text || ':ORDER_CANCELLED'
+     WHERE o.customer_id LIKE $1`,
+    [`${prefix}%`],
+  );
+  const r = rows[0]!;
+  return { unpaidDue: Number(r.unpaid_due), uncompensated: Number(r.uncompensated), cancelled: Number(r.cancelled) };
+}
+
+/** Milliseconds from sending each webhook to the order's paid_at. */
+export async function paidLatencies(db: DbObserver, sentAt: Map<string, number>): Promise<{ latenciesMs: number[]; notPaid: number }> {
+  if (sentAt.size === 0) return { latenciesMs: [], notPaid: 0 };
+  const { rows } = await db.query<{ id: string; paid_ms: number | null }>(
+    `SELECT id, extract(epoch FROM paid_at) * 1000 AS paid_ms FROM orders WHERE id = ANY($1::uuid[])`,
+    [[...sentAt.keys()]],
+  );
+  const latenciesMs: number[] = [];
+  let notPaid = 0;
+  for (const r of rows) {
+    if (r.paid_ms === null) notPaid++;
+    else latenciesMs.push(Number(r.paid_ms) - sentAt.get(r.id)!);
+  }
+  return { latenciesMs, notPaid };
+}
+
+/** Waits (bounded) until every due order of the group is cancelled and compensated; reports progress. */
+export async function waitUntilSettled(
+  db: DbObserver,
+  prefix: string,
+  until: { notBefore: number; deadline: number },
+  progress: (line: string) => void,
+): Promise<boolean> {
+  for (let round = 0; ; round++) {
+    const u = await unsettledCount(db, prefix);
+    const now = Date.now();
+    if (round % 4 === 0) progress(`cancelled ${u.cancelled}, due but unpaid ${u.unpaidDue}, awaiting compensation ${u.uncompensated}`);
+    if (now >= until.notBefore && u.unpaidDue === 0 && u.uncompensated === 0) return true;
+    if (now > until.deadline) return false;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}

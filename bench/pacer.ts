@@ -1,0 +1,63 @@
+/**
+ * An open-loop load generator: task i is started at start + i / rate whatever the earlier ones
+ * are doing (a slow system does not slow the offered load down), bounded in count and in
+ * requests in flight. A task that would exceed the bound waits, and the lag behind schedule is
+ * reported: the offered rate was not sustained.
+ */
+export interface PacedRun {
+  started: number;
+  completed: number;
+  failed: number;
+  elapsedS: number;
+  /** Completed tasks per second, from the first start to the last completion. */
+  achievedRate: number;
+  /** How far behind schedule the last task started (ms): > 0 means the rate was not sustained. */
+  behindMs: number;
+}
+
+export async function runPaced(options: {
+  rate: number;
+  count: number;
+  maxInFlight: number;
+  task: (i: number) => Promise<void>;
+  progress?: (line: string) => void;
+}): Promise<PacedRun> {
+  const start = Date.now();
+  let inFlight = 0;
+  let completed = 0;
+  let failed = 0;
+  let behindMs = 0;
+  let lastDone = start;
+  const pending = new Set<Promise<void>>();
+  const ticker = setInterval(() => {
+    const t = (Date.now() - start) / 1000;
+    options.progress?.(`t=${t.toFixed(0)}s started ${completed + failed + inFlight}/${options.count} done ${completed} failed ${failed} in flight ${inFlight}`);
+  }, 2_000);
+  try {
+    for (let i = 0; i < options.count; i++) {
+      const due = start + (i * 1000) / options.rate;
+      const wait = due - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      while (inFlight >= options.maxInFlight) await Promise.race(pending);
+      behindMs = Math.max(0, Date.now() - due);
+      inFlight++;
+      const p: Promise<void> = options
+        .task(i)
+        .then(
+          () => void completed++,
+          () => void failed++,
+        )
+        .finally(() => {
+          inFlight--;
+          lastDone = Date.now();
+          pending.delete(p);
+        });
+      pending.add(p);
+    }
+    await Promise.all(pending);
+  } finally {
+    clearInterval(ticker);
+  }
+  const elapsedS = (lastDone - start) / 1000;
+  return { started: options.count, completed, failed, elapsedS, achievedRate: completed / elapsedS, behindMs };
+}

@@ -1,0 +1,116 @@
+import type { CeilingLevel } from './ceiling.js';
+import type { BenchOptions } from './options.js';
+import type { ResourceUse } from './resources.js';
+import { ratio, round, type Summary } from './stats.js';
+import type { StormResult } from './storm.js';
+import type { SustainedResult } from './sustained.js';
+
+export interface BenchResults {
+  startedAt: string;
+  finishedAt: string;
+  machine: { cores: number; memGiB: number; loadBefore: string; loadAfter: string };
+  options: BenchOptions;
+  sustained: { timer: SustainedResult; scan: SustainedResult };
+  storm: { timer: StormResult; scan: StormResult };
+  ceiling: CeilingLevel[];
+}
+
+const ms = (n: number | null | undefined) => (n == null ? '–' : n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`);
+const num = (n: number | null | undefined, d = 1) => (n == null ? '–' : String(round(n, d)));
+const x = (n: number | null) => (n == null ? '–' : `${round(n, n < 10 ? 2 : 1)}×`);
+const pct = (s: Summary) => `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)} / ${ms(s.max)}`;
+
+export function markdownReport(r: BenchResults): string {
+  const { timer, scan } = r.sustained;
+  const st = r.storm;
+  const best = r.ceiling.reduce((a, b) => (b.updatesPerS > a.updatesPerS ? b : a), r.ceiling[0]!);
+  const o = r.options;
+  const timerStatementsPerOrder = (timer.statements.bench_service?.calls ?? 0) / timer.creation.completed;
+  const scanCreationPerOrder = (scan.statements.bench_seed?.calls ?? 0) / scan.creation.completed;
+  const scanCancelPerOrder = (scan.statements.bench_scan?.calls ?? 0) / Math.max(1, scan.lagsMs.length);
+  const lines = [
+    `# order-lifecycle benchmark${o.quick ? ' (--quick)' : ''}`,
+    '',
+    `${r.startedAt} → ${r.finishedAt}; ${r.machine.cores} cores, ${r.machine.memGiB} GiB; load average before ${r.machine.loadBefore}, after ${r.machine.loadAfter}.`,
+    `Stack: embedded PostgreSQL 18 (durable, pg_stat_statements), Temporal CLI dev server (SQLite file), worker and API as child processes, pg pool ${10} per process (lib/db.ts).`,
+    `Workload: ${o.rate} orders/s offered for ${o.durationS} s per path, payment window ${o.windowS} s, ${Math.round(o.payShare * 100)} % of the timer path's orders paid; storm of ${o.storm}; scan canceller every ${o.scanEveryS} s, batches of ${o.scanBatch}.`,
+    o.serviceEnv && Object.keys(o.serviceEnv).length ? `Service environment overrides: ${Object.entries(o.serviceEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : 'Service settings: the defaults.',
+    '',
+    '## Sustained load, side by side',
+    '',
+    `| | durable timer | scan every ${o.scanEveryS} s | scan / timer |`,
+    '|---|---|---|---|',
+    `| orders created (offered ${o.rate}/s) | ${timer.creation.completed} at ${num(timer.creation.achievedRate)}/s, ${timer.creation.failed} failed | ${scan.creation.completed} at ${num(scan.creation.achievedRate)}/s, ${scan.creation.failed} failed | |`,
+    `| creation latency p50 / p99 | ${ms(timer.creation.latencyMs.p50)} / ${ms(timer.creation.latencyMs.p99)} (POST /orders) | ${ms(scan.creation.latencyMs.p50)} / ${ms(scan.creation.latencyMs.p99)} (placeOrder in-process, no HTTP) | |`,
+    `| cancel lag p50 / p95 / p99 / max | ${pct(timer.cancel.lagMs)} | ${pct(scan.cancel.lagMs)} | p99 ${x(ratio(scan.cancel.lagMs.p99, timer.cancel.lagMs.p99))} |`,
+    `| early cancellations (negative lag) | ${timer.cancel.negative} | ${scan.cancel.negative} | |`,
+    `| compensated (notice sent) p99 after deadline | ${ms(timer.cancel.compensatedLagMs.p99)} | ${ms(scan.cancel.compensatedLagMs.p99)} | ${x(ratio(scan.cancel.compensatedLagMs.p99, timer.cancel.compensatedLagMs.p99))} |`,
+    `| cancelled / left unpaid past deadline | ${timer.cancel.lagMs.count} / ${timer.cancel.stillUnpaidPastDeadline} | ${scan.cancel.lagMs.count} / ${scan.cancel.stillUnpaidPastDeadline} | |`,
+    `| DB statements per order (all work of the path) | ${num(timerStatementsPerOrder)} (placement, payment, fulfilment, cancel) | ${num(scanCreationPerOrder + scanCancelPerOrder * scan.lagsMs.length / scan.creation.completed)} (placement ${num(scanCreationPerOrder)} + canceller ${num(scanCancelPerOrder)} per cancelled) | |`,
+    `| CPU s: postgres / temporal / worker / API / bench | ${cpu(timer.resources)} | ${cpu(scan.resources)} | |`,
+    `| peak RSS MB: postgres / temporal / worker / API / bench | ${rss(timer.resources)} | ${rss(scan.resources)} | |`,
+    `| CPU used by other people's processes meanwhile | ${num(timer.resources.othersCpuS)} s of ${num(timer.resources.wallS)} s wall | ${num(scan.resources.othersCpuS)} s of ${num(scan.resources.wallS)} s wall | |`,
+    '',
+    `Webhook → PAID (timer path, ${timer.payment?.webhookToPaidMs.count ?? 0} payments): 202 answered in p50 ${ms(timer.payment?.webhookResponseMs.p50)} / p99 ${ms(timer.payment?.webhookResponseMs.p99)}; order PAID (paid_at − send) p50 ${ms(timer.payment?.webhookToPaidMs.p50)} / p95 ${ms(timer.payment?.webhookToPaidMs.p95)} / p99 ${ms(timer.payment?.webhookToPaidMs.p99)}; not paid: ${timer.payment?.notPaid ?? 0}.`,
+    scan.scanner ? `Scan canceller: ${scan.scanner.ticks} scans, ${scan.scanner.batches} batches, busy ${num(scan.scanner.busyMs / 1000)} s.` : '',
+    '',
+    `## Cancellation storm: ${o.storm} orders expiring in the same second`,
+    '',
+    `| | durable timer | scan every ${o.scanEveryS} s | scan / timer |`,
+    '|---|---|---|---|',
+    `| all cancelled and compensated after | ${num(st.timer.allCompensatedS)} s | ${num(st.scan.allCompensatedS)} s | ${x(ratio(st.scan.allCompensatedS, st.timer.allCompensatedS))} |`,
+    `| throughput (orders/s) | ${num(st.timer.throughput)} | ${num(st.scan.throughput)} | |`,
+    `| cancel lag p50 / p95 / p99 / max | ${pct(st.timer.lagMs)} | ${pct(st.scan.lagMs)} | |`,
+    `| early cancellations | ${st.timer.negative} | ${st.scan.negative} | |`,
+    `| peak DB connections (total / active) | ${st.timer.peakConnections.peakTotal} / ${st.timer.peakConnections.peakActive} | ${st.scan.peakConnections.peakTotal} / ${st.scan.peakConnections.peakActive} | |`,
+    `| POST /orders meanwhile p50 / p99 (failed) | ${ms(st.timer.probeLatencyMs.p50)} / ${ms(st.timer.probeLatencyMs.p99)} (${st.timer.probeFailed}) | ${ms(st.scan.probeLatencyMs.p50)} / ${ms(st.scan.probeLatencyMs.p99)} (${st.scan.probeFailed}) | |`,
+    `| DB statements per cancelled order | ${num(st.timer.statementsPerCancel)} | ${num(st.scan.statementsPerCancel)} | ${x(ratio(st.scan.statementsPerCancel, st.timer.statementsPerCancel))} |`,
+    `| CPU s: postgres / temporal / worker / API / bench | ${cpu(st.timer.resources)} | ${cpu(st.scan.resources)} | |`,
+    '',
+    `Statements are pg_stat_statements calls (BEGIN/COMMIT included). Timer: ${st.timer.statementsNote}. Scan: ${st.scan.statementsNote}. Timer workflows started after the deadline: ${st.timer.workflowsStartedLate}.`,
+    '',
+    '## The machine\'s limit: the guarded cancel alone',
+    '',
+    '| connections | guarded updates/s | CPU s postgres / bench | others\' CPU s |',
+    '|---|---|---|---|',
+    ...r.ceiling.map((c) => `| ${c.connections} | ${Math.round(c.updatesPerS)} | ${num(c.resources.cpuS.postgres)} / ${num(c.resources.cpuS.bench)} | ${num(c.resources.othersCpuS)} |`),
+    '',
+    `Best: ${Math.round(best.updatesPerS)}/s with ${best.connections} connections. The storm's end-to-end cancellation rate (timer path, ${num(st.timer.throughput)}/s) is ${num(100 * (ratio(st.timer.throughput, best.updatesPerS) ?? 0))} % of it; one cancellation costs ${num(st.timer.statementsPerCancel)} statements instead of 1, and the CPU split above shows who spends the rest.`,
+    '',
+    '## CPU split during the timer storm',
+    '',
+    split(st.timer.resources),
+    '',
+    '## Targets (2 cores)',
+    '',
+    `- cancel lag p99 ≤ 1 s at the highest sustained rate: ${ms(timer.cancel.lagMs.p99)} at ${num(timer.creation.achievedRate)}/s — ${(timer.cancel.lagMs.p99 ?? Infinity) <= 1000 ? 'met' : 'NOT met'}; early cancellations ${timer.cancel.negative + st.timer.negative} — ${timer.cancel.negative + st.timer.negative === 0 ? 'met' : 'NOT met'}`,
+    `- ≥ 100 orders/s end to end for 60 s: ${num(timer.creation.achievedRate)}/s for ${o.durationS} s (offered ${o.rate}/s, ${timer.creation.failed} failed, last request started ${ms(timer.creation.behindMs)} behind schedule) — ${timer.creation.achievedRate >= 99 && o.durationS >= 60 && timer.creation.failed === 0 ? 'met' : 'NOT met'}`,
+    `- ${o.storm} same-second expiries compensated within 30 s: ${num(st.timer.allCompensatedS)} s — ${o.storm >= 2000 && (st.timer.allCompensatedS ?? Infinity) <= 30 ? 'met' : o.storm < 2000 ? `not tested at 2,000 (storm ${o.storm})` : 'NOT met'}`,
+    '',
+    '## Top statements of the timer storm (role bench_service)',
+    '',
+    ...st.timer.topStatements.map((s) => `- ${s.calls} × \`${s.query.replace(/`/g, "'")}\``),
+    '',
+    '## Top statements of the scan storm (role bench_scan)',
+    '',
+    ...st.scan.topStatements.map((s) => `- ${s.calls} × \`${s.query.replace(/`/g, "'")}\``),
+  ];
+  return lines.join('\n') + '\n';
+}
+
+const COMPONENTS = ['postgres', 'temporal', 'worker', 'api', 'bench'] as const;
+function cpu(r: ResourceUse): string {
+  return COMPONENTS.map((c) => num(r.cpuS[c])).join(' / ');
+}
+function rss(r: ResourceUse): string {
+  return COMPONENTS.map((c) => String(r.peakRssMb[c] ?? '–')).join(' / ');
+}
+function split(r: ResourceUse): string {
+  const total = r.wallS * r.machineCores;
+  const parts = [...COMPONENTS.map((c) => [c, r.cpuS[c] ?? 0] as const), ['other processes', r.othersCpuS] as const];
+  const used = parts.reduce((a, [, v]) => a + v, 0);
+  return (
+    parts.map(([name, v]) => `${name} ${num((100 * v) / total)} %`).join(', ') +
+    `; idle ${num(100 - (100 * used) / total)} % (of ${r.machineCores} cores × ${num(r.wallS)} s).`
+  );
+}

@@ -1,0 +1,99 @@
+import { createOrderActivities } from '../activities/orders.js';
+import type { Db } from '../lib/db.js';
+import type { DirectActivities } from './direct-placement.js';
+
+/**
+ * The baseline: the classic scan job this service replaces. Every `everyMs` it range-scans the
+ * (status, expires_at) index for UNPAID orders past their deadline, claims a batch with
+ * FOR UPDATE SKIP LOCKED (so two scanners never take the same rows), runs the service's own
+ * guarded cancel (the cancelOrder activity, inside the claiming transaction) on each, and after
+ * the commit compensates the winners inline with the same activities and the same step order as
+ * the workflow. It sees only its own orders (customer-id prefix), so it never races the timers.
+ */
+export interface ScanCancellerStats {
+  ticks: number;
+  batches: number;
+  cancelled: number;
+  compensationFailures: number;
+  busyMs: number;
+}
+
+export function startScanCanceller(
+  direct: DirectActivities,
+  options: { everyMs: number; batch: number; prefix: string; compensationConcurrency: number },
+) {
+  const stats: ScanCancellerStats = { ticks: 0, batches: 0, cancelled: 0, compensationFailures: 0, busyMs: 0 };
+  const { run, activities, deps } = direct;
+  let stopped = false;
+  let wake: (() => void) | undefined;
+
+  async function claimAndCancel(): Promise<string[]> {
+    return direct.db.$transaction(
+      async (tx) => {
+        const due = await tx.$queryRaw<Array<{ id: string }>>`
+          SELECT id FROM orders
+          WHERE status = 'UNPAID' AND expires_at < now() AND customer_id LIKE ${`${options.prefix}%`}
+          ORDER BY expires_at
+          LIMIT ${options.batch}
+          FOR UPDATE SKIP LOCKED`;
+        const { cancelOrder } = createOrderActivities({ ...deps, db: tx as unknown as Db });
+        const won: string[] = [];
+        for (const { id } of due) {
+          const result = await run(cancelOrder, { orderId: id, reason: 'PAYMENT_TIMEOUT' });
+          if (result.outcome === 'CANCELLED') won.push(id);
+        }
+        return won;
+      },
+      { timeout: 60_000 },
+    );
+  }
+
+  async function compensate(orderId: string): Promise<void> {
+    const released = await Promise.allSettled([
+      run(activities.releaseStock, orderId),
+      run(activities.releaseCoupon, orderId),
+      run(activities.closePaymentIntent, orderId),
+    ]);
+    await run(activities.notifyCustomer, { orderId, template: 'ORDER_CANCELLED' });
+    if (released.some((r) => r.status === 'rejected')) stats.compensationFailures++;
+  }
+
+  async function tick(): Promise<void> {
+    const began = Date.now();
+    stats.ticks++;
+    for (let batches = 0; batches < 1_000; batches++) {
+      const won = await claimAndCancel();
+      stats.batches++;
+      stats.cancelled += won.length;
+      for (let i = 0; i < won.length; i += options.compensationConcurrency) {
+        const slice = won.slice(i, i + options.compensationConcurrency);
+        await Promise.all(slice.map((id) => compensate(id).catch(() => void stats.compensationFailures++)));
+      }
+      if (won.length < options.batch) break;
+    }
+    stats.busyMs += Date.now() - began;
+  }
+
+  const loop = (async () => {
+    const start = Date.now();
+    for (let k = 1; !stopped; k++) {
+      const wait = start + k * options.everyMs - Date.now();
+      if (wait > 0) await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, wait);
+      });
+      if (stopped) break;
+      await tick().catch((err: unknown) => console.error(`scan canceller: ${(err as Error).message}`));
+    }
+  })();
+
+  return {
+    stats,
+    async stop(): Promise<ScanCancellerStats> {
+      stopped = true;
+      wake?.();
+      await loop;
+      return stats;
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import { Client, Connection } from '@temporalio/client';
+import { ORDER_WORKFLOW_TYPE, orderWorkflowId } from '../workflows/messages.js';
+import { postOrder } from './api-client.js';
+import { forEachLimited, sleep, type PhaseContext } from './context.js';
+import { sampleConnections } from './db-stats.js';
+import { createDirectActivities } from './direct-placement.js';
+import { cancelOutcome, waitUntilSettled } from './outcomes.js';
+import { runPaced } from './pacer.js';
+import { ResourceMeter, type ResourceUse } from './resources.js';
+import { startScanCanceller } from './scan-canceller.js';
+import { ROLES } from './stack.js';
+import { summarize, type Summary } from './stats.js';
+import { GROUPS, orderBody, placeRequest, seedCoupons } from './workload.js';
+
+/** Orders/s of the light POST /orders load that measures the API while a storm runs. */
+const PROBE_RATE = 5;
+
+/**
+ * K orders expiring in the same second. Both paths get orders written by the same placeOrder
+ * transaction with one deadline T; the timer path then gets one OrderLifecycle run per order that
+ * adopts it (the reconciliation path: load the order, durable timer until T, guarded cancel,
+ * compensation), the scan path its canceller. Measured from T: until every order is cancelled
+ * and compensated, peak connections, and POST /orders latency meanwhile.
+ */
+export interface StormResult {
+  path: 'timer' | 'scan';
+  orders: number;
+  /** Seconds from the common deadline to the last cancellation notice (all compensated). */
+  allCompensatedS: number | null;
+  settled: boolean;
+  lagMs: Summary;
+  compensatedLagMs: Summary;
+  lagsMs: number[];
+  negative: number;
+  /** Cancellations per second over the storm (orders / allCompensatedS). */
+  throughput: number | null;
+  peakConnections: { peakTotal: number; peakActive: number };
+  probeLatencyMs: Summary;
+  probeFailed: number;
+  /** pg_stat_statements calls of the cancelling role in the window, per cancelled order. */
+  statementsPerCancel: number | null;
+  statementsNote: string;
+  topStatements: Array<{ calls: number; query: string }>;
+  workflowsStartedLate: number;
+  resources: ResourceUse;
+}
+
+export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promise<StormResult> {
+  const { options, stack, observer } = ctx;
+  const k = options.storm;
+  const group = path === 'timer' ? GROUPS.timerStorm : GROUPS.scanStorm;
+  await seedCoupons(stack.adminUrl, group, k);
+  const leadMs = path === 'timer' ? 15_000 + k * 25 : 10_000 + k * 2;
+  const deadline = Date.now() + leadMs;
+
+  ctx.progress(`seeding ${k} orders expiring at ${new Date(deadline).toISOString()}`);
+  const seed = createDirectActivities(stack.urlAs(ROLES.seed), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 });
+  const ids: string[] = [];
+  await forEachLimited([...Array(k).keys()], 16, async (i) => {
+    const request = placeRequest(group, i);
+    await seed.placeExpiringAt(request, deadline);
+    ids.push(request.orderId);
+  });
+  await seed.close();
+
+  let workflowsStartedLate = 0;
+  if (path === 'timer') {
+    const connection = await Connection.connect({ address: stack.temporalAddress });
+    const client = new Client({ connection });
+    let started = 0;
+    await forEachLimited(ids, 32, async (orderId) => {
+      await client.workflow.start(ORDER_WORKFLOW_TYPE, {
+        workflowId: orderWorkflowId(orderId),
+        taskQueue: stack.taskQueue,
+        args: [{ orderId, adopt: true }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+      if (Date.now() > deadline) workflowsStartedLate++;
+      if (++started % 200 === 0) ctx.progress(`started ${started}/${k} workflows (deadline in ${((deadline - Date.now()) / 1000).toFixed(0)} s)`);
+    });
+    await connection.close();
+  }
+
+  // The placement cost of one probe order, to take the probes out of the statement count.
+  let perProbe = 0;
+  if (path === 'timer') {
+    await observer.resetStatements();
+    for (let i = 0; i < 20; i++) await postOrder(stack.apiBase, orderBody(`${GROUPS.probe}cal-`, i, { coupon: false }));
+    await sleep(300);
+    perProbe = ((await observer.statementsByRole())[ROLES.service]?.calls ?? 0) / 20;
+  }
+
+  await sleep(deadline - 2_000 - Date.now());
+  ctx.progress(`storm: ${k} orders expire now`);
+  await observer.resetStatements();
+  const meter = new ResourceMeter(() => stack.pids());
+  const connections = sampleConnections(observer);
+  const scanDirect = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.scan), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
+  const scanner = scanDirect
+    ? startScanCanceller(scanDirect, { everyMs: options.scanEveryS * 1000, batch: options.scanBatch, prefix: group, compensationConcurrency: 8 })
+    : undefined;
+  let probing = true;
+  const probeLatencies: number[] = [];
+  let probeFailed = 0;
+  let probes = 0;
+  const probe = (async () => {
+    while (probing) {
+      const run = await runPaced({
+        rate: PROBE_RATE,
+        count: PROBE_RATE,
+        maxInFlight: 20,
+        task: async (i) => {
+          probes++;
+          try {
+            probeLatencies.push((await postOrder(stack.apiBase, orderBody(`${GROUPS.probe}${path}-${probes}-`, i, { coupon: false }))).latencyMs);
+          } catch {
+            probeFailed++;
+          }
+        },
+      });
+      void run;
+    }
+  })();
+  const settled = await waitUntilSettled(observer, group, { notBefore: deadline + 500, deadline: deadline + 180_000 }, (line) => ctx.progress(`storm: ${line}`));
+  probing = false;
+  await probe;
+  await scanner?.stop();
+  await scanDirect?.close();
+  const peakConnections = await connections.stop();
+  const resources = meter.finish();
+  const role = path === 'timer' ? ROLES.service : ROLES.scan;
+  const calls = (await observer.statementsByRole())[role]?.calls ?? 0;
+  const topStatements = await observer.topStatements(role);
+  const outcome = await cancelOutcome(observer, group);
+  const cancelledInWindow = outcome.lagsMs.length;
+  const allCompensatedS = outcome.lastCompensated ? (outcome.lastCompensated.getTime() - deadline) / 1000 : null;
+  const probeCalls = path === 'timer' ? probes * perProbe : 0;
+  return {
+    path,
+    orders: k,
+    allCompensatedS: settled ? allCompensatedS : null,
+    settled,
+    lagMs: summarize(outcome.lagsMs),
+    compensatedLagMs: summarize(outcome.compensatedLagsMs),
+    lagsMs: outcome.lagsMs,
+    negative: outcome.negative,
+    throughput: settled && allCompensatedS ? k / allCompensatedS : null,
+    peakConnections,
+    probeLatencyMs: summarize(probeLatencies),
+    probeFailed,
+    statementsPerCancel: cancelledInWindow ? (calls - probeCalls) / cancelledInWindow : null,
+    statementsNote:
+      path === 'timer'
+        ? `role ${role} (worker + API), minus ${probes} probe placements × ${perProbe.toFixed(1)} statements measured just before`
+        : `role ${role} (the scan canceller alone, its empty scans included)`,
+    topStatements,
+    workflowsStartedLate,
+    resources,
+  };
+}

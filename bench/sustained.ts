@@ -1,0 +1,104 @@
+import { payOrder, postOrder } from './api-client.js';
+import { forEachLimited, sleep, type PhaseContext } from './context.js';
+import { createDirectActivities } from './direct-placement.js';
+import { cancelOutcome, paidLatencies, waitUntilSettled, type CancelOutcome } from './outcomes.js';
+import { runPaced, type PacedRun } from './pacer.js';
+import { ResourceMeter, type ResourceUse } from './resources.js';
+import { startScanCanceller, type ScanCancellerStats } from './scan-canceller.js';
+import { ROLES } from './stack.js';
+import { summarize, type Summary } from './stats.js';
+import { GROUPS, orderBody, placeRequest, seedCoupons } from './workload.js';
+
+/**
+ * The same workload offered to each path for the same time: `rate` orders/s for `durationS`,
+ * each expiring `windowS` later, so creation and cancellation overlap in a steady state.
+ * timer: through the API (update-with-start, the durable timer cancels); a `payShare` of them is
+ * paid through the signed webhook. scan: the same placement transaction run directly, cancelled by
+ * the scan-based canceller every `scanEveryS`.
+ */
+export interface SustainedResult {
+  path: 'timer' | 'scan';
+  creation: PacedRun & { offeredRate: number; latencyMs: Summary };
+  cancel: Omit<CancelOutcome, 'lagsMs' | 'compensatedLagsMs'> & { lagMs: Summary; compensatedLagMs: Summary; settled: boolean };
+  lagsMs: number[];
+  payment?: { webhookResponseMs: Summary; webhookToPaidMs: Summary; notPaid: number };
+  statements: Record<string, { calls: number; rows: number }>;
+  scanner?: ScanCancellerStats;
+  resources: ResourceUse;
+}
+
+export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan'): Promise<SustainedResult> {
+  const { options, stack, observer } = ctx;
+  const group = path === 'timer' ? GROUPS.timer : GROUPS.scan;
+  const count = Math.round(options.rate * options.durationS);
+  await seedCoupons(stack.adminUrl, group, count);
+  if (path === 'timer') await warmUp(ctx);
+
+  const seed = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.seed), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
+  const scanDirect = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.scan), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
+  await observer.resetStatements();
+  const meter = new ResourceMeter(() => stack.pids());
+  const scanner = scanDirect
+    ? startScanCanceller(scanDirect, { everyMs: options.scanEveryS * 1000, batch: options.scanBatch, prefix: group, compensationConcurrency: 8 })
+    : undefined;
+  const latencies: number[] = [];
+  const webhookMs: number[] = [];
+  const paidSentAt = new Map<string, number>();
+  const payEvery = Math.max(1, Math.round(1 / options.payShare));
+  const started = Date.now();
+  const creation = await runPaced({
+    rate: options.rate,
+    count,
+    maxInFlight: 256,
+    progress: (line) => ctx.progress(`creating ${line}`),
+    task: async (i) => {
+      if (seed) {
+        const t0 = performance.now();
+        await seed.run(seed.activities.placeOrder, placeRequest(group, i));
+        latencies.push(performance.now() - t0);
+        return;
+      }
+      const placed = await postOrder(stack.apiBase, orderBody(group, i));
+      latencies.push(placed.latencyMs);
+      if (i % payEvery === payEvery - 1) {
+        paidSentAt.set(placed.id, Date.now());
+        webhookMs.push(await payOrder(stack.apiBase, placed));
+      }
+    },
+  });
+  const settled = await waitUntilSettled(
+    observer,
+    group,
+    { notBefore: started + creation.elapsedS * 1000 + options.windowS * 1000, deadline: Date.now() + options.windowS * 1000 + 180_000 },
+    (line) => ctx.progress(`settling: ${line}`),
+  );
+  await sleep(200);
+  const scannerStats = await scanner?.stop();
+  const resources = meter.finish();
+  const statements = await observer.statementsByRole();
+  const outcome = await cancelOutcome(observer, group);
+  const paid = await paidLatencies(observer, paidSentAt);
+  await Promise.all([seed?.close(), scanDirect?.close()]);
+  const { lagsMs, compensatedLagsMs, ...rest } = outcome;
+  return {
+    path,
+    creation: { ...creation, offeredRate: options.rate, latencyMs: summarize(latencies) },
+    cancel: { ...rest, lagMs: summarize(lagsMs), compensatedLagMs: summarize(compensatedLagsMs), settled },
+    lagsMs,
+    ...(path === 'timer'
+      ? { payment: { webhookResponseMs: summarize(webhookMs), webhookToPaidMs: summarize(paid.latenciesMs), notPaid: paid.notPaid } }
+      : {}),
+    statements,
+    ...(scannerStats ? { scanner: scannerStats } : {}),
+    resources,
+  };
+}
+
+/** A few orders through the whole service first: code paths compiled, workflow bundle loaded. */
+async function warmUp(ctx: PhaseContext): Promise<void> {
+  ctx.progress('warm-up: 40 orders');
+  await seedCoupons(ctx.stack.adminUrl, GROUPS.warmup, 40);
+  await forEachLimited([...Array(40).keys()], 8, async (i) => {
+    await postOrder(ctx.stack.apiBase, orderBody(GROUPS.warmup, i));
+  });
+}
