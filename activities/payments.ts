@@ -24,11 +24,13 @@ export function createPaymentActivities(deps: ActivityDeps) {
      */
     async settlePayment(notice: PaymentNotice): Promise<Settlement> {
       const now = await asOf(deps);
+      // Judged at arrival: a payment accepted before the deadline pays, however busy the worker was.
+      const arrived = notice.receivedAt ? new Date(notice.receivedAt) : now;
       return db.$transaction(async (tx) => {
         const claimed = await tx.$executeRaw`
           INSERT INTO payments (payment_id, order_id, amount_cents, status, paid_at, received_at)
           VALUES (${notice.paymentId}, ${notice.orderId}::uuid, ${notice.amountCents}, 'REFUND_PENDING',
-                  ${new Date(notice.paidAt)}, ${nowOr(now)})
+                  ${new Date(notice.paidAt)}, ${nowOr(arrived)})
           ON CONFLICT (payment_id) DO NOTHING`;
         if (claimed === 0) {
           const seen = await tx.payment.findUniqueOrThrow({ where: { paymentId: notice.paymentId } });
@@ -37,7 +39,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
         const paid = await tx.$queryRaw<Array<{ coupon_code: string | null }>>`
           UPDATE orders SET status = ${ORDER_TRANSITIONS.pay.to}::"OrderStatus", paid_at = ${nowOr(now)}
           WHERE id = ${notice.orderId}::uuid AND ${orderStatusIn(ORDER_TRANSITIONS.pay.from)}
-            AND total_cents = ${notice.amountCents} AND expires_at > ${nowOr(now)}
+            AND total_cents = ${notice.amountCents} AND expires_at > ${nowOr(arrived)}
           RETURNING coupon_code`;
         if (paid.length === 1) {
           await tx.$executeRaw`

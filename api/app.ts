@@ -26,6 +26,8 @@ export interface AppDeps {
   logger: Logger;
   /** Temporal Web UI base URL, for the orders page's links to each order's workflow. */
   temporalUiUrl: string;
+  /** When a payment arrived; unset: the database clock. Tests on the time-skipping server pass its clock. */
+  clock?: () => Promise<Date>;
 }
 
 /** The HTTP API, built from its dependencies; it does not listen (server.ts and tests do). */

@@ -51,6 +51,11 @@ export interface PaymentNotice {
   amountCents: number;
   /** ISO-8601, as the provider reports it. */
   paidAt: string;
+  /**
+   * ISO-8601: when our webhook accepted the callback, by the database clock. The deadline is judged
+   * at arrival, not when a busy worker gets round to settling. Absent in notices from before it existed.
+   */
+  receivedAt?: string;
 }
 
 export interface OrderLifecycleInput {

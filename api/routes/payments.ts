@@ -17,9 +17,11 @@ export interface PaymentRouteDeps {
   webhookSecret: string;
   logger: Logger;
   metrics: ApiMetrics;
+  /** The arrival clock; unset: the database's now(), the clock every deadline guard uses (tests pass the test server's). */
+  clock?: (() => Promise<Date>) | undefined;
 }
 
-export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger, metrics }: PaymentRouteDeps): Router {
+export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger, metrics, clock }: PaymentRouteDeps): Router {
   const router = Router();
 
   // The signature covers the exact bytes sent, so the body is read raw and parsed only once verified.
@@ -39,9 +41,11 @@ export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger,
     } catch {
       throw new ApiError(400, 'VALIDATION_FAILED', 'the request body is not valid JSON');
     }
-    const notice: PaymentNotice = parseInput(PaymentCallbackBody, json);
-    const order = await db.order.findUnique({ where: { id: notice.orderId }, select: { id: true } });
+    const callback = parseInput(PaymentCallbackBody, json);
+    const [order] = await db.$queryRaw<Array<{ now: Date }>>`SELECT now() AS now FROM orders WHERE id = ${callback.orderId}::uuid`;
     if (!order) throw businessError('UNKNOWN_ORDER');
+    const receivedAt = clock ? await clock() : order.now;
+    const notice: PaymentNotice = { ...callback, receivedAt: receivedAt.toISOString() };
 
     await handOver(notice);
     metrics.paymentsAccepted.inc();

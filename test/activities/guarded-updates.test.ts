@@ -139,3 +139,24 @@ describe('out-of-order events follow the transition table', () => {
     expect(await run(acts.releaseCoupon, order.id)).toEqual({ released: false });
   });
 });
+
+describe('a payment is judged by when it arrived', () => {
+  it('accepted before the deadline it pays, even if settled after; accepted after it is refunded', async () => {
+    const onTime = await placedOrder();
+    const late = await placedOrder();
+    // Both deadlines passed a moment ago; the webhook had accepted the first payment before that.
+    await database.prisma.$executeRaw`UPDATE orders SET expires_at = now() - interval '1 second' WHERE id IN (${onTime.order.id}::uuid, ${late.order.id}::uuid)`;
+    const notice = (order: { id: string; totalCents: number }, receivedAt: Date) => ({
+      paymentId: `p-${order.id}`,
+      orderId: order.id,
+      amountCents: order.totalCents,
+      paidAt: receivedAt.toISOString(),
+      receivedAt: receivedAt.toISOString(),
+    });
+    expect(await run(acts.settlePayment, notice(onTime.order, new Date(Date.now() - 5_000)))).toMatchObject({ outcome: 'PAID' });
+    expect(await run(acts.settlePayment, notice(late.order, new Date()))).toMatchObject({ outcome: 'REFUND_PENDING' });
+    expect(await database.prisma.payment.findUniqueOrThrow({ where: { paymentId: `p-${late.order.id}` } })).toMatchObject({
+      refundReason: 'ORDER_NOT_PAYABLE',
+    });
+  });
+});

@@ -84,6 +84,8 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     new Proxy({} as ThirdParties[K], {
       get: (_target, method) => (...args: unknown[]) => (thirdParties[name] as any)[method](...args),
     });
+  // On the real server the database's own clock judges deadlines, as in production.
+  const clock = temporal === 'time-skipping' ? async () => new Date(await env.currentTimeMs()) : undefined;
   const deps: ActivityDeps = {
     db,
     paymentWindowMs,
@@ -91,8 +93,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     notifier: forward('notifier'),
     invoices: forward('invoices'),
     loyalty: forward('loyalty'),
-    // On the real server the database's own clock judges deadlines, as in production.
-    ...(temporal === 'time-skipping' ? { clock: async () => new Date(await env.currentTimeMs()) } : {}),
+    ...(clock ? { clock } : {}),
   };
   const worker: Worker | undefined = options.inProcessWorker === false ? undefined : await createOrderWorker({
     connection: env.nativeConnection,
@@ -120,6 +121,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     faultsEnabled: true,
     temporalUiUrl: webUiUrl ?? 'http://localhost:8233',
     logger: createLogger('api-test', 'silent'),
+    ...(clock ? { clock } : {}),
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
