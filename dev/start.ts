@@ -44,6 +44,8 @@ async function startAll(stack: Stack, config: Config): Promise<{ name: string; h
   // Check everything that can be wrong before starting anything.
   await assertPortsFree([
     { port: config.port, use: 'PORT, the API' },
+    { port: config.workerMetricsPort, use: "WORKER_METRICS_PORT, the worker's /metrics" },
+    { port: Number(config.sdkMetricsAddress.split(':').pop()), use: "TEMPORAL_SDK_METRICS_ADDRESS, the worker's SDK metrics" },
     ...(embeddedTemporal
       ? [{ port: EMBEDDED.temporalPort, use: 'Temporal dev server' }, { port: EMBEDDED.temporalUiPort, use: 'Temporal Web UI' }]
       : []),

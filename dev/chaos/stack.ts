@@ -113,7 +113,10 @@ export class ChaosStack {
   async startWorker(paymentWindow = this.paymentWindow): Promise<ManagedProcess> {
     this.paymentWindow = paymentWindow;
     const n = ++this.workerCount;
-    const worker = startTypeScript(`worker ${n}`, 'worker/main.ts', this.env(), { logFile: join(this.root, `worker-${n}.log`) });
+    // Each worker serves its own /metrics and SDK exporter: two on one machine need ports of their own.
+    const [metricsPort, sdkMetricsPort] = [await findFreePort(), await findFreePort()];
+    const env = { ...this.env(), WORKER_METRICS_PORT: String(metricsPort), TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkMetricsPort}` };
+    const worker = startTypeScript(`worker ${n}`, 'worker/main.ts', env, { logFile: join(this.root, `worker-${n}.log`) });
     this.workers.push(worker);
     this.watch(worker);
     void worker.exited.then(() => this.workers.splice(this.workers.indexOf(worker), 1));
