@@ -23,8 +23,12 @@ const MAX_IN_FLIGHT_ORDERS = 30;
 export interface Ledger {
   /** Every order answered 201, by id. */
   orders: Map<string, { plan: PaymentPlan; totalCents: number; expiresAt: string }>;
-  /** Every payment answered 202, by paymentId; `onTime` when the 202 came before the order's deadline. */
-  payments: Map<string, { orderId: string; plan: PaymentPlan; onTime: boolean; correctAmount: boolean }>;
+  /**
+   * Every payment answered 202, by paymentId. The service judges a payment by when its webhook
+   * accepted it, which lies between the generator sending it and receiving the 202: a payment
+   * sent after the deadline must never capture, one answered before it must never be refused as late.
+   */
+  payments: Map<string, { orderId: string; plan: PaymentPlan; sentBeforeDeadline: boolean; answeredBeforeDeadline: boolean; correctAmount: boolean }>;
   /** Business refusals (e.g. `POST /orders 409 OUT_OF_STOCK`), by kind. */
   refused: Map<string, number>;
   /** Calls that got no answer or a 5xx (each retried), by kind. */
@@ -122,12 +126,18 @@ export class LoadGenerator {
   }
 
   private async pay(order: { id: string; totalCents: number; expiresAt: string }, paymentId: string, amountCents: number, plan: PaymentPlan) {
-    const answer = await this.withRetries('POST /payments/callback', () => this.client.pay({ paymentId, orderId: order.id, amountCents }));
+    const deadline = Date.parse(order.expiresAt);
+    let sentAt = 0;
+    const answer = await this.withRetries('POST /payments/callback', () => {
+      sentAt = Date.now(); // the attempt that gets the 202 is the last one
+      return this.client.pay({ paymentId, orderId: order.id, amountCents });
+    });
     if (answer.status !== 202) return;
     this.ledger.payments.set(paymentId, {
       orderId: order.id,
       plan,
-      onTime: Date.now() < Date.parse(order.expiresAt),
+      sentBeforeDeadline: sentAt < deadline,
+      answeredBeforeDeadline: Date.now() < deadline,
       correctAmount: amountCents === order.totalCents,
     });
   }

@@ -82,7 +82,7 @@ export async function runStorm({ stack, client, db, temporal }: StormDeps): Prom
       const order = probeOrders[i % probeOrders.length]!;
       const a = await client.pay({ paymentId: paymentIds[i % probeOrders.length]!, orderId: order.id, amountCents: order.totalCents });
       probes.webhook.push({ ms: a.ms, ok: a.status === 202 });
-      if (a.status === 202) ledger.payments.set(paymentIds[i % probeOrders.length]!, { orderId: order.id, plan: 'on-time', onTime: true, correctAmount: true });
+      if (a.status === 202) ledger.payments.set(paymentIds[i % probeOrders.length]!, { orderId: order.id, plan: 'on-time', sentBeforeDeadline: true, answeredBeforeDeadline: true, correctAmount: true });
       await sleep(PROBE_INTERVAL_MS);
     }
   })();
@@ -94,7 +94,7 @@ export async function runStorm({ stack, client, db, temporal }: StormDeps): Prom
   const unpaid = probeOrders.map((order, i) => ({ order, paymentId: paymentIds[i]! })).filter((p) => !ledger.payments.has(p.paymentId));
   await inPool(unpaid, 4, async ({ order, paymentId }) => {
     if ((await client.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status === 202) {
-      ledger.payments.set(paymentId, { orderId: order.id, plan: 'on-time', onTime: true, correctAmount: true });
+      ledger.payments.set(paymentId, { orderId: order.id, plan: 'on-time', sentBeforeDeadline: true, answeredBeforeDeadline: true, correctAmount: true });
     }
   });
 

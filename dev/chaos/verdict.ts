@@ -19,7 +19,7 @@ export interface Facts {
   stepsPending: number;
   /** Order and late-payment workflows that have not finished. */
   runningWorkflows: number;
-  /** 202 payments that must never capture (wrong amount, or accepted after the deadline) but did. */
+  /** 202 payments that must never capture (wrong amount, or sent after the deadline) but did. */
   wronglyCaptured: number;
   /** Correct payments answered 202 before the deadline that were still refunded as too late. */
   onTimeJudgedLate: number;
@@ -89,8 +89,8 @@ async function gatherFacts(db: Db, temporal: Client, taskQueue: string, ledger: 
   let onTimeJudgedLate = 0;
   for (const row of recorded) {
     const sent = ledger.payments.get(row.payment_id)!;
-    if (row.status === 'CAPTURED' && (!sent.correctAmount || !sent.onTime)) wronglyCaptured++;
-    if (sent.onTime && sent.correctAmount && row.refund_reason === 'ORDER_NOT_PAYABLE') onTimeJudgedLate++;
+    if (row.status === 'CAPTURED' && (!sent.correctAmount || !sent.sentBeforeDeadline)) wronglyCaptured++;
+    if (sent.answeredBeforeDeadline && sent.correctAmount && row.refund_reason === 'ORDER_NOT_PAYABLE') onTimeJudgedLate++;
   }
   return {
     missingOrders: orderIds.length - statuses.length,
