@@ -23,6 +23,8 @@ export interface BenchOptions {
   ceilingConnections: number[];
   /** Environment overrides for the worker and the API (tuning variants), as KEY=VALUE. */
   serviceEnv: Record<string, string>;
+  /** Run the dev server without DEV_SERVER_TUNING (dev/temporal-server.ts): the "before" of that tuning. */
+  untunedTemporal: boolean;
   outDir: string;
 }
 
@@ -40,6 +42,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'scan-batch': { type: 'string' },
       'port-base': { type: 'string' },
       env: { type: 'string', multiple: true },
+      'untuned-temporal': { type: 'boolean', default: false },
       out: { type: 'string', default: '.bench' },
     },
   });
@@ -70,6 +73,7 @@ export function parseOptions(argv: string[]): BenchOptions {
         return [pair.slice(0, at), pair.slice(at + 1)];
       }),
     ),
+    untunedTemporal: values['untuned-temporal'],
     outDir: values.out,
   };
 }

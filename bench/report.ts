@@ -32,7 +32,7 @@ export function markdownReport(r: BenchResults): string {
     `# order-lifecycle benchmark${o.quick ? ' (--quick)' : ''}`,
     '',
     `${r.startedAt} → ${r.finishedAt}; ${r.machine.cores} cores, ${r.machine.memGiB} GiB; load average before ${r.machine.loadBefore}, after ${r.machine.loadAfter}.`,
-    `Stack: embedded PostgreSQL 18 (durable, pg_stat_statements), Temporal CLI dev server (SQLite file), worker and API as child processes, pg pool ${10} per process (lib/db.ts).`,
+    `Stack: embedded PostgreSQL 18 (durable, pg_stat_statements), Temporal CLI dev server (SQLite file, ${o.untunedTemporal ? 'CLI defaults: --untuned-temporal' : 'DEV_SERVER_TUNING'}), worker and API as child processes, pg pool ${10} per process (lib/db.ts).`,
     `Workload: ${o.rate} orders/s offered for ${o.durationS} s per path, payment window ${o.windowS} s, ${Math.round(o.payShare * 100)} % of the timer path's orders paid; storm of ${o.storm}; scan canceller every ${o.scanEveryS} s, batches of ${o.scanBatch}.`,
     o.serviceEnv && Object.keys(o.serviceEnv).length ? `Service environment overrides: ${Object.entries(o.serviceEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : 'Service settings: the defaults.',
     '',

@@ -88,6 +88,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       uiPort: ports.temporalUi,
       namespace: 'default',
       logFile: join(logs, 'temporal.log'),
+      tuned: !options.untunedTemporal,
     });
     stops.push(() => temporal.stop());
 
