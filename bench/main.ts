@@ -3,6 +3,7 @@ import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../dev/paths.js';
 import { runCeiling } from './ceiling.js';
+import { runRamp } from './ramp.js';
 import { lagChartSvg, renderPng } from './chart.js';
 import type { PhaseContext } from './context.js';
 import { DbObserver } from './db-stats.js';
@@ -14,8 +15,10 @@ import { runStorm } from './storm.js';
 import { runSustained } from './sustained.js';
 import { seedCatalog } from './workload.js';
 
-// `npm run bench [-- --quick] [--rate N --duration S --window S --storm K --scan-every P --env KEY=VALUE]`:
-// the durable-timer path and the scan-based baseline on one embedded stack, then the machine's limit.
+// `npm run bench [-- --quick] [--rate N --ramp-step S --duration S --window S --storm K --scan-every P
+// --env KEY=VALUE --untuned-temporal]`: a ramp to the highest rate the durable-timer path sustains, that
+// path and the scan-based baseline side by side at that rate on one embedded stack, storms, then the
+// machine's limit.
 // Writes .bench/report.md, .bench/results.json and .bench/cancel-lag.png.
 
 async function main(): Promise<void> {
@@ -42,10 +45,15 @@ async function main(): Promise<void> {
   const ctx: PhaseContext = { options, stack, observer, progress };
   try {
     await seedCatalog(stack.adminUrl);
-    phase = 'timer path, sustained';
-    const timer = await runSustained(ctx, 'timer');
-    phase = 'scan baseline, sustained';
-    const scan = await runSustained(ctx, 'scan');
+    phase = 'ramp';
+    const ramp = await runRamp(ctx);
+    // Side by side at the highest rate the timer path sustained: beyond it, its figures would only
+    // measure a growing backlog.
+    const rate = ramp.maxSustained ?? ramp.steps[0]!.rate;
+    phase = `timer path, sustained ${rate}/s`;
+    const timer = await runSustained(ctx, 'timer', { rate, warmUp: false });
+    phase = `scan baseline, sustained ${rate}/s`;
+    const scan = await runSustained(ctx, 'scan', { rate });
     phase = 'timer path, storm';
     const timerStorm = await runStorm(ctx, 'timer');
     phase = 'scan baseline, storm';
@@ -57,6 +65,8 @@ async function main(): Promise<void> {
       finishedAt: new Date().toISOString(),
       machine: { cores: timer.resources.machineCores, memGiB: Math.round(totalmem() / 2 ** 30), loadBefore, loadAfter: loadAverage() },
       options,
+      ramp,
+      sideBySideRate: rate,
       sustained: { timer, scan },
       storm: { timer: timerStorm, scan: scanStorm },
       ceiling,

@@ -3,9 +3,11 @@ import { parseArgs } from 'node:util';
 /** What one `npm run bench` does; `--quick` is a short smoke run, the default is the full measurement. */
 export interface BenchOptions {
   quick: boolean;
-  /** Orders per second offered to each path in the sustained phases. */
+  /** The rate target: the ramp's last step (orders/s). The side-by-side phases run at the highest rate the ramp sustained. */
   rate: number;
-  /** Seconds each sustained phase keeps creating orders. */
+  /** Seconds each ramp step offers its rate. */
+  rampStepS: number;
+  /** Seconds each side-by-side phase keeps creating orders. */
   durationS: number;
   /** PAYMENT_WINDOW of the run (seconds): orders expire this long after creation. */
   windowS: number;
@@ -35,6 +37,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       quick: { type: 'boolean', default: false },
       rate: { type: 'string' },
       duration: { type: 'string' },
+      'ramp-step': { type: 'string' },
       window: { type: 'string' },
       'pay-share': { type: 'string' },
       storm: { type: 'string' },
@@ -56,7 +59,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   const base = num(values['port-base'], 54_000, 'port-base');
   return {
     quick,
-    rate: num(values.rate, quick ? 40 : 100, 'rate'),
+    rate: num(values.rate, quick ? 20 : 100, 'rate'),
+    rampStepS: num(values['ramp-step'], quick ? 15 : 30, 'ramp-step'),
     durationS: num(values.duration, quick ? 15 : 60, 'duration'),
     windowS: num(values.window, quick ? 10 : 20, 'window'),
     payShare: Math.min(1, num(values['pay-share'], 0.1, 'pay-share')),

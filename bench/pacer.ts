@@ -13,12 +13,16 @@ export interface PacedRun {
   achievedRate: number;
   /** How far behind schedule the last task started (ms): > 0 means the rate was not sustained. */
   behindMs: number;
+  /** Tasks never started because the run fell further behind than `giveUpBehindMs`. */
+  abandoned: number;
 }
 
 export async function runPaced(options: {
   rate: number;
   count: number;
   maxInFlight: number;
+  /** Stop starting tasks once this far behind schedule: the rate is not sustained, and piling on only grows a backlog. */
+  giveUpBehindMs?: number;
   task: (i: number) => Promise<void>;
   progress?: (line: string) => void;
 }): Promise<PacedRun> {
@@ -28,6 +32,7 @@ export async function runPaced(options: {
   let failed = 0;
   let behindMs = 0;
   let lastDone = start;
+  let abandoned = 0;
   const pending = new Set<Promise<void>>();
   const ticker = setInterval(() => {
     const t = (Date.now() - start) / 1000;
@@ -40,6 +45,10 @@ export async function runPaced(options: {
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       while (inFlight >= options.maxInFlight) await Promise.race(pending);
       behindMs = Math.max(0, Date.now() - due);
+      if (options.giveUpBehindMs !== undefined && behindMs > options.giveUpBehindMs) {
+        abandoned = options.count - i;
+        break;
+      }
       inFlight++;
       const p: Promise<void> = options
         .task(i)
@@ -59,5 +68,5 @@ export async function runPaced(options: {
     clearInterval(ticker);
   }
   const elapsedS = (lastDone - start) / 1000;
-  return { started: options.count, completed, failed, elapsedS, achievedRate: completed / elapsedS, behindMs };
+  return { started: options.count - abandoned, completed, failed, elapsedS, achievedRate: completed / elapsedS, behindMs, abandoned };
 }

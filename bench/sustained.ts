@@ -27,12 +27,22 @@ export interface SustainedResult {
   resources: ResourceUse;
 }
 
-export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan'): Promise<SustainedResult> {
-  const { options, stack, observer } = ctx;
-  const group = path === 'timer' ? GROUPS.timer : GROUPS.scan;
+/** A ramp step runs the timer path at its own rate, for its own time, on its own group of orders. */
+export interface SustainedOverrides {
+  rate?: number;
+  durationS?: number;
+  group?: string;
+  warmUp?: boolean;
+  giveUpBehindMs?: number;
+}
+
+export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan', overrides: SustainedOverrides = {}): Promise<SustainedResult> {
+  const { stack, observer } = ctx;
+  const options = { ...ctx.options, ...(overrides.rate ? { rate: overrides.rate } : {}), ...(overrides.durationS ? { durationS: overrides.durationS } : {}) };
+  const group = overrides.group ?? (path === 'timer' ? GROUPS.timer : GROUPS.scan);
   const count = Math.round(options.rate * options.durationS);
   await seedCoupons(stack.adminUrl, group, count);
-  if (path === 'timer') await warmUp(ctx);
+  if (path === 'timer' && overrides.warmUp !== false) await warmUp(ctx);
 
   const seed = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.seed), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
   const scanDirect = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.scan), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
@@ -50,6 +60,7 @@ export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan'): P
     rate: options.rate,
     count,
     maxInFlight: 256,
+    ...(overrides.giveUpBehindMs === undefined ? {} : { giveUpBehindMs: overrides.giveUpBehindMs }),
     progress: (line) => ctx.progress(`creating ${line}`),
     task: async (i) => {
       if (seed) {

@@ -1,0 +1,92 @@
+import type { PhaseContext } from './context.js';
+import { runSustained } from './sustained.js';
+import type { Summary } from './stats.js';
+
+/** Offered rates tried in turn, up to `--rate` (the target, 100/s by default). */
+const RATES = [5, 10, 15, 20, 30, 50, 75, 100, 150, 200];
+/** A step that falls this far behind its schedule stops offering orders: it did not hold. */
+const GIVE_UP_BEHIND_MS = 5_000;
+/**
+ * The load generator is open-loop, so a rate beyond capacity shows as a backlog that grows for as
+ * long as the step lasts: POST /orders waits longer and longer, and so do cancellations. A step
+ * holds only while both stay within this bound (p99): the service kept up at that rate.
+ */
+const KEPT_UP_P99_MS = 2_000;
+
+/**
+ * The highest order rate the timer path sustains end to end: each step offers its rate through
+ * POST /orders for `rampStepS` (its own orders, a share paid), waits until every order is settled,
+ * and holds when every order was created and both POST /orders and cancellation kept their p99 within
+ * 2 s. The ramp
+ * stops at the first step that does not hold; cancel lag is reported per step, since the target is
+ * cancel lag p99 ≤ 1 s at the highest sustained rate.
+ */
+export interface RampStep {
+  rate: number;
+  held: boolean;
+  /** Why the step did not hold ('' when it held). */
+  why: string;
+  achievedRate: number;
+  created: number;
+  failed: number;
+  abandoned: number;
+  creationMs: Summary;
+  lagMs: Summary;
+  negative: number;
+  cpuMsPerOrder: Record<string, number>;
+}
+
+export interface RampResult {
+  steps: RampStep[];
+  /** Highest rate that held, or null when even the first step did not. */
+  maxSustained: number | null;
+  /** Highest held rate whose cancel lag p99 was within 1 s. */
+  maxWithinLagTarget: number | null;
+}
+
+export async function runRamp(ctx: PhaseContext): Promise<RampResult> {
+  const { options } = ctx;
+  const rates = [...RATES.filter((r) => r < options.rate), options.rate];
+  const steps: RampStep[] = [];
+  for (const [i, rate] of rates.entries()) {
+    ctx.progress(`step ${rate} orders/s for ${options.rampStepS} s`);
+    const r = await runSustained(ctx, 'timer', {
+      rate,
+      durationS: options.rampStepS,
+      group: `bench-ramp-${rate}-`,
+      warmUp: i === 0,
+      giveUpBehindMs: GIVE_UP_BEHIND_MS,
+    });
+    const c = r.creation;
+    const why = [
+      c.failed > 0 ? `${c.failed} failed` : '',
+      c.abandoned > 0 ? `fell ${GIVE_UP_BEHIND_MS / 1000} s behind, ${c.abandoned} not offered` : '',
+      (c.latencyMs.p99 ?? 0) > KEPT_UP_P99_MS ? `POST /orders p99 ${(c.latencyMs.p99! / 1000).toFixed(1)} s` : '',
+      (r.cancel.lagMs.p99 ?? 0) > KEPT_UP_P99_MS ? `cancel lag p99 ${(r.cancel.lagMs.p99! / 1000).toFixed(1)} s` : '',
+      r.cancel.settled ? '' : 'not settled within the bound',
+    ].filter(Boolean).join('; ');
+    const orders = c.completed + c.failed;
+    steps.push({
+      rate,
+      held: why === '',
+      why,
+      achievedRate: c.achievedRate,
+      created: c.completed,
+      failed: c.failed,
+      abandoned: c.abandoned,
+      creationMs: c.latencyMs,
+      lagMs: r.cancel.lagMs,
+      negative: r.cancel.negative,
+      cpuMsPerOrder: Object.fromEntries(Object.entries(r.resources.cpuS).map(([k, v]) => [k, orders ? (1000 * v) / orders : 0])),
+    });
+    ctx.progress(`step ${rate}/s ${why === '' ? 'held' : `did not hold: ${why}`}; cancel lag p99 ${r.cancel.lagMs.p99} ms`);
+    if (why !== '') break;
+  }
+  const held = steps.filter((s) => s.held);
+  const withinLag = held.filter((s) => s.lagMs.p99 !== null && s.lagMs.p99 <= 1_000 && s.negative === 0);
+  return {
+    steps,
+    maxSustained: held.at(-1)?.rate ?? null,
+    maxWithinLagTarget: withinLag.at(-1)?.rate ?? null,
+  };
+}
