@@ -82,7 +82,7 @@ export function markdownReport(r: BenchResults): string {
     `| DB statements per cancelled order | ${num(st.timer.statementsPerCancel)} | ${num(st.scan.statementsPerCancel)} | ${x(ratio(st.scan.statementsPerCancel, st.timer.statementsPerCancel))} |`,
     `| CPU s: postgres / temporal / worker / API / bench | ${cpu(st.timer.resources)} | ${cpu(st.scan.resources)} | |`,
     '',
-    `Statements are pg_stat_statements calls (BEGIN/COMMIT included). Timer: ${st.timer.statementsNote}. Scan: ${st.scan.statementsNote}. Timer workflows started after the deadline: ${st.timer.workflowsStartedLate}.`,
+    `Statements are pg_stat_statements calls (BEGIN/COMMIT included). Timer: ${st.timer.statementsNote}. Scan: ${st.scan.statementsNote}. Timer storm workflows not yet waiting on their timer 2 s before the deadline: ${st.timer.notWaitingAtDeadline}.`,
     '',
     '## The machine\'s limit: the guarded cancel alone',
     '',

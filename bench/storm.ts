@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { ORDER_WORKFLOW_TYPE, orderWorkflowId } from '../workflows/messages.js';
+import { OrderExpiresAtKey, OrderStatusKey } from '../workflows/search-attributes.js';
 import { postOrder } from './api-client.js';
 import { forEachLimited, sleep, type PhaseContext } from './context.js';
 import { sampleConnections } from './db-stats.js';
@@ -14,6 +15,8 @@ import { GROUPS, orderBody, placeRequest, seedCoupons } from './workload.js';
 
 /** Orders/s of the light POST /orders load that measures the API while a storm runs. */
 const PROBE_RATE = 5;
+/** Lead time per storm order on the timer path: adoption ran at about 20 orders/s on 2 cores. */
+const ADOPTION_MS_PER_ORDER = 60;
 
 /**
  * K orders expiring in the same second. Both paths get orders written by the same placeOrder
@@ -41,7 +44,8 @@ export interface StormResult {
   statementsPerCancel: number | null;
   statementsNote: string;
   topStatements: Array<{ calls: number; query: string }>;
-  workflowsStartedLate: number;
+  /** Timer path: storm workflows not yet waiting on their timer 2 s before the deadline. */
+  notWaitingAtDeadline: number;
   resources: ResourceUse;
 }
 
@@ -50,7 +54,12 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
   const k = options.storm;
   const group = path === 'timer' ? GROUPS.timerStorm : GROUPS.scanStorm;
   await seedCoupons(stack.adminUrl, group, k);
-  const leadMs = path === 'timer' ? 15_000 + k * 25 : 10_000 + k * 2;
+  // The placement cost of one probe order, to take the probes out of the statement count; measured
+  // first, while the service is idle.
+  const perProbe = path === 'timer' ? await probePlacementCost(ctx) : 0;
+  // Timer path: every workflow must be waiting on its timer before the deadline (adoption costs
+  // about as much as a cancellation), or the storm would measure the adoption backlog instead.
+  const leadMs = path === 'timer' ? 15_000 + k * ADOPTION_MS_PER_ORDER : 10_000 + k * 2;
   const deadline = Date.now() + leadMs;
 
   ctx.progress(`seeding ${k} orders expiring at ${new Date(deadline).toISOString()}`);
@@ -63,7 +72,7 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
   });
   await seed.close();
 
-  let workflowsStartedLate = 0;
+  let notWaitingAtDeadline = 0;
   if (path === 'timer') {
     const connection = await Connection.connect({ address: stack.temporalAddress });
     const client = new Client({ connection });
@@ -75,23 +84,10 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
         args: [{ orderId, adopt: true }],
         workflowIdConflictPolicy: 'USE_EXISTING',
       });
-      if (Date.now() > deadline) workflowsStartedLate++;
       if (++started % 200 === 0) ctx.progress(`started ${started}/${k} workflows (deadline in ${((deadline - Date.now()) / 1000).toFixed(0)} s)`);
     });
+    notWaitingAtDeadline = k - (await waitUntilAdopted(client, k, deadline, ctx.progress));
     await connection.close();
-  }
-
-  // The placement cost of one probe order, to take the probes out of the statement count.
-  let perProbe = 0;
-  if (path === 'timer') {
-    await observer.resetStatements();
-    let placed = 0;
-    for (let i = 0; i < 20; i++) {
-      // A probe that times out (a backlog from the phase before) must not end the bench.
-      await postOrder(stack.apiBase, orderBody(`${GROUPS.probe}cal-`, i, { coupon: false })).then(() => placed++, () => undefined);
-    }
-    await sleep(300);
-    perProbe = placed ? ((await observer.statementsByRole())[ROLES.service]?.calls ?? 0) / placed : 0;
   }
 
   await sleep(deadline - 2_000 - Date.now());
@@ -158,7 +154,38 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
         ? `role ${role} (worker + API), minus ${probes} probe placements × ${perProbe.toFixed(1)} statements measured just before`
         : `role ${role} (the scan canceller alone, its empty scans included)`,
     topStatements,
-    workflowsStartedLate,
+    notWaitingAtDeadline,
     resources,
   };
+}
+
+/** Statements one POST /orders costs, from 20 placements (a probe that times out is not counted). */
+async function probePlacementCost(ctx: PhaseContext): Promise<number> {
+  await ctx.observer.resetStatements();
+  let placed = 0;
+  for (let i = 0; i < 20; i++) {
+    await postOrder(ctx.stack.apiBase, orderBody(`${GROUPS.probe}cal-`, i, { coupon: false })).then(() => placed++, () => undefined);
+  }
+  await sleep(300);
+  return placed ? ((await ctx.observer.statementsByRole())[ROLES.service]?.calls ?? 0) / placed : 0;
+}
+
+/**
+ * Until `k` storm workflows wait on their timer (UNPAID in visibility, with the storm's deadline:
+ * they loaded their order), or until 2 s before the deadline; returns how many do.
+ */
+async function waitUntilAdopted(client: Client, k: number, deadline: number, progress: (line: string) => void): Promise<number> {
+  const around = (ms: number) => new Date(deadline + ms).toISOString();
+  const query = [
+    `WorkflowType = "${ORDER_WORKFLOW_TYPE}"`,
+    'ExecutionStatus = "Running"',
+    `${OrderStatusKey.name} = "UNPAID"`,
+    `${OrderExpiresAtKey.name} BETWEEN "${around(-1_000)}" AND "${around(1_000)}"`,
+  ].join(' AND ');
+  for (let round = 0; ; round++) {
+    const { count } = await client.workflow.count(query);
+    if (count >= k || Date.now() >= deadline - 2_000) return Math.min(count, k);
+    if (round % 5 === 0) progress(`${count}/${k} workflows waiting on their timer (deadline in ${((deadline - Date.now()) / 1000).toFixed(0)} s)`);
+    await sleep(1_000);
+  }
 }
