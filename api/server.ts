@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     logger.warn('PAYMENT_WEBHOOK_SECRET or ADMIN_TOKEN is the public development default; set both in production');
   }
   const tracing = config.otlpEndpoint ? startTracing('order-api', { otlpEndpoint: config.otlpEndpoint }) : undefined;
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
   const connection = await Connection.connect({ address: config.temporal.address, ...config.temporal.connection });
   const temporal = new Client({
     connection,

@@ -36,6 +36,7 @@ const EnvSchema = z.object({
   WORKER_METRICS_PORT: port.default(9464),
   TEMPORAL_SDK_METRICS_ADDRESS: z.string().regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port').default('127.0.0.1:9465'),
   SHUTDOWN_GRACE: nonEmpty.default('10s'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
   TEMPORAL_UI_URL: z.url().default('http://localhost:8233'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
 });
@@ -78,6 +79,11 @@ export interface Config {
   shutdownGraceMs: number;
   /** OTLP/HTTP endpoint for traces; unset: tracing is off. */
   otlpEndpoint: string | undefined;
+  /**
+   * PostgreSQL connections each process (worker, API) may open. It bounds the database's load
+   * whatever the number of concurrent activities: the rest wait for a connection in the process.
+   */
+  databasePoolSize: number;
 }
 
 export type TemporalConnectionSecurity = Pick<NativeConnectionOptions, 'tls' | 'apiKey' | 'metadata'>;
@@ -115,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sdkMetricsAddress: e.TEMPORAL_SDK_METRICS_ADDRESS,
     shutdownGraceMs,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''),
+    databasePoolSize: e.DATABASE_POOL_SIZE,
   };
 }
 

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const metrics = createWorkerMetrics();
   const metricsServer = await startMetricsServer({ port: config.workerMetricsPort, registry: metrics.registry, sdkMetricsAddress: config.sdkMetricsAddress });
   const tracing = config.otlpEndpoint ? startTracing('order-worker', { otlpEndpoint: config.otlpEndpoint }) : undefined;
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
   const connection = await NativeConnection.connect({ address: config.temporal.address, ...config.temporal.connection });
   try {
     const worker = await createOrderWorker({

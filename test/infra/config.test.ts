@@ -39,6 +39,7 @@ it('reads the operability additions with their defaults', () => {
     workerMetricsPort: 9464,
     sdkMetricsAddress: '127.0.0.1:9465',
     shutdownGraceMs: 10_000,
+    databasePoolSize: 10,
     otlpEndpoint: undefined,
     temporal: { uiUrl: 'http://localhost:8233', connection: {} },
   });
@@ -49,6 +50,8 @@ it('reads the operability additions with their defaults', () => {
   expect(() => loadConfig({ SHUTDOWN_GRACE: '10' })).toThrow(/^SHUTDOWN_GRACE: /);
   expect(() => loadConfig({ TEMPORAL_UI_URL: 'not a url' })).toThrow(/^TEMPORAL_UI_URL: /);
   expect(() => loadConfig({ WORKER_METRICS_PORT: '0' })).toThrow(/^WORKER_METRICS_PORT: /);
+  expect(loadConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
+  expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(/^DATABASE_POOL_SIZE: /);
 });
 
 it('takes Temporal Cloud credentials from the SDK environment configuration (API key turns TLS on)', () => {
