@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { createDb } from '../lib/db.js';
+import { nowOr, orderStatusIn } from '../activities/sql.js';
 import { ORDER_TRANSITIONS } from '../workflows/order-status.js';
 import { sleep, type PhaseContext } from './context.js';
 import { ResourceMeter, type ResourceUse } from './resources.js';
@@ -15,13 +17,29 @@ export interface CeilingLevel {
   resources: ResourceUse;
 }
 
+/**
+ * Prisma vs `pg` for the same guarded cancel on one connection: what the client costs the calling
+ * process per statement. The service sends its SQL through Prisma's $queryRaw (lib/db.ts).
+ */
+export interface ClientCost {
+  client: 'pg' | 'Prisma $queryRaw';
+  updatesPerS: number;
+  /** CPU of the calling process per statement, microseconds. */
+  cpuUsPerStatement: number;
+}
+
+export interface CeilingResult {
+  levels: CeilingLevel[];
+  clients: ClientCost[];
+}
+
 const GUARDED_CANCEL = `
   UPDATE orders SET status = 'CANCELLED'::"OrderStatus", cancelled_at = now(), cancel_reason = 'PAYMENT_TIMEOUT'::"CancelReason"
   WHERE id = $1::uuid AND status = ANY($2::"OrderStatus"[]) AND expires_at <= now()`;
 
-export async function runCeiling(ctx: PhaseContext): Promise<CeilingLevel[]> {
+export async function runCeiling(ctx: PhaseContext): Promise<CeilingResult> {
   const { options, stack, observer } = ctx;
-  const rowsNeeded = options.ceilingConnections.length * options.ceilingS * 6_000;
+  const rowsNeeded = (options.ceilingConnections.length + 2) * options.ceilingS * 6_000;
   ctx.progress(`ceiling: creating ${rowsNeeded} due UNPAID rows`);
   const { rows } = await observer.query<{ id: string }>(
     `INSERT INTO orders (id, customer_id, status, total_cents, created_at, expires_at, request_hash)
@@ -57,5 +75,55 @@ export async function runCeiling(ctx: PhaseContext): Promise<CeilingLevel[]> {
     ctx.progress(`ceiling: ${n} connections → ${(done / resources.wallS).toFixed(0)} guarded updates/s`);
     await sleep(500);
   }
-  return levels;
+  const take = () => (next < ids.length ? ids[next++]! : undefined);
+  const clients = [
+    await timeClient(ctx, 'pg', take, async () => {
+      const client = new pg.Client({ connectionString: stack.urlAs(ROLES.seed) });
+      await client.connect();
+      return {
+        cancel: async (id) => (await client.query({ name: 'guarded-cancel', text: GUARDED_CANCEL, values: [id, ORDER_TRANSITIONS.cancel.from] })).rowCount ?? 0,
+        close: () => client.end(),
+      };
+    }),
+    await timeClient(ctx, 'Prisma $queryRaw', take, async () => {
+      const db = createDb(stack.urlAs(ROLES.seed), { maxConnections: 1 });
+      await db.$queryRaw`SELECT 1`;
+      return {
+        // The shape of activities/orders.ts cancelOrder, guard fragments included.
+        cancel: async (id) =>
+          (
+            await db.$queryRaw<unknown[]>`
+              UPDATE orders SET status = ${ORDER_TRANSITIONS.cancel.to}::"OrderStatus", cancelled_at = ${nowOr(null)},
+                                cancel_reason = ${'PAYMENT_TIMEOUT'}::"CancelReason"
+              WHERE id = ${id}::uuid AND ${orderStatusIn(ORDER_TRANSITIONS.cancel.from)} AND expires_at <= ${nowOr(null)}
+              RETURNING cancelled_at`
+          ).length,
+        close: () => db.$disconnect(),
+      };
+    }),
+  ];
+  return { levels, clients };
+}
+
+async function timeClient(
+  ctx: PhaseContext,
+  client: ClientCost['client'],
+  take: () => string | undefined,
+  open: () => Promise<{ cancel(id: string): Promise<number>; close(): Promise<void> }>,
+): Promise<ClientCost> {
+  const c = await open();
+  try {
+    const cpu = process.cpuUsage();
+    const t0 = performance.now();
+    const until = Date.now() + ctx.options.ceilingS * 1000;
+    let done = 0;
+    for (let id = take(); id !== undefined && Date.now() < until; id = take()) done += await c.cancel(id);
+    const wallS = (performance.now() - t0) / 1000;
+    const used = process.cpuUsage(cpu);
+    const result = { client, updatesPerS: done / wallS, cpuUsPerStatement: (used.user + used.system) / Math.max(1, done) };
+    ctx.progress(`ceiling: ${client} on 1 connection → ${result.updatesPerS.toFixed(0)}/s, ${result.cpuUsPerStatement.toFixed(0)} µs of client CPU per statement`);
+    return result;
+  } finally {
+    await c.close();
+  }
 }

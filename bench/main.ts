@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     phase = 'scan baseline, storm';
     const scanStorm = await runStorm(ctx, 'scan');
     phase = 'guarded-update ceiling';
-    const ceiling = await runCeiling(ctx);
+    const { levels: ceiling, clients } = await runCeiling(ctx);
     const results: BenchResults = {
       startedAt,
       finishedAt: new Date().toISOString(),
@@ -70,6 +70,7 @@ async function main(): Promise<void> {
       sustained: { timer, scan },
       storm: { timer: timerStorm, scan: scanStorm },
       ceiling,
+      clients,
     };
     await writeFile(join(outDir, 'results.json'), JSON.stringify(results, null, 1));
     const report = markdownReport(results);

@@ -1,4 +1,4 @@
-import type { CeilingLevel } from './ceiling.js';
+import type { CeilingLevel, ClientCost } from './ceiling.js';
 import type { RampResult } from './ramp.js';
 import type { BenchOptions } from './options.js';
 import type { ResourceUse } from './resources.js';
@@ -17,6 +17,7 @@ export interface BenchResults {
   sustained: { timer: SustainedResult; scan: SustainedResult };
   storm: { timer: StormResult; scan: StormResult };
   ceiling: CeilingLevel[];
+  clients: ClientCost[];
 }
 
 const ms = (n: number | null | undefined) => (n == null ? '–' : n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`);
@@ -94,6 +95,8 @@ export function markdownReport(r: BenchResults): string {
     '',
     `Best: ${Math.round(best.updatesPerS)}/s with ${best.connections} connections. The storm's end-to-end cancellation rate (timer path, ${num(st.timer.throughput)}/s) is ${num(100 * (ratio(st.timer.throughput, best.updatesPerS) ?? 0))} % of it; one cancellation costs ${num(st.timer.statementsPerCancel)} statements instead of 1, and the CPU split above shows who spends the rest.`,
     '',
+    ...clientCost(r, timerStatementsPerOrder),
+    '',
     '## CPU split during the timer storm',
     '',
     split(st.timer.resources),
@@ -144,6 +147,22 @@ function stormLoadOnPostgres(r: BenchResults): string {
   const best = Math.max(...r.ceiling.map((c) => c.updatesPerS));
   const pool = r.options.serviceEnv.DATABASE_POOL_SIZE ?? '10';
   return `What kept PostgreSQL safe in the timer storm: at most ${st.peakConnections.peakTotal} connections (${st.peakConnections.peakActive} active), because each process opens at most DATABASE_POOL_SIZE (${pool}) whatever the worker's activity slots; and about ${num(perS, 0)} statements/s (${num(100 * (ratio(perS, best) ?? 0))} % of the guarded-update ceiling below), because due timers become workflow tasks handed out as worker slots free up, not a burst of queries.`;
+}
+
+/** Prisma vs pg for the same statement, and what the difference is worth per order of the service. */
+function clientCost(r: BenchResults, statementsPerOrder: number): string[] {
+  const pgCost = r.clients.find((c) => c.client === 'pg');
+  const prisma = r.clients.find((c) => c.client !== 'pg');
+  if (!pgCost || !prisma) return [];
+  const savedMs = ((prisma.cpuUsPerStatement - pgCost.cpuUsPerStatement) * statementsPerOrder) / 1000;
+  const worker = r.ramp.steps.filter((st) => st.held).at(-1)?.cpuMsPerOrder.worker ?? null;
+  return [
+    '| client, 1 connection | guarded updates/s | client CPU per statement |',
+    '|---|---|---|',
+    ...r.clients.map((c) => `| ${c.client} | ${Math.round(c.updatesPerS)} | ${Math.round(c.cpuUsPerStatement)} µs |`),
+    '',
+    `Prisma vs pg on the hot path: the service sends about ${num(statementsPerOrder, 0)} statements per order through Prisma; plain pg would save about ${num(savedMs)} ms of CPU per order${worker === null ? '' : ` of the worker's ${num(worker, 0)} ms`}.`,
+  ];
 }
 
 function earlyTotal(r: BenchResults): number {
