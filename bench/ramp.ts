@@ -13,14 +13,7 @@ const GIVE_UP_BEHIND_MS = 5_000;
  */
 const KEPT_UP_P99_MS = 2_000;
 
-/**
- * The highest order rate the timer path sustains end to end: each step offers its rate through
- * POST /orders for `rampStepS` (its own orders, a share paid), waits until every order is settled,
- * and holds when every order was created and both POST /orders and cancellation kept their p99 within
- * 2 s. The ramp
- * stops at the first step that does not hold; cancel lag is reported per step, since the target is
- * cancel lag p99 ≤ 1 s at the highest sustained rate.
- */
+/** One step of the ramp: its rate, whether it held (and why not), and what it measured. */
 export interface RampStep {
   rate: number;
   held: boolean;
@@ -44,6 +37,13 @@ export interface RampResult {
   maxWithinLagTarget: number | null;
 }
 
+/**
+ * The highest order rate the timer path sustains end to end: each step offers its rate through
+ * POST /orders for `rampStepS` (its own orders, a share paid), waits until every order is settled,
+ * and holds when every order was created and both POST /orders and cancellation kept their p99
+ * within 2 s. The ramp stops at the first step that does not hold; cancel lag is reported per step,
+ * since the target is cancel lag p99 ≤ 1 s at the highest sustained rate.
+ */
 export async function runRamp(ctx: PhaseContext): Promise<RampResult> {
   const { options } = ctx;
   const rates = [...RATES.filter((r) => r < options.rate), options.rate];
@@ -79,7 +79,7 @@ export async function runRamp(ctx: PhaseContext): Promise<RampResult> {
       negative: r.cancel.negative,
       cpuMsPerOrder: Object.fromEntries(Object.entries(r.resources.cpuS).map(([k, v]) => [k, orders ? (1000 * v) / orders : 0])),
     });
-    ctx.progress(`step ${rate}/s ${why === '' ? 'held' : `did not hold: ${why}`}; cancel lag p99 ${r.cancel.lagMs.p99} ms`);
+    ctx.progress(`step ${rate}/s ${why === '' ? `held; cancel lag p99 ${r.cancel.lagMs.p99} ms` : `did not hold: ${why}`}`);
     if (why !== '') break;
   }
   const held = steps.filter((s) => s.held);
