@@ -1,3 +1,4 @@
+import { loadConfig } from '../lib/config.js';
 import type { CeilingLevel, ClientCost } from './ceiling.js';
 import type { RampResult } from './ramp.js';
 import type { BenchOptions } from './options.js';
@@ -38,7 +39,7 @@ export function markdownReport(r: BenchResults): string {
     `# order-lifecycle benchmark${o.quick ? ' (--quick)' : ''}`,
     '',
     `${r.startedAt} → ${r.finishedAt}; ${r.machine.cores} cores, ${r.machine.memGiB} GiB; load average before ${r.machine.loadBefore}, after ${r.machine.loadAfter}.`,
-    `Stack: embedded PostgreSQL 18 (durable, pg_stat_statements), Temporal CLI dev server (SQLite file, ${o.untunedTemporal ? 'CLI defaults: --untuned-temporal' : 'DEV_SERVER_TUNING'}), worker and API as child processes, pg pool ${10} per process (lib/db.ts).`,
+    `Stack: embedded PostgreSQL 18 (durable, pg_stat_statements), Temporal CLI dev server (SQLite file, ${o.untunedTemporal ? 'CLI defaults: --untuned-temporal' : 'DEV_SERVER_TUNING'}), worker and API as child processes, DATABASE_POOL_SIZE ${servicePoolSize(o)} per process.`,
     `Workload: a ramp of the timer path up to ${o.rate} orders/s (${o.rampStepS} s per step), then ${rate} orders/s (the highest it sustained) offered for ${o.durationS} s per path, payment window ${o.windowS} s, ${Math.round(o.payShare * 100)} % of the timer path's orders paid; storm of ${o.storm}; scan canceller every ${o.scanEveryS} s, batches of ${o.scanBatch}.`,
     o.serviceEnv && Object.keys(o.serviceEnv).length ? `Service environment overrides: ${Object.entries(o.serviceEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : 'Service settings: the defaults.',
     '',
@@ -140,13 +141,17 @@ function bottleneck(r: BenchResults): string[] {
   ];
 }
 
+/** The pool the bench's worker and API run with: the service's own default unless `--env` overrides it. */
+function servicePoolSize(o: BenchOptions): number {
+  return loadConfig({ DATABASE_POOL_SIZE: o.serviceEnv.DATABASE_POOL_SIZE }).databasePoolSize;
+}
+
 /** What the timer storm asked of PostgreSQL, against what PostgreSQL can do, and what bounded it. */
 function stormLoadOnPostgres(r: BenchResults): string {
   const st = r.storm.timer;
   const perS = st.statementsPerCancel !== null && st.throughput !== null ? st.statementsPerCancel * st.throughput : null;
   const best = Math.max(...r.ceiling.map((c) => c.updatesPerS));
-  const pool = r.options.serviceEnv.DATABASE_POOL_SIZE ?? '10';
-  return `What kept PostgreSQL safe in the timer storm: at most ${st.peakConnections.peakTotal} connections (${st.peakConnections.peakActive} active), because each process opens at most DATABASE_POOL_SIZE (${pool}) whatever the worker's activity slots; and about ${num(perS, 0)} statements/s (${num(100 * (ratio(perS, best) ?? 0))} % of the guarded-update ceiling below), because due timers become workflow tasks handed out as worker slots free up, not a burst of queries.`;
+  return `What kept PostgreSQL safe in the timer storm: at most ${st.peakConnections.peakTotal} connections (${st.peakConnections.peakActive} active), because each process opens at most DATABASE_POOL_SIZE (${servicePoolSize(r.options)}) whatever the worker's activity slots; and about ${num(perS, 0)} statements/s (${num(100 * (ratio(perS, best) ?? 0))} % of the guarded-update ceiling below), because due timers become workflow tasks handed out as worker slots free up, not a burst of queries.`;
 }
 
 /** Prisma vs pg for the same statement, and what the difference is worth per order of the service. */

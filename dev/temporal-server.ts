@@ -31,7 +31,7 @@ export interface DevServerOptions {
  * - Eager activities: the worker completing a workflow task gets the activities it scheduled in the
  *   reply, skipping a round trip through matching.
  */
-export const DEV_SERVER_TUNING = [
+const DEV_SERVER_TUNING = [
   '--sqlite-pragma', 'journal_mode=wal',
   '--sqlite-pragma', 'synchronous=normal',
   '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
