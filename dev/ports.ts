@@ -14,11 +14,25 @@ export async function assertPortsFree(ports: readonly { port: number; use: strin
   }
 }
 
-/** A port the OS just handed out; tests use it for servers they start themselves. */
+/**
+ * A port the OS just handed out, kept from being handed out again for a minute. Linux picks
+ * ephemeral ports at random, so a port released a moment ago can be the next one any process gets
+ * with `listen(0)` (the Temporal dev server picks its internal ports that way) — and the caller's
+ * server, started seconds later, finds it taken. Closing an accepted connection from the listening
+ * side leaves that side in TIME_WAIT: `listen(0)` skips the port while it lasts (60 s), an explicit
+ * bind with SO_REUSEADDR (Node, Go, PostgreSQL and Java all set it) still gets it.
+ */
 export async function findFreePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
+  const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
+  const client = net.connect({ host: '127.0.0.1', port });
+  const clientClosed = new Promise((resolve) => client.once('close', resolve).once('error', resolve));
+  // The server side closes first, so it is the side left in TIME_WAIT; the client follows on the FIN.
+  (await accepted).end();
+  client.once('end', () => client.end());
+  await clientClosed;
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
