@@ -5,8 +5,9 @@ import { ensureDatabase, runSql } from '../dev/databases.js';
 import { startProcess, type ManagedProcess } from '../dev/managed-process.js';
 import { ensurePrismaClient, migrateDeploy } from '../dev/migrate.js';
 import { PROJECT_ROOT } from '../dev/paths.js';
-import { assertPortsFree, waitForPort } from '../dev/ports.js';
+import { assertPortsFree } from '../dev/ports.js';
 import { startPostgres, type RunningPostgres } from '../dev/postgres.js';
+import { waitForApi } from '../dev/service-processes.js';
 import { DEV_SERVER_MISSING, resolveDevServer } from '../dev/temporal-binaries.js';
 import { startTemporalDevServer, type RunningTemporal } from '../dev/temporal-server.js';
 import type { BenchOptions } from './options.js';
@@ -111,7 +112,9 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       const worker = startChild('worker', 'worker/main.ts', env, join(logs, 'worker.log'));
       const api = startChild('API', 'api/server.ts', env, join(logs, 'api.log'));
       service = { worker, api };
-      if (!(await waitForPort('127.0.0.1', ports.api, 60_000))) throw new Error(`the bench API did not open port ${ports.api}; see ${logs}/api.log`);
+      await waitForApi(api.exited, ports.api).catch((err: Error) => {
+        throw new Error(`${err.message}; see ${logs}/api.log`);
+      });
     };
     const stopService = async () => {
       if (!service) return;

@@ -1,6 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startProcess, type ManagedProcess } from './managed-process.js';
 import { PROJECT_ROOT } from './paths.js';
-import { waitForPort } from './ports.js';
 import { StartupError } from './startup-error.js';
 
 /** The service's own processes (`worker/main.ts`, `api/server.ts`) as children of a dev command. */
@@ -9,10 +9,29 @@ export function startTypeScript(name: string, entry: string, env: NodeJS.Process
   return startProcess({ name, command: process.execPath, args: ['--import', 'tsx', entry], cwd: PROJECT_ROOT, env, graceMs: 15_000, ...options });
 }
 
-/** Resolves once the API accepts connections on `port`; fails if it exits or takes longer than `timeoutMs`. */
+/**
+ * Resolves once the API itself answers `GET /healthz` on `port` (200 or 503: either way it is up);
+ * fails if it exits or takes longer than `timeoutMs`. A bare TCP check is not enough: another
+ * process holding the port would pass it while the API dies with EADDRINUSE.
+ */
 export async function waitForApi(apiExited: Promise<string>, port: number, timeoutMs = 60_000): Promise<void> {
-  const ready = waitForPort('127.0.0.1', port, timeoutMs);
-  const outcome = await Promise.race([ready, apiExited]);
-  if (typeof outcome === 'string') throw new StartupError(`the API stopped during start-up (${outcome})`);
-  if (!outcome) throw new StartupError(`the API did not open port ${port} within ${timeoutMs / 1000} s`);
+  let exited: string | undefined;
+  void apiExited.then((how) => (exited = how));
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (exited !== undefined) throw new StartupError(`the API stopped during start-up (${exited})`);
+    if (await answersHealth(port)) return;
+    await sleep(200);
+  }
+  throw new StartupError(`the API did not answer GET /healthz on port ${port} within ${timeoutMs / 1000} s`);
+}
+
+async function answersHealth(port: number): Promise<boolean> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(5_000) });
+    const body = (await res.json()) as Record<string, unknown>;
+    return 'db' in body && 'temporal' in body;
+  } catch {
+    return false; // nothing listening yet, or not the API
+  }
 }
