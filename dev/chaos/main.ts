@@ -99,6 +99,7 @@ runMain(async () => {
     throw err;
   } finally {
     if (!interrupted) {
+      if (failed && stack) console.log(await stack.logTails().catch((err: Error) => `(logs unreadable: ${err.message})`));
       console.log(failed && stack ? `Stopping everything (files kept for inspection in ${stack.root}) …` : 'Stopping everything …');
       await stack?.stop({ keepFiles: failed });
     }

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDatabase } from '../databases.js';
@@ -163,6 +163,20 @@ export class ChaosStack {
       FAULTS_ENABLED: 'true',
       LOG_LEVEL: 'warn',
     };
+  }
+
+  /** The last lines of every process's log: what a failed run shows where its temp directory is gone (CI). */
+  async logTails(lines = 15): Promise<string> {
+    const logs = (await readdir(this.root)).filter((f) => f.endsWith('.log')).sort();
+    const tails = await Promise.all(
+      logs.map(async (file) => {
+        const text = (await readFile(join(this.root, file), 'utf8')).trimEnd();
+        if (text === '') return `--- ${file} (empty)`;
+        const tail = text.split('\n').slice(-lines);
+        return `--- ${file} (last ${tail.length} lines)\n${tail.join('\n')}`;
+      }),
+    );
+    return tails.join('\n');
   }
 
   /** Stops everything it started, in reverse order; safe to call twice and after a failed start. */
