@@ -1,7 +1,7 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createThirdParties } from '../activities/third-party/index.js';
-import { ConfigError, loadConfig, type TemporalConnectionSecurity } from '../lib/config.js';
+import { ConfigError, loadConfig } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
 import { createLogger, temporalLogger } from '../lib/logger.js';
 import { createWorkerMetrics } from '../lib/metrics.js';
@@ -11,6 +11,7 @@ import { startMetricsServer } from './metrics-server.js';
 import { ensureReconciliationSchedule } from './reconciliation-schedule.js';
 
 const logger = createLogger('worker');
+
 async function main(): Promise<void> {
   const config = loadConfig();
   logger.level = config.logLevel;
@@ -40,9 +41,8 @@ async function main(): Promise<void> {
       shutdownGraceMs: config.shutdownGraceMs,
       tracing,
     });
-    const schedule = await withClient({ ...config.temporal, address: config.temporal.address }, (client) =>
-      ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, ...config.reconciliation }),
-    );
+    const client = new Client({ connection, namespace: config.temporal.namespace });
+    const schedule = await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, ...config.reconciliation });
     logger.info(
       {
         taskQueue: config.temporal.taskQueue,
@@ -63,19 +63,6 @@ async function main(): Promise<void> {
     await db.$disconnect();
   }
   logger.info('worker stopped');
-}
-
-async function withClient<T>(
-  temporal: { address: string; namespace: string; connection: TemporalConnectionSecurity },
-  use: (client: Client) => Promise<T>,
-): Promise<T> {
-  const connection = await Connection.connect({ address: temporal.address, ...temporal.connection });
-  const namespace = temporal.namespace;
-  try {
-    return await use(new Client({ connection, namespace }));
-  } finally {
-    await connection.close();
-  }
 }
 
 main().catch((err: unknown) => {

@@ -6,6 +6,7 @@ import { PROJECT_ROOT } from '../../dev/paths.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE } from '../../workflows/messages.js';
 
 /**
  * worker/main.ts as the service runs it (its own process, configured by the environment) against
@@ -65,6 +66,12 @@ async function invoiceCompletedOnServer(workflowId: string): Promise<boolean> {
 const logged = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('worker/main.ts', () => {
+  it('creates the reconciliation schedule at start, on its own task queue', async () => {
+    expect(logged()).toContainEqual(expect.objectContaining({ msg: 'worker started', reconciliationSchedule: 'created' }));
+    const schedule = await h.env.client.schedule.getHandle(RECONCILIATION_SCHEDULE_ID).describe();
+    expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: RECONCILIATION_WORKFLOW_TYPE, taskQueue: TASK_QUEUE });
+  });
+
   it('serves its business metrics and the Temporal SDK\'s on /metrics, and logs JSON lines naming orderId and workflowId', async () => {
     const { sku } = await seedCatalog(h);
     const [unpaid, paid] = await Promise.all([placeOrder(h, { sku }), placeOrder(h, { sku })]);
