@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../dev/paths.js';
@@ -94,5 +95,39 @@ describe('docker-compose.yml', () => {
     });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
+  });
+});
+
+/** Project files `entry` imports, directly or not (relative imports only: packages come from npm ci). */
+function localImportClosure(entry: string): string[] {
+  const seen = new Set<string>();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const { importedFiles } = ts.preProcessFile(readFileSync(join(PROJECT_ROOT, file), 'utf8'));
+    for (const { fileName } of importedFiles) {
+      if (fileName.startsWith('.')) queue.push(relative(PROJECT_ROOT, resolve(PROJECT_ROOT, dirname(file), fileName.replace(/\.js$/, '.ts'))));
+    }
+  }
+  return [...seen];
+}
+
+describe('Dockerfile', () => {
+  it('copies everything the postinstall script imports before `npm ci` runs it', () => {
+    const lines = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8').split('\n');
+    const install = lines.findIndex((l) => /^RUN npm ci\b/.test(l));
+    expect(install).toBeGreaterThan(0);
+    const copied = lines
+      .slice(0, install)
+      .filter((l) => l.startsWith('COPY '))
+      .flatMap((l) => l.split(/\s+/).slice(1, -1)); // sources; the last word is the destination
+    const postinstall = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.postinstall!;
+    const entry = /^tsx (\S+)$/.exec(postinstall)![1]!;
+    const needed = localImportClosure(entry);
+    expect(needed.length).toBeGreaterThan(3);
+    const missing = needed.filter((file) => !copied.some((src) => file === src || file.startsWith(`${src.replace(/\/$/, '')}/`)));
+    expect(missing).toEqual([]);
   });
 });
