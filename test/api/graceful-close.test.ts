@@ -6,19 +6,23 @@ import { closeGracefully } from '../../api/graceful-close.js';
 
 async function slowServer(delayMs: number) {
   const app = express();
+  let entered!: () => void;
+  const requestEntered = new Promise<void>((resolve) => (entered = resolve));
   app.get('/slow', async (_req, res) => {
+    entered();
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     res.json({ finished: true });
   });
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  // `requestEntered`: the request is in its handler, so close() finds it in flight.
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requestEntered };
 }
 
 it('stops accepting at once but finishes the request in flight', async () => {
-  const { server, base } = await slowServer(500);
+  const { server, base, requestEntered } = await slowServer(500);
   const inFlight = fetch(`${base}/slow`);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await requestEntered;
   const closing = closeGracefully(server, 5_000);
   await expect(fetch(`${base}/slow`)).rejects.toThrow(); // refused: no longer listening
   const res = await inFlight;
@@ -28,9 +32,9 @@ it('stops accepting at once but finishes the request in flight', async () => {
 });
 
 it('cuts off a request still running after the grace period', async () => {
-  const { server, base } = await slowServer(10_000);
+  const { server, base, requestEntered } = await slowServer(10_000);
   const inFlight = fetch(`${base}/slow`).then(() => 'answered', () => 'cut off');
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await requestEntered;
   const started = Date.now();
   expect(await closeGracefully(server, 300)).toBe('forced');
   expect(Date.now() - started).toBeLessThan(2_000);

@@ -49,7 +49,7 @@ beforeAll(async () => {
 }, 150_000);
 
 afterAll(async () => {
-  if (worker?.exitCode === null) {
+  if (worker && worker.exitCode === null && worker.signalCode === null) {
     worker.kill('SIGKILL');
     await once(worker, 'exit');
   }
@@ -74,8 +74,10 @@ describe('worker/main.ts', () => {
 
   it('serves its business metrics and the Temporal SDK\'s on /metrics, and logs JSON lines naming orderId and workflowId', async () => {
     const { sku } = await seedCatalog(h);
-    const [unpaid, paid] = await Promise.all([placeOrder(h, { sku }), placeOrder(h, { sku })]);
+    // Paid at once, within its 2-s window however slow the other placement is.
+    const paid = await placeOrder(h, { sku });
     expect((await h.pay({ paymentId: `p-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(202);
+    const unpaid = await placeOrder(h, { sku });
     await eventually(async () => (await h.db.order.findUniqueOrThrow({ where: { id: unpaid.id } })).status === 'CANCELLED', 20_000);
     await eventually(async () => (await h.db.fulfillmentRecord.count({ where: { orderId: paid.id, status: 'DONE' } })) === 3, 20_000);
 
@@ -106,15 +108,15 @@ describe('worker/main.ts', () => {
 
   it('on SIGTERM lets the in-flight activity finish its work (one attempt, step DONE), then exits 0', async () => {
     const { sku } = await seedCatalog(h);
-    const order = await placeOrder(h, { sku });
     expect((await h.admin('PUT', '/admin/faults/invoice', { latencyMs: 4_000 })).status).toBe(200);
+    const order = await placeOrder(h, { sku });
     expect((await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
     const invoice = () => h.db.fulfillmentRecord.findFirst({ where: { orderId: order.id, step: 'INVOICE' } });
     await eventually(async () => (await invoice())?.attempts === 1, 20_000); // the slow invoice call is running
 
     const stoppedAt = Date.now();
     worker.kill('SIGTERM');
-    const [code] = await once(worker, 'exit');
+    const [code] = await once(worker, 'close'); // 'close': its output is read to the end too
     expect(code).toBe(0);
     expect(await invoice()).toMatchObject({ status: 'DONE', attempts: 1 });
     expect(Date.now() - stoppedAt).toBeLessThan(20_000);

@@ -35,7 +35,9 @@ describe('reconciliation sweep', () => {
     expect(await sweep()).toEqual({ scanned: 0, adopted: [] }); // not past deadline + grace yet
     await h.env.sleep(29 * MINUTE);
     expect(await sweep()).toEqual({ scanned: 0, adopted: [] });
-    await h.env.sleep(2 * MINUTE + 1_000); // 31:01: past deadline + 1 minute grace
+    await h.env.sleep(MINUTE + 30_000); // 30:30: past the deadline, within the grace
+    expect(await sweep()).toEqual({ scanned: 0, adopted: [] });
+    await h.env.sleep(31_000); // 31:01: past deadline + 1 minute grace
 
     const result = await sweep();
     expect(result.adopted).toEqual([lost.id]); // the alive order's own workflow cancelled it at 30:00
