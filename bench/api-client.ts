@@ -1,4 +1,4 @@
-import { signPayload, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../api/webhook-signature.js';
+import { signedHeaders } from '../api/webhook-signature.js';
 import { DEV_WEBHOOK_SECRET } from '../lib/config.js';
 
 /** The calls the bench makes to the service's HTTP API, each timed. */
@@ -25,15 +25,10 @@ export async function postOrder(apiBase: string, body: object): Promise<PlacedVi
 /** Plays the payment provider: a correctly signed callback (the service runs with the dev secret). */
 export async function payOrder(apiBase: string, order: { id: string; totalCents: number }): Promise<number> {
   const body = JSON.stringify({ paymentId: `bench-pay-${order.id}`, orderId: order.id, amountCents: order.totalCents, paidAt: new Date().toISOString() });
-  const timestamp = Math.floor(Date.now() / 1000);
   const t0 = performance.now();
   const res = await fetch(`${apiBase}/payments/callback`, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      [TIMESTAMP_HEADER]: String(timestamp),
-      [SIGNATURE_HEADER]: signPayload(DEV_WEBHOOK_SECRET, timestamp, body),
-    },
+    headers: { 'content-type': 'application/json', ...signedHeaders(DEV_WEBHOOK_SECRET, body) },
     body,
     signal: AbortSignal.timeout(30_000),
   });

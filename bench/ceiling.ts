@@ -2,7 +2,8 @@ import pg from 'pg';
 import { createDb } from '../lib/db.js';
 import { nowOr, orderStatusIn } from '../activities/sql.js';
 import { ORDER_TRANSITIONS } from '../workflows/order-status.js';
-import { sleep, type PhaseContext } from './context.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PhaseContext } from './context.js';
 import { ResourceMeter, type ResourceUse } from './resources.js';
 import { ROLES } from './stack.js';
 
@@ -18,8 +19,10 @@ export interface CeilingLevel {
 }
 
 /**
- * Prisma vs `pg` for the same guarded cancel on one connection: what the client costs the calling
- * process per statement. The service sends its SQL through Prisma's $queryRaw (lib/db.ts).
+ * Prisma vs `pg` for the guarded cancel on one connection: what the client costs the calling
+ * process per statement. Prisma's is the service's own (`$queryRaw`, RETURNING cancelled_at, as
+ * cancelOrder sends it); pg's is the same UPDATE and guard as a named prepared statement, without
+ * RETURNING (only the row count is needed to tell the winner).
  */
 export interface ClientCost {
   client: 'pg' | 'Prisma $queryRaw';
@@ -53,7 +56,7 @@ export async function runCeiling(ctx: PhaseContext): Promise<CeilingResult> {
   for (const n of options.ceilingConnections) {
     const pool = new pg.Pool({ connectionString: stack.urlAs(ROLES.seed), max: n });
     await Promise.all(Array.from({ length: n }, () => pool.query('SELECT 1')));
-    const meter = new ResourceMeter(() => stack.pids());
+    const meter = new ResourceMeter(stack.pids);
     const until = Date.now() + options.ceilingS * 1000;
     let done = 0;
     await Promise.all(

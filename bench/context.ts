@@ -9,18 +9,3 @@ export interface PhaseContext {
   observer: DbObserver;
   progress(line: string): void;
 }
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
-
-/** Runs `task` over `items` with at most `limit` at once. */
-export async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await task(items[i]!, i);
-      }
-    }),
-  );
-}

@@ -1,9 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
 /**
  * What the database did, read by the bench as the superuser `postgres` (whose own queries are left
- * out): pg_stat_statements calls per role, transactions from pg_stat_database, and connection
- * counts sampled from pg_stat_activity.
+ * out): pg_stat_statements calls per role and connection counts sampled from pg_stat_activity.
  */
 export class DbObserver {
   private constructor(private readonly client: pg.Client) {}
@@ -40,13 +40,6 @@ export class DbObserver {
     await this.client.query('SELECT pg_stat_statements_reset()');
   }
 
-  async transactions(): Promise<number> {
-    const { rows } = await this.client.query<{ n: string }>(
-      `SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`,
-    );
-    return Number(rows[0]!.n);
-  }
-
   /** Client connections to the bench database other than this observer's: total and active. */
   async connections(): Promise<{ total: number; active: number }> {
     const { rows } = await this.client.query<{ total: string; active: string }>(`
@@ -75,7 +68,7 @@ export function sampleConnections(observer: DbObserver, everyMs = 250) {
       const c = await observer.connections();
       peakTotal = Math.max(peakTotal, c.total);
       peakActive = Math.max(peakActive, c.active);
-      await new Promise((r) => setTimeout(r, everyMs));
+      await sleep(everyMs);
     }
   })();
   return {

@@ -19,7 +19,7 @@ import { seedCatalog } from './workload.js';
 // --env KEY=VALUE --untuned-temporal]`: a ramp to the highest rate the durable-timer path sustains, that
 // path and the scan-based baseline side by side at that rate on one embedded stack, storms, then the
 // machine's limit.
-// Writes .bench/report.md, .bench/results.json and .bench/cancel-lag.png.
+// Writes .bench/report.md, .bench/results.json and .bench/cancel-lag.svg/.png.
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     await writeFile(join(outDir, 'cancel-lag.svg'), svg);
     await writeFile(join(outDir, 'cancel-lag.png'), renderPng(svg));
     console.log(`\n${report}`);
-    console.log(`Written: ${options.outDir}/report.md, results.json, cancel-lag.png (logs in ${options.outDir}/logs)`);
+    console.log(`Written: ${options.outDir}/report.md, results.json, cancel-lag.svg and .png (logs in ${options.outDir}/logs)`);
   } finally {
     await observer.close().catch(() => undefined);
     if (!stopping) await stack.stop();

@@ -19,7 +19,7 @@ export interface BenchOptions {
   scanEveryS: number;
   scanBatch: number;
   /** Fixed loopback ports of the bench's own stack (never the npm start ones). */
-  ports: { postgres: number; temporal: number; temporalUi: number; api: number };
+  ports: { postgres: number; temporal: number; temporalUi: number; api: number; workerMetrics: number; sdkMetrics: number };
   /** Seconds per connection count in the guarded-update ceiling. */
   ceilingS: number;
   ceilingConnections: number[];
@@ -67,7 +67,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     storm: Math.round(num(values.storm, quick ? 300 : 2_000, 'storm')),
     scanEveryS: num(values['scan-every'], 5, 'scan-every'),
     scanBatch: Math.round(num(values['scan-batch'], 100, 'scan-batch')),
-    ports: { postgres: base + 1, temporal: base + 2, temporalUi: base + 3, api: base + 4 },
+    ports: { postgres: base + 1, temporal: base + 2, temporalUi: base + 3, api: base + 4, workerMetrics: base + 5, sdkMetrics: base + 6 },
     ceilingS: quick ? 2 : 4,
     ceilingConnections: quick ? [1, 4, 8] : [1, 2, 4, 8, 16],
     serviceEnv: Object.fromEntries(

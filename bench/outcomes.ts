@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DbObserver } from './db-stats.js';
 
 /**
@@ -90,6 +91,6 @@ export async function waitUntilSettled(
     if (round % 4 === 0) progress(`cancelled ${u.cancelled}, due but unpaid ${u.unpaidDue}, awaiting compensation ${u.uncompensated}`);
     if (now >= until.notBefore && u.unpaidDue === 0 && u.uncompensated === 0) return true;
     if (now > until.deadline) return false;
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
   }
 }

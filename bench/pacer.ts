@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 /**
  * An open-loop load generator: task i is started at start + i / rate whatever the earlier ones
  * are doing (a slow system does not slow the offered load down), bounded in count and in
@@ -23,6 +24,8 @@ export async function runPaced(options: {
   maxInFlight: number;
   /** Stop starting tasks once this far behind schedule: the rate is not sustained, and piling on only grows a backlog. */
   giveUpBehindMs?: number;
+  /** Stop starting tasks once this says so (the phase being measured is over); not counted as abandoned. */
+  until?: () => boolean;
   task: (i: number) => Promise<void>;
   progress?: (line: string) => void;
 }): Promise<PacedRun> {
@@ -33,6 +36,7 @@ export async function runPaced(options: {
   let behindMs = 0;
   let lastDone = start;
   let abandoned = 0;
+  let started = 0;
   const pending = new Set<Promise<void>>();
   const ticker = setInterval(() => {
     const t = (Date.now() - start) / 1000;
@@ -42,14 +46,16 @@ export async function runPaced(options: {
     for (let i = 0; i < options.count; i++) {
       const due = start + (i * 1000) / options.rate;
       const wait = due - Date.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (wait > 0) await sleep(wait);
       while (inFlight >= options.maxInFlight) await Promise.race(pending);
+      if (options.until?.()) break;
       behindMs = Math.max(0, Date.now() - due);
       if (options.giveUpBehindMs !== undefined && behindMs > options.giveUpBehindMs) {
         abandoned = options.count - i;
         break;
       }
       inFlight++;
+      started++;
       const p: Promise<void> = options
         .task(i)
         .then(
@@ -68,5 +74,5 @@ export async function runPaced(options: {
     clearInterval(ticker);
   }
   const elapsedS = (lastDone - start) / 1000;
-  return { started: options.count - abandoned, completed, failed, elapsedS, achievedRate: completed / elapsedS, behindMs, abandoned };
+  return { started, completed, failed, elapsedS, achievedRate: completed / elapsedS, behindMs, abandoned };
 }

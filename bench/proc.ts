@@ -1,12 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** What /proc says about each process: enough to add up CPU and memory per process group. */
+/** What /proc says about each process: enough to add up CPU and memory per process tree. */
 export interface ProcStat {
   pid: number;
   comm: string;
   ppid: number;
-  pgrp: number;
   /** utime + stime, in clock ticks. */
   ticks: number;
   rssBytes: number;
@@ -31,20 +30,12 @@ export function readProcStats(): ProcStat[] {
       pid: Number(entry),
       comm: text.slice(text.indexOf('(') + 1, close),
       ppid: Number(f[1]),
-      pgrp: Number(f[2]),
       // Own time plus reaped children's (PostgreSQL's ended backends land in the postmaster's).
       ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]),
       rssBytes: Number(f[21]) * PAGE_BYTES,
     });
   }
   return out;
-}
-
-/** The direct children of `parent`: the process-group leaders the bench started. */
-export function childPids(parent: number): number[] {
-  return readProcStats()
-    .filter((s) => s.ppid === parent)
-    .map((s) => s.pid);
 }
 
 /** Busy and total CPU ticks of the whole machine (/proc/stat), to see what everyone else used. */

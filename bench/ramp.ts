@@ -33,7 +33,7 @@ export interface RampResult {
   steps: RampStep[];
   /** Highest rate that held, or null when even the first step did not. */
   maxSustained: number | null;
-  /** Highest held rate whose cancel lag p99 was within 1 s. */
+  /** Highest held rate whose cancel lag p99 was within 1 s, with no early cancellation. */
   maxWithinLagTarget: number | null;
 }
 

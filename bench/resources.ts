@@ -23,14 +23,15 @@ export class ResourceMeter {
   private readonly startedAt = Date.now();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly groups: () => Record<string, number>) {
-    this.startTicks = this.ticksByGroup();
-    this.timer = setInterval(() => this.ticksByGroup(), 1_000);
+  /** `roots`: the top process of each component, by name. */
+  constructor(private readonly roots: Record<string, number | undefined>) {
+    this.startTicks = this.ticksByComponent();
+    this.timer = setInterval(() => this.ticksByComponent(), 1_000);
   }
 
   finish(): ResourceUse {
     clearInterval(this.timer);
-    const end = this.ticksByGroup();
+    const end = this.ticksByComponent();
     const cpuS: Record<string, number> = {};
     for (const name of Object.keys(end)) cpuS[name] = (end[name]! - (this.startTicks[name] ?? 0)) / CLOCK_TICKS_PER_S;
     const bench = process.cpuUsage(this.startBench);
@@ -44,13 +45,12 @@ export class ResourceMeter {
     return { wallS, cpuS, peakRssMb, othersCpuS: Math.max(0, machineBusyS - ours), machineCores: cores };
   }
 
-  private ticksByGroup(): Record<string, number> {
-    const groups = this.groups();
+  private ticksByComponent(): Record<string, number> {
     const stats = readProcStats();
     const ticks: Record<string, number> = {};
-    for (const [name, pgid] of Object.entries(groups)) {
-      if (!pgid) continue;
-      const members = descendants(stats, pgid);
+    for (const [name, root] of Object.entries(this.roots)) {
+      if (!root) continue;
+      const members = descendants(stats, root);
       ticks[name] = members.reduce((sum, s) => sum + s.ticks, 0);
       const rss = members.reduce((sum, s) => sum + s.rssBytes, 0);
       this.peak[name] = Math.max(this.peak[name] ?? 0, rss);

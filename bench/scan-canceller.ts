@@ -88,7 +88,6 @@ export function startScanCanceller(
   })();
 
   return {
-    stats,
     async stop(): Promise<ScanCancellerStats> {
       stopped = true;
       wake?.();

@@ -2,16 +2,14 @@ import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDatabase, runSql } from '../dev/databases.js';
-import { startProcess, type ManagedProcess } from '../dev/managed-process.js';
 import { ensurePrismaClient, migrateDeploy } from '../dev/migrate.js';
 import { PROJECT_ROOT } from '../dev/paths.js';
 import { assertPortsFree } from '../dev/ports.js';
 import { startPostgres, type RunningPostgres } from '../dev/postgres.js';
-import { waitForApi } from '../dev/service-processes.js';
+import { startTypeScript, waitForApi } from '../dev/service-processes.js';
 import { DEV_SERVER_MISSING, resolveDevServer } from '../dev/temporal-binaries.js';
 import { startTemporalDevServer, type RunningTemporal } from '../dev/temporal-server.js';
 import type { BenchOptions } from './options.js';
-import { childPids, readProcStats } from './proc.js';
 
 /**
  * The embedded stack of `npm start`, on the bench's own ports and in a temp directory: PostgreSQL
@@ -24,21 +22,15 @@ const DATABASE = 'order_lifecycle_bench';
 const TASK_QUEUE = 'orders';
 
 export interface BenchStack {
-  root: string;
   /** Superuser URL of the bench database (the bench's own observations). */
   adminUrl: string;
   urlAs(role: string): string;
   temporalAddress: string;
   taskQueue: string;
   apiBase: string;
-  /** Process-group leaders of each component, for /proc accounting. */
-  pids(): Record<string, number>;
-  restartService(env: Record<string, string>): Promise<void>;
+  /** The top process of each component; resources.ts adds up each one's descendants. */
+  pids: Record<string, number | undefined>;
   stop(): Promise<void>;
-}
-
-interface Child extends ManagedProcess {
-  pid: number;
 }
 
 export async function startBenchStack(options: BenchOptions, log: (line: string) => void): Promise<BenchStack> {
@@ -51,6 +43,8 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     { port: ports.temporal, use: 'bench Temporal' },
     { port: ports.temporalUi, use: 'bench Temporal UI' },
     { port: ports.api, use: 'bench API' },
+    { port: ports.workerMetrics, use: 'bench worker metrics' },
+    { port: ports.sdkMetrics, use: 'bench worker SDK metrics' },
   ]);
   const cliPath = await resolveDevServer();
   if (cliPath === undefined) throw new Error(DEV_SERVER_MISSING);
@@ -93,56 +87,37 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     });
     stops.push(() => temporal.stop());
 
-    let service: { worker: Child; api: Child } | undefined;
-    const startService = async (extra: Record<string, string>) => {
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        DATABASE_URL: urlAs(ROLES.service),
-        TEMPORAL_ADDRESS: temporal.address,
-        TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-        PORT: String(ports.api),
-        PAYMENT_WINDOW: `${options.windowS}s`,
-        // The safety net must not touch the baseline's orders: give it a grace longer than the run.
-        RECONCILE_GRACE: '1h',
-        FAULTS_ENABLED: 'false',
-        LOG_LEVEL: 'warn',
-        ...options.serviceEnv,
-        ...extra,
-      };
-      const worker = startChild('worker', 'worker/main.ts', env, join(logs, 'worker.log'));
-      const api = startChild('API', 'api/server.ts', env, join(logs, 'api.log'));
-      service = { worker, api };
-      await waitForApi(api.exited, ports.api).catch((err: Error) => {
-        throw new Error(`${err.message}; see ${logs}/api.log`);
-      });
-    };
-    const stopService = async () => {
-      if (!service) return;
-      await service.api.stop();
-      await service.worker.stop();
-      service = undefined;
-    };
     log('worker and API …');
-    await startService({});
-    stops.push(stopService);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: urlAs(ROLES.service),
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+      PORT: String(ports.api),
+      WORKER_METRICS_PORT: String(ports.workerMetrics),
+      TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${ports.sdkMetrics}`,
+      PAYMENT_WINDOW: `${options.windowS}s`,
+      // The safety net must not touch the baseline's orders: give it a grace longer than the run.
+      RECONCILE_GRACE: '1h',
+      FAULTS_ENABLED: 'false',
+      LOG_LEVEL: 'warn',
+      ...options.serviceEnv,
+    };
+    const worker = startTypeScript('worker', 'worker/main.ts', env, { logFile: join(logs, 'worker.log') });
+    stops.push(() => worker.stop());
+    const api = startTypeScript('API', 'api/server.ts', env, { logFile: join(logs, 'api.log') });
+    stops.push(() => api.stop());
+    await waitForApi(api.exited, ports.api).catch((err: Error) => {
+      throw new Error(`${err.message}; see ${logs}/api.log`);
+    });
 
     return {
-      root,
       adminUrl,
       urlAs,
       temporalAddress: temporal.address,
       taskQueue: TASK_QUEUE,
       apiBase: `http://127.0.0.1:${ports.api}`,
-      pids: () => ({
-        postgres: childPid(process.pid, 'postgres'),
-        temporal: childPid(process.pid, 'temporal'),
-        worker: service?.worker.pid ?? 0,
-        api: service?.api.pid ?? 0,
-      }),
-      async restartService(env) {
-        await stopService();
-        await startService(env);
-      },
+      pids: { postgres: postgres.pid, temporal: temporal.pid, worker: worker.pid, api: api.pid },
       stop,
     };
   } catch (err) {
@@ -153,15 +128,4 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
 
 function startBenchPostgres(root: string, port: number, logs: string): Promise<RunningPostgres> {
   return startPostgres({ dataDir: join(root, 'pg'), port, logFile: join(logs, 'postgres.log'), durable: true });
-}
-
-function startChild(name: string, entry: string, env: NodeJS.ProcessEnv, logFile: string): Child {
-  const before = new Set(childPids(process.pid));
-  const child = startProcess({ name, command: process.execPath, args: ['--import', 'tsx', entry], cwd: PROJECT_ROOT, env, logFile, graceMs: 15_000 });
-  const pid = childPids(process.pid).find((p) => !before.has(p)) ?? 0;
-  return Object.assign(child, { pid });
-}
-
-function childPid(parent: number, command: string): number {
-  return readProcStats().find((s) => s.ppid === parent && s.comm === command)?.pid ?? 0;
 }

@@ -2,7 +2,9 @@ import { Client, Connection } from '@temporalio/client';
 import { ORDER_WORKFLOW_TYPE, orderWorkflowId } from '../workflows/messages.js';
 import { OrderExpiresAtKey, OrderStatusKey } from '../workflows/search-attributes.js';
 import { postOrder } from './api-client.js';
-import { forEachLimited, sleep, type PhaseContext } from './context.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { forEachLimited } from '../dev/pool.js';
+import type { PhaseContext } from './context.js';
 import { sampleConnections } from './db-stats.js';
 import { createDirectActivities } from './direct-placement.js';
 import { cancelOutcome, waitUntilSettled } from './outcomes.js';
@@ -13,8 +15,13 @@ import { ROLES } from './stack.js';
 import { summarize, type Summary } from './stats.js';
 import { GROUPS, orderBody, placeRequest, seedCoupons } from './workload.js';
 
-/** Orders/s of the light POST /orders load that measures the API while a storm runs. */
-const PROBE_RATE = 5;
+/**
+ * Orders/s of the light POST /orders load that measures the API while a storm runs: open loop, so
+ * every probe costs a whole order (about 0.2 s of CPU here); at 1/s they take a tenth of 2 cores.
+ */
+const PROBE_RATE = 1;
+/** Longest the probes run: the storm's settle bound (180 s) and then some. */
+const PROBE_BOUND_S = 200;
 /** Lead time per storm order on the timer path: adoption ran at 20-55 orders/s on 2 cores; this allows for 17/s. */
 const ADOPTION_MS_PER_ORDER = 60;
 
@@ -90,10 +97,10 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
     await connection.close();
   }
 
-  await sleep(deadline - 2_000 - Date.now());
+  await sleep(Math.max(0, deadline - 2_000 - Date.now()));
   ctx.progress(`storm: ${k} orders expire now`);
   await observer.resetStatements();
-  const meter = new ResourceMeter(() => stack.pids());
+  const meter = new ResourceMeter(stack.pids);
   const connections = sampleConnections(observer);
   const scanDirect = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.scan), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
   const scanner = scanDirect
@@ -103,24 +110,21 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
   const probeLatencies: number[] = [];
   let probeFailed = 0;
   let probes = 0;
-  const probe = (async () => {
-    while (probing) {
-      const run = await runPaced({
-        rate: PROBE_RATE,
-        count: PROBE_RATE,
-        maxInFlight: 20,
-        task: async (i) => {
-          probes++;
-          try {
-            probeLatencies.push((await postOrder(stack.apiBase, orderBody(`${GROUPS.probe}${path}-${probes}-`, i, { coupon: false }))).latencyMs);
-          } catch {
-            probeFailed++;
-          }
-        },
-      });
-      void run;
-    }
-  })();
+  // Open loop: a probe that hangs (30-s timeout) does not hold the next ones back.
+  const probe = runPaced({
+    rate: PROBE_RATE,
+    count: PROBE_RATE * PROBE_BOUND_S,
+    maxInFlight: PROBE_RATE * 40,
+    until: () => !probing,
+    task: async (i) => {
+      probes++;
+      try {
+        probeLatencies.push((await postOrder(stack.apiBase, orderBody(`${GROUPS.probe}${path}-`, i, { coupon: false }))).latencyMs);
+      } catch {
+        probeFailed++;
+      }
+    },
+  });
   const settled = await waitUntilSettled(observer, group, { notBefore: deadline + 500, deadline: deadline + 180_000 }, (line) => ctx.progress(`storm: ${line}`));
   probing = false;
   await probe;

@@ -1,5 +1,7 @@
 import { payOrder, postOrder } from './api-client.js';
-import { forEachLimited, sleep, type PhaseContext } from './context.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { forEachLimited } from '../dev/pool.js';
+import type { PhaseContext } from './context.js';
 import { createDirectActivities } from './direct-placement.js';
 import { cancelOutcome, paidLatencies, waitUntilSettled, type CancelOutcome } from './outcomes.js';
 import { runPaced, type PacedRun } from './pacer.js';
@@ -47,7 +49,7 @@ export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan', ov
   const seed = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.seed), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
   const scanDirect = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.scan), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
   await observer.resetStatements();
-  const meter = new ResourceMeter(() => stack.pids());
+  const meter = new ResourceMeter(stack.pids);
   const scanner = scanDirect
     ? startScanCanceller(scanDirect, { everyMs: options.scanEveryS * 1000, batch: options.scanBatch, prefix: group, compensationConcurrency: 8 })
     : undefined;

@@ -19,6 +19,8 @@ export interface ProcessSpec {
 
 export interface ManagedProcess {
   readonly name: string;
+  /** The child's pid (also its process group's id); undefined if it could not be started. */
+  readonly pid: number | undefined;
   /** Settles when the process has ended, saying how (`exit code 1`, `killed by SIGKILL`). */
   readonly exited: Promise<string>;
   stop(): Promise<void>;
@@ -68,6 +70,7 @@ export function startProcess(spec: ProcessSpec): ManagedProcess {
 
   return {
     name: spec.name,
+    pid: pgid,
     exited,
     async stop() {
       if (ended || pgid === undefined) return void (await exited);

@@ -33,6 +33,8 @@ export interface RunningPostgres {
   url: string;
   /** Settles if the server ends, saying how. */
   exited: Promise<string>;
+  /** The postmaster's pid. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -62,7 +64,7 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
   });
   const url = `postgresql://postgres@127.0.0.1:${options.port}/postgres`;
   await waitUntilReady(url, server, options.logFile);
-  return { url, exited: server.exited, stop: () => server.stop() };
+  return { url, exited: server.exited, pid: server.pid, stop: () => server.stop() };
 }
 
 /** A non-durable cluster in a fresh temp directory on a free port, deleted again by stop(). */

@@ -43,6 +43,7 @@ export interface RunningTemporal {
   address: string;
   /** Settles if the server ends, saying how. */
   exited: Promise<string>;
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -80,7 +81,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     await server.stop();
     throw new StartupError(`the Temporal Web UI did not open port ${options.uiPort}; ${await logTail(options.logFile)}`);
   }
-  return { address, exited: server.exited, stop: () => server.stop() };
+  return { address, exited: server.exited, pid: server.pid, stop: () => server.stop() };
 }
 
 /** `--search-attribute Name=Type` for each order search attribute (the CLI registers them at start). */

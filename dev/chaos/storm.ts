@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db.js';
 import type { ChaosClient } from './client.js';
+import { forEachLimited } from '../pool.js';
 import { say } from './faults.js';
 import { describeLatency, latencyStats, type Sample } from './latency.js';
 import { callWithRetries, emptyLedger, type Ledger } from './load.js';
@@ -92,7 +93,7 @@ export async function runStorm({ stack, client, db, temporal }: StormDeps): Prom
   await Promise.all([healthz, webhook]);
   // Probe orders the webhook loop did not reach: pay them now, so every order can become final.
   const unpaid = probeOrders.map((order, i) => ({ order, paymentId: paymentIds[i]! })).filter((p) => !ledger.payments.has(p.paymentId));
-  await inPool(unpaid, 4, async ({ order, paymentId }) => {
+  await forEachLimited(unpaid, 4, async ({ order, paymentId }) => {
     if ((await client.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status === 202) {
       ledger.payments.set(paymentId, { orderId: order.id, plan: 'on-time', sentBeforeDeadline: true, answeredBeforeDeadline: true, correctAmount: true });
     }
@@ -124,7 +125,7 @@ async function restartWorkers(stack: ChaosStack, paymentWindow: string): Promise
 
 async function placeOrders(client: ChaosClient, n: number, sku: string, ledger: Ledger): Promise<PlacedOrder[]> {
   const placed: PlacedOrder[] = [];
-  await inPool(Array.from({ length: n }, (_, i) => i), CREATE_CONCURRENCY, async (i) => {
+  await forEachLimited(Array.from({ length: n }, (_, i) => i), CREATE_CONCURRENCY, async (i) => {
     const json = { customerId: `storm-${i % 50}`, items: [{ sku, quantity: 1 }] };
     const headers = { 'idempotency-key': `storm-order-${randomUUID()}` };
     const a = await callWithRetries(ledger, 'POST /orders', () => client.request('POST', '/orders', { json, headers }));
@@ -154,14 +155,4 @@ async function waitForDrain(db: Db, ids: string[], deadlineMs: number) {
 
 function fmt(ms: number | undefined): string {
   return ms === undefined ? `not within ${DRAIN_BOUND_MS / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-/** Runs `work` over `items`, at most `concurrency` at a time. */
-async function inPool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
 }
