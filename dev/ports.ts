@@ -22,9 +22,17 @@ export async function assertPortsFree(ports: readonly { port: number; use: strin
  * side leaves that side in TIME_WAIT: `listen(0)` skips the port while it lasts (60 s), an explicit
  * bind with SO_REUSEADDR (Node, Go, PostgreSQL and Java all set it) still gets it.
  */
-export async function findFreePort(): Promise<number> {
+export function findFreePort(): Promise<number> {
+  return holdPort(0);
+}
+
+/**
+ * The same hold for a port given (0: any free one), e.g. one a server just let go of and will bind
+ * again after a pause; fails if something listens on it.
+ */
+export async function holdPort(wanted: number): Promise<number> {
   const server = net.createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(wanted, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
   const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
   const client = net.connect({ host: '127.0.0.1', port });

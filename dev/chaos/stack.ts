@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ensureDatabase } from '../databases.js';
 import { migrateDeploy } from '../migrate.js';
 import type { ManagedProcess } from '../managed-process.js';
-import { findFreePort } from '../ports.js';
+import { findFreePort, holdPort } from '../ports.js';
 import { startPostgres, type RunningPostgres } from '../postgres.js';
 import { startTypeScript, waitForApi } from '../service-processes.js';
 import { StartupError } from '../startup-error.js';
@@ -88,9 +88,11 @@ export class ChaosStack {
     await ensureDatabase(this.postgres.url, 'chaos');
   }
 
+  /** Stops PostgreSQL; mid-run (a fault), its port is held until it starts again (dev/ports.ts). */
   async stopPostgres(): Promise<void> {
     await this.postgres?.stop();
     this.postgres = undefined;
+    if (!this.stopped) await holdPort(this.ports.postgres);
   }
 
   async startTemporal(): Promise<void> {
@@ -104,9 +106,11 @@ export class ChaosStack {
     });
   }
 
+  /** Stops the dev server; mid-run, its ports are held until it starts again (it picks others with listen(0)). */
   async stopTemporal(): Promise<void> {
     await this.temporal?.stop();
     this.temporal = undefined;
+    if (!this.stopped) for (const port of [this.ports.temporal, this.ports.temporalUi]) await holdPort(port);
   }
 
   /** Starts one more worker; later workers get the window given here (the storm uses a longer one). */
