@@ -20,8 +20,8 @@ const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A)
   new MockActivityEnvironment({}, { logger: quiet }).run(fn, ...args);
 
 const sku = `SKU-${randomUUID().slice(0, 8)}`;
-const coupons = { paid: `PAID-${sku}`, cancelled: `CANC-${sku}` };
-/** paid: paid with a coupon and fulfilled; cancelled: cancelled with a coupon, then paid late (refunded); unpaid: waiting. */
+const coupons = { paid: `PAID-${sku}`, cancelled: `CANC-${sku}`, unpaid: `UNPD-${sku}` };
+/** paid: paid with a coupon and fulfilled; cancelled: cancelled with a coupon, then paid late (refunded); unpaid: waiting, with a coupon. */
 const orders = { paid: randomUUID(), cancelled: randomUUID(), unpaid: randomUUID() };
 const payments = { captured: `pay-${orders.paid}`, refunded: `pay-late-${orders.cancelled}` };
 
@@ -49,7 +49,7 @@ beforeAll(async () => {
   await run(acts.settlePayment, { paymentId: payments.refunded, orderId: cancelled.id, amountCents: cancelled.totalCents, paidAt: new Date().toISOString() });
   await run(acts.refundPayment, payments.refunded);
 
-  await place(orders.unpaid);
+  await place(orders.unpaid, coupons.unpaid);
 });
 afterAll(async () => {
   await database?.drop();
@@ -127,6 +127,21 @@ describe('checkInvariants', () => {
     expect(report.violations).toEqual([]);
     const strict = await checkCorrupted(sql`
       UPDATE orders SET status = 'CANCELLED', cancelled_at = now() - interval '1 hour', cancel_reason = 'CUSTOMER' WHERE id = ${orders.unpaid}::uuid`, 60_000);
-    expect(strict.violations.map((v) => v.invariant).sort()).toEqual(['cancellation-notified-once', 'cancelled-stock-released', 'payment-intent-closed-once']);
+    expect(strict.violations.map((v) => v.invariant).sort()).toEqual([
+      'cancellation-notified-once',
+      'cancelled-stock-released',
+      'coupon-locked-only-by-unpaid-order',
+      'payment-intent-closed-once',
+    ]);
+  });
+
+  it('gives a timer that just fell due and a refund just owed their grace too', async () => {
+    const dueAndOwed = (ago: Prisma.Sql) => sql`
+      WITH due AS (UPDATE orders SET expires_at = now() - ${ago} WHERE id = ${orders.unpaid}::uuid RETURNING id)
+      INSERT INTO payments (payment_id, order_id, amount_cents, status, paid_at, received_at, refund_reason)
+      SELECT 'pay-owed', id, 1, 'REFUND_PENDING', now(), now() - ${ago}, 'AMOUNT_MISMATCH' FROM due`;
+    expect((await checkCorrupted(dueAndOwed(sql`interval '10 seconds'`), 60_000)).violations).toEqual([]);
+    const strict = await checkCorrupted(dueAndOwed(sql`interval '1 hour'`), 60_000);
+    expect(strict.violations.map((v) => v.invariant).sort()).toEqual(['losing-payments-refunded', 'no-unpaid-past-deadline']);
   });
 });
