@@ -13,13 +13,13 @@ import {
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
-import { historyToFixture } from './history-fixtures.js';
+import { HISTORIES_DIR, historyToFixture } from './history-fixtures.js';
 
 /**
  * `npm run record:histories`: runs each main path of the workflows on the time-skipping server and
  * writes its event history to histories/<name>.json. The replay test replays them against the
- * current workflow code, so a change that is not replay-safe fails CI. Re-record only on purpose:
- * the committed histories stand for workflows already running in production.
+ * current workflow code, so a change that is not replay-safe fails CI. It never overwrites one: the
+ * committed histories stand for workflows already running in production (delete a file to re-record it).
  */
 const MINUTE = 60_000;
 const TASK_QUEUE = 'orders-record';
@@ -31,11 +31,18 @@ afterAll(async () => {
   await h?.close();
 });
 
+/** Writes a new fixture; an existing one is kept (it stands for workflows already running: delete it to re-record). */
 async function save(name: string, workflowId: string): Promise<void> {
   const handle = h.env.client.workflow.getHandle(workflowId);
   await handle.result().catch(() => undefined); // a rejected placement ends the workflow normally too
   const history = await handle.fetchHistory();
-  await writeFile(new URL(`./histories/${name}.json`, import.meta.url), historyToFixture(history));
+  try {
+    await writeFile(new URL(`${name}.json`, HISTORIES_DIR), historyToFixture(history), { flag: 'wx' });
+    console.log(`recorded ${name}.json`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    console.log(`kept ${name}.json (committed history)`);
+  }
 }
 
 const pay = (order: { id: string; totalCents: number }, amountCents = order.totalCents, paymentId = `pay-${order.id}`) =>
@@ -55,11 +62,11 @@ it('records the main paths', async () => {
   await h.env.sleep(30 * MINUTE + 1_000);
   await pay(late);
   await save('late-payment-refunded', orderWorkflowId(late.id));
-  await save('late-payment-refunded-after-close', refundWorkflowId(`pay-${late.id}`));
+  await save('late-payment-refunded-after-close-notified', refundWorkflowId(`pay-${late.id}`));
 
   const short = await placeOrder(h, { sku });
   await pay(short, short.totalCents - 1);
-  await save('wrong-amount-refunded-then-expired', orderWorkflowId(short.id));
+  await save('wrong-amount-refunded-notified-then-expired', orderWorkflowId(short.id));
 
   const cancelled = await placeOrder(h, { sku });
   await h.http('POST', `/orders/${cancelled.id}/cancel`);

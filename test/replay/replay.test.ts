@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { NOTIFY_REFUNDS_PATCH } from '../../workflows/patches.js';
 import { loadHistoryFixtures } from './history-fixtures.js';
 
 /**
@@ -53,6 +54,14 @@ describe('replaying recorded histories', () => {
 describe('a workflow change made safe with patched()', () => {
   // Recorded before the refund notification existed; the payment in each is refunded.
   const beforeThePatch = ['wrong-amount-refunded-then-expired', 'late-payment-refunded-after-close'];
+  // The same paths recorded since: they took the patched branch (and replay, like every history, above).
+  const afterThePatch = ['wrong-amount-refunded-notified-then-expired', 'late-payment-refunded-after-close-notified'];
+
+  it('has the refund paths recorded on both sides of the patch', () => {
+    const patchesOf = (name: string) => patchesIn(histories.find((h) => h.name === name)?.history);
+    for (const name of beforeThePatch) expect(patchesOf(name), name).toEqual([]);
+    for (const name of afterThePatch) expect(patchesOf(name), name).toEqual([NOTIFY_REFUNDS_PATCH]);
+  });
 
   it('replays the old histories with the guard, and breaks them without it', async () => {
     const unguarded = await bundleWorkflowCode({
@@ -70,5 +79,13 @@ describe('a workflow change made safe with patched()', () => {
     for (const name of beforeThePatch) expect(guarded[name], name).toBeUndefined();
   });
 });
+
+/** The patch ids a history's core_patch markers record. */
+function patchesIn(history: (typeof histories)[number]['history'] | undefined): string[] {
+  return (history?.events ?? []).flatMap((e) => {
+    const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+    return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+  });
+}
 
 const silent = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
