@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities, type Activities } from '../../activities/index.js';
-import { createThirdParties } from '../../activities/third-party/index.js';
+import type { Activities } from '../../activities/index.js';
+import { realActivities, runActivity as run } from '../helpers/activities.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /** Real concurrency against real PostgreSQL: the guarded updates, not the workflow, decide every race. */
@@ -12,18 +10,11 @@ let acts: Activities;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  acts = createActivities({ db: database.prisma, paymentWindowMs: 30 * 60_000, ...createThirdParties(database.prisma) });
+  acts = realActivities(database.prisma);
 });
 afterAll(async () => {
   await database?.drop();
 });
-
-const quiet = new DefaultLogger('WARN');
-
-/** Runs an activity the way the worker would, with an activity context for its logger. */
-function run<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> {
-  return new MockActivityEnvironment({}, { logger: quiet }).run(fn, ...args);
-}
 
 async function placedOrder(stock = 10) {
   const sku = `SKU-${randomUUID().slice(0, 8)}`;

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma } from '@prisma/client';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities, type Activities } from '../../activities/index.js';
-import { createThirdParties } from '../../activities/third-party/index.js';
+import type { Activities } from '../../activities/index.js';
 import { checkInvariants, INVARIANTS, type InvariantReport } from '../../lib/invariants.js';
+import { realActivities, runActivity as run } from '../helpers/activities.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**
@@ -15,9 +13,6 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
  */
 let database: TestDatabase;
 let acts: Activities;
-const quiet = new DefaultLogger('WARN');
-const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> =>
-  new MockActivityEnvironment({}, { logger: quiet }).run(fn, ...args);
 
 const sku = `SKU-${randomUUID().slice(0, 8)}`;
 const coupons = { paid: `PAID-${sku}`, cancelled: `CANC-${sku}`, unpaid: `UNPD-${sku}` };
@@ -28,7 +23,7 @@ const payments = { captured: `pay-${orders.paid}`, refunded: `pay-late-${orders.
 beforeAll(async () => {
   database = await createTestDatabase();
   const db = database.prisma;
-  acts = createActivities({ db, paymentWindowMs: 30 * 60_000, ...createThirdParties(db) });
+  acts = realActivities(db);
   await db.product.create({ data: { sku, name: 'Widget', priceCents: 1000, available: 10, stockAdded: 10 } });
   await db.coupon.createMany({ data: Object.values(coupons).map((code) => ({ code, discountCents: 100 })) });
   const place = (orderId: string, couponCode?: string) =>

@@ -1,0 +1,17 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createActivities, type Activities } from '../../activities/index.js';
+import { createThirdParties } from '../../activities/third-party/index.js';
+import type { Db } from '../../lib/db.js';
+
+/** The real activities on `db` with the local fakes, as the worker builds them (30-minute window). */
+export function realActivities(db: Db): Activities {
+  return createActivities({ db, paymentWindowMs: 30 * 60_000, ...createThirdParties(db) });
+}
+
+const quiet = new DefaultLogger('WARN');
+
+/** Runs an activity the way the worker would, with an activity context for its logger. */
+export function runActivity<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> {
+  return new MockActivityEnvironment({}, { logger: quiet }).run(fn, ...args);
+}
