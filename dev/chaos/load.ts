@@ -111,15 +111,9 @@ export class LoadGenerator {
     if (this.random() < 0.15) items.push({ sku: SCARCE_SKU, quantity: 1 });
     const couponCode = this.random() < 0.25 ? this.catalog.nextCoupon() : undefined;
     const body = { customerId: `chaos-${n % 20}`, items, ...(couponCode ? { couponCode } : {}) };
-    // One Idempotency-Key per order, reused by every retry: a retry is the same order, never a second one.
-    const headers = { 'idempotency-key': `chaos-order-${randomUUID()}` };
     this.inFlightOrders++;
     try {
-      const answer = await this.withRetries('POST /orders', () => this.client.request('POST', '/orders', { json: body, headers }));
-      if (answer.status !== 201) return;
-      const order = answer.body as { id: string; totalCents: number; expiresAt: string };
-      this.ledger.orders.set(order.id, { plan, totalCents: order.totalCents, expiresAt: order.expiresAt });
-      return order;
+      return await placeTracked(this.client, this.ledger, body, plan);
     } finally {
       this.inFlightOrders--;
     }
@@ -161,6 +155,19 @@ export class LoadGenerator {
 }
 
 /** Retries what got no answer or a 5xx; records latencies, refusals (4xx) and what stayed unanswered. */
+export type PlacedOrder = { id: string; totalCents: number; expiresAt: string };
+
+/** POST /orders with retries, the order recorded in the ledger under `plan` once it is 201. */
+export async function placeTracked(client: ChaosClient, ledger: Ledger, body: object, plan: PaymentPlan): Promise<PlacedOrder | undefined> {
+  // One Idempotency-Key per order, reused by every retry: a retry is the same order, never a second one.
+  const headers = { 'idempotency-key': `chaos-order-${randomUUID()}` };
+  const answer = await callWithRetries(ledger, 'POST /orders', () => client.request('POST', '/orders', { json: body, headers }));
+  if (answer.status !== 201) return undefined;
+  const order = answer.body as PlacedOrder;
+  ledger.orders.set(order.id, { plan, totalCents: order.totalCents, expiresAt: order.expiresAt });
+  return order;
+}
+
 export async function callWithRetries(ledger: Ledger, kind: string, call: () => Promise<ApiAnswer>): Promise<ApiAnswer> {
   let answer: ApiAnswer = { status: 0, body: undefined, ms: 0 };
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {

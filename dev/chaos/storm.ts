@@ -6,7 +6,7 @@ import type { ChaosClient } from './client.js';
 import { forEachLimited } from '../pool.js';
 import { say } from './faults.js';
 import { describeLatency, latencyStats, type Sample } from './latency.js';
-import { callWithRetries, emptyLedger, type Ledger } from './load.js';
+import { emptyLedger, placeTracked, type Ledger, type PlacedOrder } from './load.js';
 import type { ChaosStack } from './stack.js';
 import { describeVerdict, settleAndJudge } from './verdict.js';
 
@@ -32,7 +32,6 @@ interface StormDeps {
   temporal: Client;
 }
 
-type PlacedOrder = { id: string; totalCents: number; expiresAt: string };
 
 /**
  * Load held: 1,000 orders whose deadlines fall in the same second, while /healthz and the payment
@@ -83,7 +82,7 @@ export async function runStorm({ stack, client, db, temporal }: StormDeps): Prom
       const order = probeOrders[i % probeOrders.length]!;
       const a = await client.pay({ paymentId: paymentIds[i % probeOrders.length]!, orderId: order.id, amountCents: order.totalCents });
       probes.webhook.push({ ms: a.ms, ok: a.status === 202 });
-      if (a.status === 202) ledger.payments.set(paymentIds[i % probeOrders.length]!, { orderId: order.id, plan: 'on-time', sentBeforeDeadline: true, answeredBeforeDeadline: true, correctAmount: true });
+      if (a.status === 202) ledger.payments.set(paymentIds[i % probeOrders.length]!, paidOnTime(order.id));
       await sleep(PROBE_INTERVAL_MS);
     }
   })();
@@ -95,7 +94,7 @@ export async function runStorm({ stack, client, db, temporal }: StormDeps): Prom
   const unpaid = probeOrders.map((order, i) => ({ order, paymentId: paymentIds[i]! })).filter((p) => !ledger.payments.has(p.paymentId));
   await forEachLimited(unpaid, 4, async ({ order, paymentId }) => {
     if ((await client.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status === 202) {
-      ledger.payments.set(paymentId, { orderId: order.id, plan: 'on-time', sentBeforeDeadline: true, answeredBeforeDeadline: true, correctAmount: true });
+      ledger.payments.set(paymentId, paidOnTime(order.id));
     }
   });
 
@@ -117,6 +116,11 @@ export async function runStorm({ stack, client, db, temporal }: StormDeps): Prom
   return { ok: held && verdict.ok, summary: [lines[1]!.trim(), lines[2]!.trim(), lines[3]!.trim(), judged.at(-1)!] };
 }
 
+/** The ledger entry of a probe order's payment: the right amount, well before its (long) deadline. */
+function paidOnTime(orderId: string) {
+  return { orderId, plan: 'on-time' as const, sentBeforeDeadline: true, answeredBeforeDeadline: true, correctAmount: true };
+}
+
 async function restartWorkers(stack: ChaosStack, paymentWindow: string): Promise<void> {
   for (const worker of [...stack.workers]) await stack.stopWorker(worker);
   const worker = await stack.startWorker(paymentWindow);
@@ -126,12 +130,8 @@ async function restartWorkers(stack: ChaosStack, paymentWindow: string): Promise
 async function placeOrders(client: ChaosClient, n: number, sku: string, ledger: Ledger): Promise<PlacedOrder[]> {
   const placed: PlacedOrder[] = [];
   await forEachLimited(Array.from({ length: n }, (_, i) => i), CREATE_CONCURRENCY, async (i) => {
-    const json = { customerId: `storm-${i % 50}`, items: [{ sku, quantity: 1 }] };
-    const headers = { 'idempotency-key': `storm-order-${randomUUID()}` };
-    const a = await callWithRetries(ledger, 'POST /orders', () => client.request('POST', '/orders', { json, headers }));
-    if (a.status !== 201) return;
-    placed.push(a.body as PlacedOrder);
-    ledger.orders.set(a.body.id, { plan: 'never', totalCents: a.body.totalCents, expiresAt: a.body.expiresAt });
+    const order = await placeTracked(client, ledger, { customerId: `storm-${i % 50}`, items: [{ sku, quantity: 1 }] }, 'never');
+    if (order) placed.push(order);
   });
   return placed;
 }
