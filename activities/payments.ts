@@ -89,6 +89,22 @@ export function createPaymentActivities(deps: ActivityDeps) {
       return { refunded: true };
     },
 
+    /** The provider rejected the refund for good: it stays owed, visible, until an operator retries it. */
+    async recordRefundFailure(input: { paymentId: string; error: string }): Promise<void> {
+      await db.$executeRaw`
+        UPDATE payments SET status = ${PAYMENT_TRANSITIONS.failRefund.to}::"PaymentStatus", refund_error = ${input.error}, refund_failed_at = now()
+        WHERE payment_id = ${input.paymentId} AND ${paymentStatusIn(PAYMENT_TRANSITIONS.failRefund.from)}`;
+    },
+
+    /** An operator's retry: REFUND_FAILED → REFUND_PENDING, so that refundPayment may run again. */
+    async reopenRefund(paymentId: string): Promise<{ reopened: boolean }> {
+      const reopened = await db.$executeRaw`
+        UPDATE payments SET status = ${PAYMENT_TRANSITIONS.retryRefund.to}::"PaymentStatus"
+        WHERE payment_id = ${paymentId} AND ${paymentStatusIn(PAYMENT_TRANSITIONS.retryRefund.from)}`;
+      log.info('refund retried by an operator', { paymentId });
+      return { reopened: reopened === 1 };
+    },
+
     /** After a cancellation: the provider must not accept a payment for this order any more. */
     async closePaymentIntent(orderId: string): Promise<void> {
       await paymentProvider.closeIntent({ orderId });

@@ -13,6 +13,7 @@ import { metricsRouter, observeRequests } from './routes/metrics.js';
 import { ordersPageRouter } from './routes/orders-page.js';
 import { ordersRouter } from './routes/orders.js';
 import { paymentsRouter } from './routes/payments.js';
+import { refundsRouter } from './routes/refunds.js';
 import { traceRequests } from './tracing.js';
 
 export interface AppDeps {
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(catalogRouter(routeDeps));
   app.use(ordersRouter(routeDeps));
   app.use(fulfillmentRouter(routeDeps));
+  app.use(refundsRouter(routeDeps));
   app.use(ordersPageRouter(deps));
   if (deps.faultsEnabled) app.use(faultsRouter({ faults: new FakeFaults(deps.db), adminToken: deps.adminToken }));
   app.use(notFound);

@@ -21,8 +21,10 @@ const BUSINESS_STATUS: Record<BusinessErrorCode, number> = {
   COUPON_UNAVAILABLE: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
   UNKNOWN_ORDER: 404,
+  UNKNOWN_PAYMENT: 404,
   ORDER_NOT_UNPAID: 409,
   STEP_NOT_FAILED: 409,
+  REFUND_NOT_FAILED: 409,
 };
 
 export function businessError(code: BusinessErrorCode, details?: unknown): ApiError {

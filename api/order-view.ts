@@ -55,7 +55,13 @@ function toView(row: OrderRow, now: Date) {
     items: row.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unitPriceCents: i.unitPriceCents })),
     couponCode: row.couponCode,
     workflowId: orderWorkflowId(row.id),
-    payments: row.payments.map((p) => ({ paymentId: p.paymentId, amountCents: p.amountCents, status: p.status })),
+    payments: row.payments.map((p) => ({
+      paymentId: p.paymentId,
+      amountCents: p.amountCents,
+      status: p.status,
+      // Why the provider rejected the refund (REFUND_FAILED until an operator retries it).
+      ...(p.refundError === null ? {} : { refundError: p.refundError }),
+    })),
     // Fulfilment only starts once an order is paid; before that there is nothing to show.
     fulfillment:
       row.status === 'PAID' ? { invoice: step('INVOICE'), notification: step('NOTIFICATION'), loyalty: step('LOYALTY') } : null,

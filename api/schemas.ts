@@ -51,6 +51,8 @@ export const RetryStepParams = z.object({
   step: z.enum(FULFILLMENT_STEP_NAMES),
 });
 
+export const RetryRefundParams = z.object({ id: z.uuid(), paymentId: id });
+
 export const FaultServiceParam = z.object({ service: z.enum(FAKE_SERVICES) });
 
 export const FaultBody = z.strictObject({

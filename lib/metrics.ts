@@ -31,6 +31,17 @@ export function createApiMetrics(db: Db) {
     },
   });
   new Gauge({
+    name: 'payments',
+    help: 'Payments by status; status="REFUND_FAILED" is money owed that waits for an operator',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await db.payment.groupBy({ by: ['status'], _count: { _all: true } });
+      this.reset();
+      for (const row of rows) this.set({ status: row.status }, row._count._all);
+    },
+  });
+  new Gauge({
     name: 'fulfillment_steps',
     help: 'Fulfilment steps by step and status; status="FAILED" is the dead-letter backlog',
     labelNames: ['step', 'status'] as const,
@@ -92,6 +103,11 @@ export function createWorkerMetrics() {
     reconciliationHits: new Counter({
       name: 'reconciliation_hits_total',
       help: 'UNPAID orders past deadline + grace found without a running workflow and adopted: each is a lost trigger',
+      registers,
+    }),
+    refundFailures: new Counter({
+      name: 'refund_failures_total',
+      help: 'Refunds the payment provider rejected for good, recorded as REFUND_FAILED for an operator',
       registers,
     }),
     fulfillmentFailures: new Counter({

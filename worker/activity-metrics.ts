@@ -26,6 +26,9 @@ const OBSERVERS: { [K in keyof Activities]?: (metrics: WorkerMetrics, input: Inp
     metrics.reconciliationSweeps.inc();
     metrics.reconciliationHits.inc(result.adopted.length);
   },
+  recordRefundFailure(metrics) {
+    metrics.refundFailures.inc();
+  },
   markStepFailed(metrics, input) {
     metrics.fulfillmentFailures.inc({ step: input.step });
   },

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../activities/index.js';
+import { createActivities, type Activities, type ActivityDeps } from '../activities/index.js';
 import type { WorkerMetrics } from '../lib/metrics.js';
 import type { Tracing } from '../lib/tracing.js';
 import { activityMetrics } from './activity-metrics.js';
@@ -13,6 +13,8 @@ export interface WorkerSettings {
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
+  /** Tests wrap the activities built from `deps` (e.g. to hold one back); the service never does. */
+  wrapActivities?: (activities: Activities) => Activities;
   /** Tests pass a pre-built bundle so the workflow code is compiled once per file, not per worker. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Business metrics observed as activities return (worker/activity-metrics.ts). */
@@ -29,7 +31,7 @@ export function createOrderWorker(settings: WorkerSettings): Promise<Worker> {
     connection: settings.connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
-    activities: createActivities(settings.deps),
+    activities: (settings.wrapActivities ?? ((a) => a))(createActivities(settings.deps)),
     ...(settings.workflowBundle ? { workflowBundle: settings.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     ...(settings.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: settings.shutdownGraceMs }),
     interceptors: { activity: settings.metrics ? [activityMetrics(settings.metrics)] : [] },

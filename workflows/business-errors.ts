@@ -8,8 +8,10 @@ export const BUSINESS_ERRORS = {
   COUPON_UNAVAILABLE: 'the coupon does not exist or is already used',
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used for a different request',
   UNKNOWN_ORDER: 'no order has that id',
+  UNKNOWN_PAYMENT: 'no payment with that id belongs to the order',
   ORDER_NOT_UNPAID: 'the order is no longer unpaid',
   STEP_NOT_FAILED: 'only a FAILED fulfilment step can be retried',
+  REFUND_NOT_FAILED: 'only a refund the payment provider rejected (REFUND_FAILED) can be retried',
 } as const;
 export type BusinessErrorCode = keyof typeof BUSINESS_ERRORS;
 export const BUSINESS_ERROR_CODES = Object.keys(BUSINESS_ERRORS) as BusinessErrorCode[];

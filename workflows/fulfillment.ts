@@ -1,8 +1,10 @@
-import { ApplicationFailure, condition, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, condition, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { databaseOptions, fulfillmentOptions } from './activity-options.js';
+import type { Attention } from './attention.js';
+import { rootCauseMessage } from './failures.js';
+import type { MustSucceed } from './must-succeed.js';
 import { FULFILLMENT_STEP_NAMES, FULFILLMENT_STEPS, type FulfillmentStepName, type StepStatus } from './order-status.js';
-import { NeedsAttentionKey } from './search-attributes.js';
 
 const steps = proxyActivities<Activities>(fulfillmentOptions);
 const database = proxyActivities<Activities>(databaseOptions);
@@ -25,13 +27,10 @@ export class Fulfillment {
 
   constructor(
     private readonly orderId: string,
-    /** Called whenever a step's status changes (the workflow's Web UI details follow it). */
-    private readonly onChange: () => void = () => undefined,
+    private readonly mustSucceed: MustSucceed,
+    /** Holds the FAILED steps; published whenever a step's status changes. */
+    private readonly attention: Attention,
   ) {}
-
-  get needsAttention(): boolean {
-    return Object.values(this.status).includes('FAILED');
-  }
 
   async run(): Promise<void> {
     this.publish();
@@ -60,27 +59,23 @@ export class Fulfillment {
         this.publish();
         return;
       } catch (err) {
+        const error = rootCauseMessage(err);
         this.status[step] = 'FAILED';
+        this.attention.set(`fulfillment:${step}`, `fulfillment step ${step} failed (${error}): fix the cause, then POST /orders/${this.orderId}/fulfillment/${step}/retry`);
         this.publish();
-        await database.markStepFailed({ orderId: this.orderId, step: FULFILLMENT_STEPS[step], error: describe(err) });
+        await this.mustSucceed.run('markStepFailed', () => database.markStepFailed({ orderId: this.orderId, step: FULFILLMENT_STEPS[step], error }));
         await condition(() => this.retryRequested.has(step));
         this.retryRequested.delete(step);
-        await database.reopenStep({ orderId: this.orderId, step: FULFILLMENT_STEPS[step] });
+        await this.mustSucceed.run('reopenStep', () => database.reopenStep({ orderId: this.orderId, step: FULFILLMENT_STEPS[step] }));
         this.status[step] = 'PENDING';
+        this.attention.set(`fulfillment:${step}`, null);
         this.publish();
       }
     }
   }
 
+  /** NeedsAttention is written at each status change, FAILED or not (the recorded histories expect it). */
   private publish(): void {
-    upsertSearchAttributes([{ key: NeedsAttentionKey, value: this.needsAttention }]);
-    this.onChange();
+    this.attention.publish();
   }
-}
-
-/** The root cause an operator needs to read: the activity's own error, not the wrapper around it. */
-function describe(err: unknown): string {
-  let cause: unknown = err;
-  while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
-  return cause instanceof Error ? `${cause.name}: ${cause.message}` : String(err);
 }

@@ -1,23 +1,27 @@
-import { patched, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import { databaseOptions, thirdPartyOptions } from './activity-options.js';
-import type { PaymentNotice } from './messages.js';
-import { NOTIFY_REFUNDS_PATCH } from './patches.js';
-
-const database = proxyActivities<Activities>(databaseOptions);
-const thirdParty = proxyActivities<Activities>(thirdPartyOptions);
+import { allHandlersFinished, condition, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import { Attention } from './attention.js';
+import { retryRefundUpdate, type PaymentNotice } from './messages.js';
+import { MustSucceed } from './must-succeed.js';
+import { Settlement } from './settlement.js';
 
 /**
  * A payment whose order's lifecycle has already ended (cancelled and compensated, or paid by
  * another payment). The same settlement decides; for a finished order it always means a refund.
  * Started by the webhook with id `late-payment-<paymentId>`, so a redelivery starts nothing new.
+ * Like OrderLifecycle, it ends only once the payment is settled: a refund the provider rejects
+ * keeps it open, flagged NeedsAttention, until an operator retries it.
  */
 export async function SettleLatePayment(notice: PaymentNotice): Promise<{ outcome: 'PAID' | 'REFUNDED' }> {
-  const settled = await database.settlePayment(notice);
-  if (settled.outcome === 'PAID') return { outcome: 'PAID' };
-  await thirdParty.refundPayment(notice.paymentId);
-  if (patched(NOTIFY_REFUNDS_PATCH)) {
-    await thirdParty.notifyCustomer({ orderId: notice.orderId, template: 'PAYMENT_REFUNDED', key: notice.paymentId });
+  const attention = new Attention(() => setCurrentDetails(attention.items.join('\n\n')));
+  const settlement = new Settlement(notice.orderId, new MustSucceed(notice.orderId, attention), attention);
+  setHandler(retryRefundUpdate, ({ paymentId }) => settlement.retry(paymentId), {
+    validator: ({ paymentId }) => settlement.assertRetryable(paymentId),
+  });
+
+  settlement.accept(notice);
+  while (settlement.hasWork) {
+    await settlement.settleQueued();
+    await condition(() => allHandlersFinished() && (settlement.hasWork || settlement.settled));
   }
-  return { outcome: 'REFUNDED' };
+  return { outcome: settlement.payments.get(notice.paymentId) === 'CAPTURED' ? 'PAID' : 'REFUNDED' };
 }

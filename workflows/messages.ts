@@ -7,7 +7,8 @@ import type { CancelReason, FulfillmentStepName, OrderStatus, PaymentStatus, Ste
  */
 export const ORDER_WORKFLOW_TYPE = 'OrderLifecycle';
 export const orderWorkflowId = (orderId: string): string => `order-${orderId}`;
-export const refundWorkflowId = (paymentId: string): string => `late-payment-${paymentId}`;
+/** SettleLatePayment's id: one per payment, so a redelivered callback starts nothing new. */
+export const latePaymentWorkflowId = (paymentId: string): string => `late-payment-${paymentId}`;
 
 export interface OrderLine {
   sku: string;
@@ -77,6 +78,8 @@ export interface LifecycleStatus {
   payments: Array<{ paymentId: string; status: PaymentStatus }>;
   /** Null until the order is paid. */
   fulfillment: Record<FulfillmentStepName, StepStatus> | null;
+  /** What an operator must do for this order (NeedsAttention), in words; empty when nothing. */
+  needsAttention: string[];
 }
 
 /** The API creates the order through the workflow (update-with-start), see README "Placing an order". */
@@ -86,6 +89,8 @@ export const paidSignal = defineSignal<[PaymentNotice]>('paid');
 export const cancelSignal = defineSignal('cancel');
 export const extendDeadlineUpdate = defineUpdate<{ expiresAt: string }, [{ minutes: number }]>('extendDeadline');
 export const statusQuery = defineQuery<LifecycleStatus>('status');
+/** An operator re-drives a refund the provider rejected (REFUND_FAILED), in whichever run holds it. */
+export const retryRefundUpdate = defineUpdate<{ paymentId: string; status: PaymentStatus }, [{ paymentId: string }]>('retryRefund');
 /** An operator re-drives a FAILED fulfilment step once its cause is fixed. */
 export const retryFulfillmentStepUpdate = defineUpdate<{ step: FulfillmentStepName; status: StepStatus }, [{ step: FulfillmentStepName }]>(
   'retryFulfillmentStep',

@@ -1,7 +1,7 @@
 import {
-  ActivityFailure,
-  ApplicationFailure,
   allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
   condition,
   log,
   patched,
@@ -12,268 +12,310 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { databaseOptions, placementOptions, thirdPartyOptions } from './activity-options.js';
+import { databaseOptions, interactiveOptions, moneyOptions } from './activity-options.js';
+import { Attention } from './attention.js';
+import { businessCause, isActivityFailure, rootCauseMessage } from './failures.js';
+import { Fulfillment } from './fulfillment.js';
 import {
   cancelSignal,
   extendDeadlineUpdate,
   paidSignal,
   placeOrderUpdate,
   retryFulfillmentStepUpdate,
+  retryRefundUpdate,
   statusQuery,
   type LifecycleStatus,
   type OrderLifecycleInput,
-  type PaymentNotice,
   type PlacedOrder,
 } from './messages.js';
-import { Fulfillment } from './fulfillment.js';
-import { NOTIFY_REFUNDS_PATCH } from './patches.js';
-import type { CancelReason, OrderStatus, PaymentStatus } from './order-status.js';
+import { MustSucceed } from './must-succeed.js';
+import { notifyCustomer } from './notices.js';
+import type { CancelReason, OrderStatus } from './order-status.js';
+import { SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
 import { CustomerIdKey, NeedsAttentionKey, OrderExpiresAtKey, OrderStatusKey } from './search-attributes.js';
+import { Settlement } from './settlement.js';
 
-const placement = proxyActivities<Activities>(placementOptions);
+const interactive = proxyActivities<Activities>(interactiveOptions);
 const database = proxyActivities<Activities>(databaseOptions);
-const thirdParty = proxyActivities<Activities>(thirdPartyOptions);
+const money = proxyActivities<Activities>(moneyOptions);
 
 /** How long the workflow waits for the placeOrder update that update-with-start sends with it. */
 const PLACEMENT_TIMEOUT = '1 minute';
 /** If the timer fired but the database clock says "not yet" (clock skew), look again this soon. */
 const NOT_DUE_RECHECK_MS = 100;
+/** What a cancellation gives back, in the order the calls are made. */
+const COMPENSATION_STEPS = ['releaseStock', 'releaseCoupon', 'closePaymentIntent'] as const;
 
 /**
  * One order, from placement to a final state: waits for payment until the deadline on a durable
  * timer, and cancels and compensates when the deadline wins. Every decision is a guarded update
  * in the database, so a payment that races the timer is settled exactly once either way.
+ *
+ * The rule that keeps accepted money safe: every `paid` signal the run accepted is recorded in
+ * `payments` and settled — captured, refunded, or recorded as REFUND_FAILED and held for an
+ * operator — before the run ends, whichever way it ends. The run has two ways out and both go
+ * through `settleEverything()`: `finish()`, and the failure path, which settles before it rethrows.
+ * (It never continues-as-new; a future continue-as-new must go through `finish()` too.) Steps that
+ * must succeed retry until they do (MustSucceed), so an outage delays a run but cannot fail it.
  */
 export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleInput): Promise<LifecycleStatus> {
-  let order: PlacedOrder | undefined;
-  let placementRejected = false;
-  let status: OrderStatus | undefined;
-  let expiresAt: string | null = null;
-  let cancelReason: CancelReason | null = null;
-  let cancelRequested = false;
-  let deadlineMoved = false;
-  let waitingFor = 'the order to be placed';
-  const inbox: PaymentNotice[] = [];
-  const payments = new Map<string, PaymentStatus>();
-  const fulfillment = new Fulfillment(orderId, showDetails);
+  return new OrderLifecycleRun(orderId).run(adopt);
+}
 
-  setHandler(
-    placeOrderUpdate,
-    async (request) => {
-      try {
-        const placed = await placement.placeOrder(request);
-        takeOver(placed);
-        return placed;
-      } catch (err) {
-        if (!order) placementRejected = true;
-        throw businessCause(err);
-      }
-    },
-    {
-      validator: (request) => {
-        if (request.orderId !== orderId) throw new Error(`this workflow is for order ${orderId}, not ${request.orderId}`);
-      },
-    },
-  );
+class OrderLifecycleRun {
+  private order: PlacedOrder | undefined;
+  private placementRejected = false;
+  private status: OrderStatus | undefined;
+  private expiresAt: string | null = null;
+  private cancelReason: CancelReason | null = null;
+  private cancelRequested = false;
+  private deadlineMoved = false;
+  private waitingFor = 'the order to be placed';
+  /** Set while a payment is being settled, whatever phase the run is in. */
+  private busyWith: string | null = null;
+  private readonly attention: Attention;
+  private readonly mustSucceed: MustSucceed;
+  private readonly settlement: Settlement;
+  private readonly fulfillment: Fulfillment;
 
-  setHandler(paidSignal, (notice) => {
-    if (notice.orderId !== orderId || payments.has(notice.paymentId) || inbox.some((n) => n.paymentId === notice.paymentId)) {
-      return; // a redelivery (the database would also refuse it) or a notice for another order
+  constructor(private readonly orderId: string) {
+    this.attention = new Attention(() => this.showDetails());
+    this.mustSucceed = new MustSucceed(orderId, this.attention);
+    this.settlement = new Settlement(orderId, this.mustSucceed, this.attention, () => this.markPaid(), (what) => {
+      this.busyWith = what;
+      this.showDetails();
+    });
+    this.fulfillment = new Fulfillment(orderId, this.mustSucceed, this.attention);
+    this.registerHandlers();
+  }
+
+  async run(adopt: boolean): Promise<LifecycleStatus> {
+    this.showDetails();
+    if (adopt) {
+      // Reconciliation found this order without a running workflow: take it over as it stands.
+      const existing = await this.mustSucceed.run('loadOrder', () => database.loadOrder(this.orderId));
+      if (existing) this.takeOver(existing);
+    } else {
+      // The order itself is written by the placeOrder update that arrives with the start.
+      await condition(() => this.order !== undefined || (this.placementRejected && allHandlersFinished()), PLACEMENT_TIMEOUT);
     }
-    inbox.push(notice);
-  });
+    if (!this.order) {
+      upsertSearchAttributes([{ key: OrderStatusKey, value: 'REJECTED' }]);
+      return this.finish('nothing: the order was not placed');
+    }
 
-  setHandler(cancelSignal, () => {
-    cancelRequested = true;
-  });
+    try {
+      await this.awaitPaymentOrDeadline();
+      // A run that finds its order already CANCELLED (a replayed placement) re-drives compensation:
+      // every step is idempotent, so this only repairs what an earlier run could not finish.
+      if (this.status === 'CANCELLED') await this.compensateCancellation();
+      if (this.status === 'PAID') await this.fulfil();
+      await this.settlement.settleQueued(); // payments that arrived meanwhile are refunded
+    } catch (err) {
+      // Failing still settles what the run accepted first (runs from before the rule did not).
+      if (!this.settlement.settled && patched(SETTLE_EVERY_PAYMENT_PATCH)) {
+        await CancellationScope.nonCancellable(() => this.settleEverything());
+      }
+      throw err;
+    }
+    return this.finish(this.status === 'PAID' ? 'nothing: the order is paid and fulfilled' : 'nothing: the order is cancelled');
+  }
 
-  setHandler(
-    extendDeadlineUpdate,
-    async ({ minutes }) => {
-      const extended = await database.extendDeadline({ orderId, minutes }).catch((err: unknown) => {
-        throw businessCause(err);
-      });
-      expiresAt = extended.expiresAt;
-      deadlineMoved = true;
-      publishSearchAttributes();
-      return extended;
-    },
-    {
-      validator: ({ minutes }) => {
-        if (!Number.isInteger(minutes) || minutes <= 0) throw new Error('minutes must be a positive whole number');
-        if (status !== 'UNPAID') throw ApplicationFailure.nonRetryable('the order is no longer unpaid', 'ORDER_NOT_UNPAID');
+  private registerHandlers(): void {
+    setHandler(
+      placeOrderUpdate,
+      async (request) => {
+        try {
+          const placed = await interactive.placeOrder(request);
+          this.takeOver(placed);
+          return placed;
+        } catch (err) {
+          if (!this.order) this.placementRejected = true;
+          throw businessCause(err);
+        }
       },
-    },
-  );
-
-  setHandler(
-    retryFulfillmentStepUpdate,
-    async ({ step }) => ({ step, status: await fulfillment.retry(step) }),
-    { validator: ({ step }) => fulfillment.assertRetryable(step) },
-  );
-
-  setHandler(statusQuery, snapshot);
-
-  showDetails();
-  if (adopt) {
-    // Reconciliation found this order without a running workflow: take it over as it stands.
-    const existing = await database.loadOrder(orderId);
-    if (existing) takeOver(existing);
-  } else {
-    // The order itself is written by the placeOrder update that arrives with the start.
-    await condition(() => order !== undefined || (placementRejected && allHandlersFinished()), PLACEMENT_TIMEOUT);
+      {
+        validator: (request) => {
+          if (request.orderId !== this.orderId) throw new Error(`this workflow is for order ${this.orderId}, not ${request.orderId}`);
+        },
+      },
+    );
+    setHandler(paidSignal, (notice) => this.settlement.accept(notice));
+    setHandler(cancelSignal, () => {
+      this.cancelRequested = true;
+    });
+    setHandler(
+      extendDeadlineUpdate,
+      async ({ minutes }) => {
+        const extended = await interactive.extendDeadline({ orderId: this.orderId, minutes }).catch((err: unknown) => {
+          throw businessCause(err);
+        });
+        this.expiresAt = extended.expiresAt;
+        this.deadlineMoved = true;
+        this.publishSearchAttributes();
+        return extended;
+      },
+      {
+        validator: ({ minutes }) => {
+          if (!Number.isInteger(minutes) || minutes <= 0) throw new Error('minutes must be a positive whole number');
+          if (this.status !== 'UNPAID') throw ApplicationFailure.nonRetryable('the order is no longer unpaid', 'ORDER_NOT_UNPAID');
+        },
+      },
+    );
+    setHandler(retryFulfillmentStepUpdate, async ({ step }) => ({ step, status: await this.fulfillment.retry(step) }), {
+      validator: ({ step }) => this.fulfillment.assertRetryable(step),
+    });
+    setHandler(retryRefundUpdate, ({ paymentId }) => this.settlement.retry(paymentId), {
+      validator: ({ paymentId }) => this.settlement.assertRetryable(paymentId),
+    });
+    setHandler(statusQuery, () => this.snapshot());
   }
-  if (!order) {
-    upsertSearchAttributes([{ key: OrderStatusKey, value: 'REJECTED' }]);
-    return finish('nothing: the order was not placed');
-  }
 
-  await awaitPaymentOrDeadline();
-  // A run that finds its order already CANCELLED (a replayed placement) re-drives compensation:
-  // every step is idempotent, so this only repairs what an earlier run could not finish.
-  if (status === 'CANCELLED') await compensateCancellation();
-  if (status === 'PAID') await fulfil();
-  await settleInbox(); // payments that arrived meanwhile are refunded
-  return finish(status === 'PAID' ? 'nothing: the order is paid and fulfilled' : 'nothing: the order is cancelled');
-
-  async function awaitPaymentOrDeadline(): Promise<void> {
+  private async awaitPaymentOrDeadline(): Promise<void> {
     let recheckMs: number | undefined;
-    while (status === 'UNPAID') {
-      waitFor(`payment until ${expiresAt}`);
-      const woken = await wakeEarlyOrAfter(() => inbox.length > 0 || cancelRequested || deadlineMoved, recheckMs ?? msUntil(expiresAt!));
+    while (this.status === 'UNPAID') {
+      this.waitFor(`payment until ${this.expiresAt}`);
+      const woken = await wakeEarlyOrAfter(
+        () => this.settlement.hasWork || this.cancelRequested || this.deadlineMoved,
+        recheckMs ?? msUntil(this.expiresAt!),
+      );
       recheckMs = undefined;
-      deadlineMoved = false;
-      await settleInbox();
-      if (status !== 'UNPAID') return;
-      if (!cancelRequested && woken) continue;
-      const reason: CancelReason = cancelRequested ? 'CUSTOMER' : 'PAYMENT_TIMEOUT';
-      cancelRequested = false;
-      const result = await database.cancelOrder({ orderId, reason });
+      this.deadlineMoved = false;
+      await this.settlement.settleQueued();
+      if (this.status !== 'UNPAID') return;
+      if (!this.cancelRequested && woken) continue;
+      const reason: CancelReason = this.cancelRequested ? 'CUSTOMER' : 'PAYMENT_TIMEOUT';
+      this.cancelRequested = false;
+      const result = await this.mustSucceed.run('cancelOrder', () => database.cancelOrder({ orderId: this.orderId, reason }));
       if (result.outcome === 'CANCELLED') {
-        status = 'CANCELLED';
-        cancelReason = reason;
+        this.status = 'CANCELLED';
+        this.cancelReason = reason;
       } else if (result.outcome === 'NOT_DUE') {
         // The deadline moved, or our clock ran ahead of the database's: wait for the database's deadline.
-        expiresAt = result.expiresAt;
+        this.expiresAt = result.expiresAt;
         recheckMs = Math.max(msUntil(result.expiresAt), NOT_DUE_RECHECK_MS);
       } else {
-        status = result.status;
+        this.status = result.status;
       }
-      publishSearchAttributes();
+      this.publishSearchAttributes();
     }
   }
 
   /** Only the winner of the guarded cancel gets here, so each step runs for one order once. */
-  async function compensateCancellation(): Promise<void> {
-    waitFor('stock, coupon and payment intent to be released');
+  private async compensateCancellation(): Promise<void> {
+    this.waitFor('stock, coupon and payment intent to be released');
     const released = await Promise.allSettled([
-      database.releaseStock(orderId),
-      database.releaseCoupon(orderId),
-      thirdParty.closePaymentIntent(orderId),
+      this.mustSucceed.run('releaseStock', () => database.releaseStock(this.orderId)),
+      this.mustSucceed.run('releaseCoupon', () => database.releaseCoupon(this.orderId)),
+      this.mustSucceed.run('closePaymentIntent', () => money.closePaymentIntent(this.orderId)),
     ]);
-    waitFor('the customer to be notified');
-    await thirdParty.notifyCustomer({ orderId, template: 'ORDER_CANCELLED' });
-    const failed = released.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) {
-      // Retries are exhausted: fail visibly (a failed workflow, listed by NeedsAttention) rather than hide it.
+    this.waitFor('the customer to be notified');
+    await notifyCustomer({ orderId: this.orderId, template: 'ORDER_CANCELLED' }, this.attention);
+    const failed = released.flatMap((r, i) => (r.status === 'rejected' ? [{ step: COMPENSATION_STEPS[i]!, reason: r.reason as unknown }] : []));
+    if (failed.length === 0) return;
+    if (!patched(SETTLE_EVERY_PAYMENT_PATCH)) {
+      // Runs from before: a failed workflow, listed by NeedsAttention.
       upsertSearchAttributes([{ key: NeedsAttentionKey, value: true }]);
-      throw failed.reason;
+      throw failed[0]!.reason;
+    }
+    // Only a rejection for good gets here (the steps retry through outages): flag it and go on settling.
+    for (const { step, reason } of failed) {
+      if (!isActivityFailure(reason)) throw reason;
+      const error = rootCauseMessage(reason);
+      log.error('compensation step failed for good', { orderId: this.orderId, step, error });
+      this.attention.note(`compensation:${step}`, `${step} failed for good (${error}): do it by hand at the provider`);
     }
   }
 
-  /** Fulfilment runs while further payments (double payments) are still settled, i.e. refunded. */
-  async function fulfil(): Promise<void> {
-    waitFor('fulfilment: invoice, notification, loyalty points');
-    let fulfilled = false;
-    const running = fulfillment.run().then(() => {
-      fulfilled = true;
-    });
-    while (!fulfilled) {
-      await condition(() => fulfilled || inbox.length > 0);
-      await settleInbox();
+  /** Fulfillment runs while further payments (double payments) are still settled, i.e. refunded. */
+  private async fulfil(): Promise<void> {
+    this.waitFor('fulfillment: invoice, notification, loyalty points');
+    let done = false;
+    let failure: { error: unknown } | undefined;
+    void this.fulfillment.run().then(
+      () => (done = true),
+      (error: unknown) => {
+        failure = { error };
+        done = true;
+      },
+    );
+    while (!done) {
+      await condition(() => done || this.settlement.hasWork);
+      await this.settlement.settleQueued();
     }
-    await running;
+    if (failure) throw failure.error;
   }
 
-  async function settleInbox(): Promise<void> {
-    const before = waitingFor;
-    while (inbox.length > 0) {
-      const notice = inbox.shift()!;
-      waitFor(`payment ${notice.paymentId} to be settled`);
-      const settled = await database.settlePayment(notice);
-      payments.set(notice.paymentId, settled.paymentStatus);
-      if (settled.outcome === 'PAID') {
-        status = 'PAID';
-        publishSearchAttributes();
-        continue;
-      }
-      await thirdParty.refundPayment(notice.paymentId);
-      payments.set(notice.paymentId, 'REFUNDED');
-      if (patched(NOTIFY_REFUNDS_PATCH)) {
-        await thirdParty.notifyCustomer({ orderId, template: 'PAYMENT_REFUNDED', key: notice.paymentId });
-      }
+  /** The only way out of a run: returns once no handler runs and every accepted payment is settled. */
+  private async settleEverything(): Promise<void> {
+    for (;;) {
+      await condition(() => allHandlersFinished() && (this.settlement.hasWork || this.settlement.settled));
+      // Runs from before the rule ended with the payments they had not settled.
+      if (!this.settlement.hasWork || !patched(SETTLE_EVERY_PAYMENT_PATCH)) return;
+      await this.settlement.settleQueued();
     }
-    waitFor(before);
   }
 
-  function waitFor(what: string): void {
-    waitingFor = what;
-    showDetails();
-  }
-
-  /** The Web UI's "current details": what this order is and what it waits for, in plain words. */
-  function showDetails(): void {
-    setCurrentDetails(describeOrder(snapshot(), order));
+  private async finish(nextStep: string): Promise<LifecycleStatus> {
+    this.waitFor(nextStep);
+    await this.settleEverything();
+    log.info('order lifecycle finished', { orderId: this.orderId, status: this.status, workflowId: workflowInfo().workflowId });
+    return this.snapshot();
   }
 
   /** The first placement (or adoption) that succeeds defines the order; replays change nothing. */
-  function takeOver(placed: PlacedOrder): void {
-    if (order) return;
-    order = placed;
-    status = placed.status;
-    expiresAt = placed.expiresAt;
-    publishSearchAttributes();
+  private takeOver(placed: PlacedOrder): void {
+    if (this.order) return;
+    this.order = placed;
+    this.status = placed.status;
+    this.expiresAt = placed.expiresAt;
+    this.publishSearchAttributes();
   }
 
-  function publishSearchAttributes(): void {
-    showDetails();
+  private markPaid(): void {
+    this.status = 'PAID';
+    this.publishSearchAttributes();
+  }
+
+  private publishSearchAttributes(): void {
+    this.showDetails();
     upsertSearchAttributes([
-      { key: OrderStatusKey, value: status ?? 'PLACING' },
-      { key: CustomerIdKey, value: order!.customerId },
-      { key: OrderExpiresAtKey, value: new Date(expiresAt!) },
+      { key: OrderStatusKey, value: this.status ?? 'PLACING' },
+      { key: CustomerIdKey, value: this.order!.customerId },
+      { key: OrderExpiresAtKey, value: new Date(this.expiresAt!) },
     ]);
   }
 
-  async function finish(nextStep: string): Promise<LifecycleStatus> {
-    waitFor(nextStep);
-    await condition(allHandlersFinished);
-    log.info('order lifecycle finished', { orderId, status, workflowId: workflowInfo().workflowId });
-    return snapshot();
+  private waitFor(what: string): void {
+    this.waitingFor = what;
+    this.showDetails();
   }
 
-  function snapshot(): LifecycleStatus {
+  /** The Web UI's "current details": what this order is and what it waits for, in plain words. */
+  private showDetails(): void {
+    setCurrentDetails(describeOrder(this.snapshot(), this.order, this.attention.items));
+  }
+
+  private snapshot(): LifecycleStatus {
     return {
-      orderId,
-      status: status ?? (placementRejected ? 'REJECTED' : 'PLACING'),
-      expiresAt,
-      cancelReason,
-      waitingFor,
-      payments: [...payments].map(([paymentId, s]) => ({ paymentId, status: s })),
-      fulfillment: status === 'PAID' ? { ...fulfillment.status } : null,
+      orderId: this.orderId,
+      status: this.status ?? (this.placementRejected ? 'REJECTED' : 'PLACING'),
+      expiresAt: this.expiresAt,
+      cancelReason: this.cancelReason,
+      waitingFor: this.busyWith ?? this.waitingFor,
+      payments: [...this.settlement.payments].map(([paymentId, status]) => ({ paymentId, status })),
+      fulfillment: this.status === 'PAID' ? { ...this.fulfillment.status } : null,
+      needsAttention: this.attention.items,
     };
   }
 }
 
-function describeOrder(now: LifecycleStatus, order: PlacedOrder | undefined): string {
+function describeOrder(now: LifecycleStatus, order: PlacedOrder | undefined, attention: string[]): string {
   const lines = [`**${now.status}**${now.cancelReason ? ` (${now.cancelReason})` : ''}`];
   if (order) lines.push(`${order.customerId} · ${(order.totalCents / 100).toFixed(2)} · deadline ${now.expiresAt}`);
   lines.push(`Waiting for: ${now.waitingFor}`);
-  if (now.fulfillment) {
-    const steps = Object.entries(now.fulfillment).map(([step, s]) => `${step} ${s}`);
-    lines.push(`Fulfilment: ${steps.join(', ')}`);
-    const failed = Object.entries(now.fulfillment).filter(([, s]) => s === 'FAILED').map(([step]) => step);
-    if (failed.length > 0) lines.push(`Needs attention: fix the cause, then POST /orders/${now.orderId}/fulfillment/${failed[0]}/retry`);
-  }
+  if (now.fulfillment) lines.push(`Fulfillment: ${Object.entries(now.fulfillment).map(([step, s]) => `${step} ${s}`).join(', ')}`);
+  for (const item of attention) lines.push(`Needs attention: ${item}`);
   return lines.join('\n\n');
 }
 
@@ -284,9 +326,4 @@ async function wakeEarlyOrAfter(woken: () => boolean, ms: number): Promise<boole
 
 function msUntil(iso: string): number {
   return Math.max(0, Date.parse(iso) - Date.now());
-}
-
-/** An activity's business failure reaches the client as itself, so the API can map its type. */
-function businessCause(err: unknown): unknown {
-  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
 }

@@ -7,7 +7,7 @@
 export const ORDER_STATUSES = ['UNPAID', 'PAID', 'CANCELLED'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-export const PAYMENT_STATUSES = ['CAPTURED', 'REFUND_PENDING', 'REFUNDED'] as const;
+export const PAYMENT_STATUSES = ['CAPTURED', 'REFUND_PENDING', 'REFUNDED', 'REFUND_FAILED'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 export const CANCEL_REASONS = ['PAYMENT_TIMEOUT', 'CUSTOMER'] as const;
@@ -31,10 +31,14 @@ export type OrderTransition = keyof typeof ORDER_TRANSITIONS;
 /**
  * A payment is recorded as CAPTURED or REFUND_PENDING when it arrives; only the refund moves it on.
  * So a refund can never overtake the payment it gives back, and a payment notice that arrives after
- * its refund (a redelivery) finds REFUNDED, a final state, and changes nothing.
+ * its refund (a redelivery) finds REFUNDED, a final state, and changes nothing. A refund the provider
+ * rejects for good is REFUND_FAILED: still owed, visible, and back to REFUND_PENDING only when an
+ * operator retries it.
  */
 export const PAYMENT_TRANSITIONS = {
   refund: { from: ['REFUND_PENDING'], to: 'REFUNDED' },
+  failRefund: { from: ['REFUND_PENDING'], to: 'REFUND_FAILED' },
+  retryRefund: { from: ['REFUND_FAILED'], to: 'REFUND_PENDING' },
 } as const satisfies Record<string, Transition<PaymentStatus>>;
 export type PaymentTransition = keyof typeof PAYMENT_TRANSITIONS;
 

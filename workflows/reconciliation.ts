@@ -1,14 +1,10 @@
 import { log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { SweepResult } from '../activities/reconciliation.js';
-import { databaseOptions } from './activity-options.js';
+import { sweepOptions } from './activity-options.js';
 import type { ReconciliationInput } from './messages.js';
 
-const { sweepStrandedOrders } = proxyActivities<Activities>({
-  ...databaseOptions,
-  // A sweep that cannot run now is simply the next schedule tick's job; don't pile retries up.
-  retry: { ...databaseOptions.retry, maximumAttempts: 3 },
-});
+const { sweepStrandedOrders } = proxyActivities<Activities>(sweepOptions);
 
 /** One sweep of the safety net; a Temporal Schedule starts it every few minutes (see worker/). */
 export async function ReconcileStrandedOrders(input: ReconciliationInput): Promise<SweepResult> {

@@ -3,7 +3,7 @@ import express, { Router } from 'express';
 import type { Db } from '../../lib/db.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ApiMetrics } from '../../lib/metrics.js';
-import { orderWorkflowId, paidSignal, refundWorkflowId, type PaymentNotice } from '../../workflows/messages.js';
+import { orderWorkflowId, paidSignal, latePaymentWorkflowId, type PaymentNotice } from '../../workflows/messages.js';
 import type { SettleLatePayment } from '../../workflows/late-payment.js';
 import { ApiError, businessError, parseInput } from '../errors.js';
 import { PaymentCallbackBody } from '../schemas.js';
@@ -66,7 +66,7 @@ export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger,
     }
     try {
       await temporal.workflow.start<typeof SettleLatePayment>('SettleLatePayment', {
-        workflowId: refundWorkflowId(notice.paymentId),
+        workflowId: latePaymentWorkflowId(notice.paymentId),
         taskQueue,
         args: [notice],
         // A redelivery of the same paymentId must not start a second settlement, ever.

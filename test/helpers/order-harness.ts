@@ -5,7 +5,7 @@ import { Client } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
-import type { ActivityDeps } from '../../activities/index.js';
+import type { Activities, ActivityDeps } from '../../activities/index.js';
 import { createThirdParties, type ThirdParties } from '../../activities/third-party/index.js';
 import { createApp } from '../../api/app.js';
 import { signedHeaders } from '../../api/webhook-signature.js';
@@ -15,7 +15,9 @@ import { createWorkerMetrics, type WorkerMetrics } from '../../lib/metrics.js';
 import type { Tracing } from '../../lib/tracing.js';
 import { findFreePort } from '../../dev/ports.js';
 import { createOrderWorker, WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { createDb } from '../../lib/db.js';
 import { createTestDatabase } from './database.js';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 import { createLocalEnv, createTimeSkippingEnv } from './temporal.js';
 
 const OTEL_WORKFLOW_INTERCEPTORS = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
@@ -54,6 +56,8 @@ export interface OrderHarness {
   webUiUrl: string | undefined;
   /** The worker's business metrics (lib/metrics.ts createWorkerMetrics). */
   workerMetrics: WorkerMetrics;
+  /** With `workerDatabaseProxy`: cuts the worker's activities off from PostgreSQL (the API keeps its connection). */
+  workerDatabase: TcpProxy | undefined;
   close(): Promise<void>;
 }
 
@@ -68,6 +72,10 @@ export interface HarnessOptions {
   inProcessWorker?: boolean;
   /** Tracing for the worker (its interceptors and sink) and the API's Temporal client. */
   tracing?: Tracing;
+  /** The worker's activities reach PostgreSQL through a proxy the test can take down (`workerDatabase`). */
+  workerDatabaseProxy?: boolean;
+  /** Wraps the worker's real activities, e.g. to hold one back until the test lets it go. */
+  wrapActivities?: (activities: Activities) => Activities;
 }
 
 export async function startOrderHarness(options: HarnessOptions = {}): Promise<OrderHarness> {
@@ -86,8 +94,10 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     });
   // On the real server the database's own clock judges deadlines, as in production.
   const clock = temporal === 'time-skipping' ? async () => new Date(await env.currentTimeMs()) : undefined;
+  const workerDatabase = options.workerDatabaseProxy ? await startTcpProxy(hostAndPort(database.url)) : undefined;
+  const workerDb = workerDatabase ? createDb(withPort(database.url, workerDatabase.port)) : db;
   const deps: ActivityDeps = {
-    db,
+    db: workerDb,
     paymentWindowMs,
     paymentProvider: forward('paymentProvider'),
     notifier: forward('notifier'),
@@ -107,6 +117,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     }),
     metrics: workerMetrics,
     ...(tracing ? { tracing } : {}),
+    ...(options.wrapActivities ? { wrapActivities: options.wrapActivities } : {}),
   });
   const running = worker?.run();
 
@@ -160,14 +171,30 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     baseUrl: base,
     webUiUrl,
     workerMetrics,
+    workerDatabase,
     async close() {
       await new Promise((resolve) => server.close(resolve));
       worker?.shutdown();
       await running;
       await env.teardown();
+      if (workerDatabase) {
+        await workerDb.$disconnect();
+        await workerDatabase.close();
+      }
       await database.drop();
     },
   };
+}
+
+function hostAndPort(url: string): { host: string; port: number } {
+  const { hostname, port } = new URL(url);
+  return { host: hostname, port: Number(port) };
+}
+
+function withPort(url: string, port: number): string {
+  const u = new URL(url);
+  u.port = String(port);
+  return u.toString();
 }
 
 const quietBundlerLogger = {

@@ -7,8 +7,9 @@ import {
   orderWorkflowId,
   placeOrderUpdate,
   RECONCILIATION_WORKFLOW_TYPE,
-  refundWorkflowId,
+  latePaymentWorkflowId,
   retryFulfillmentStepUpdate,
+  statusQuery,
 } from '../../workflows/messages.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
@@ -24,8 +25,20 @@ import { HISTORIES_DIR, historyToFixture } from './history-fixtures.js';
 const MINUTE = 60_000;
 const TASK_QUEUE = 'orders-record';
 let h: OrderHarness;
+/** Holds back a replayed placement until released, for the "payment during an update at the end" path. */
+let holdReplays: Promise<void> | undefined;
 beforeAll(async () => {
-  h = await startOrderHarness({ taskQueue: TASK_QUEUE });
+  h = await startOrderHarness({
+    taskQueue: TASK_QUEUE,
+    workerDatabaseProxy: true,
+    wrapActivities: (activities) => ({
+      ...activities,
+      async placeOrder(request) {
+        if (holdReplays && (await h.db.order.count({ where: { id: request.orderId } })) > 0) await holdReplays;
+        return activities.placeOrder(request);
+      },
+    }),
+  });
 });
 afterAll(async () => {
   await h?.close();
@@ -62,7 +75,7 @@ it('records the main paths', async () => {
   await h.env.sleep(30 * MINUTE + 1_000);
   await pay(late);
   await save('late-payment-refunded', orderWorkflowId(late.id));
-  await save('late-payment-refunded-after-close-notified', refundWorkflowId(`pay-${late.id}`));
+  await save('late-payment-refunded-after-close-notified', latePaymentWorkflowId(`pay-${late.id}`));
 
   const short = await placeOrder(h, { sku });
   await pay(short, short.totalCents - 1);
@@ -101,7 +114,7 @@ it('records the main paths', async () => {
 
   // After the order's workflow ended: a redelivered payment goes to SettleLatePayment.
   await pay(paid);
-  await save('late-payment-after-close', refundWorkflowId(`pay-${paid.id}`));
+  await save('late-payment-after-close', latePaymentWorkflowId(`pay-${paid.id}`));
 
   const lost = await placeOrder(h, { sku });
   await h.env.client.workflow.getHandle(orderWorkflowId(lost.id)).terminate('recording: a lost workflow');
@@ -114,4 +127,47 @@ it('records the main paths', async () => {
   });
   await save('reconciliation-sweep', sweepId);
   await save('adopted-by-reconciliation', orderWorkflowId(lost.id));
+
+  // The provider rejects everything for good while a cancelled order compensates and a payment arrives.
+  const rejected = await placeOrder(h, { sku });
+  await h.admin('PUT', '/admin/faults/payments', { failAlways: true, latencyMs: 2_000 });
+  await h.env.sleep(30 * MINUTE + 1_000);
+  await eventually(async () => (await h.db.order.findUniqueOrThrow({ where: { id: rejected.id } })).status === 'CANCELLED');
+  await pay(rejected);
+  await eventually(async () => (await h.db.payment.findUnique({ where: { paymentId: `pay-${rejected.id}` } }))?.status === 'REFUND_FAILED', 30_000);
+  await h.admin('DELETE', '/admin/faults/payments');
+  await h.admin('POST', `/orders/${rejected.id}/payments/pay-${rejected.id}/refund/retry`);
+  await save('compensation-and-refund-rejected-then-refund-retried', orderWorkflowId(rejected.id));
+
+  // A late payment whose refund the provider rejects: SettleLatePayment holds it until retried.
+  await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
+  await pay(rejected, rejected.totalCents, `late-rejected-${rejected.id}`);
+  await eventually(async () => (await h.db.payment.findUnique({ where: { paymentId: `late-rejected-${rejected.id}` } }))?.status === 'REFUND_FAILED', 30_000);
+  await h.admin('DELETE', '/admin/faults/payments');
+  await h.admin('POST', `/orders/${rejected.id}/payments/late-rejected-${rejected.id}/refund/retry`);
+  await save('late-payment-refund-rejected-then-retried', latePaymentWorkflowId(`late-rejected-${rejected.id}`));
+
+  // A payment arrives while a replayed placement (an update) still runs at the end of the run.
+  const key = { 'idempotency-key': `record-held-replay-${sku}` };
+  const held = await placeOrder(h, { sku }, key);
+  let release!: () => void;
+  holdReplays = new Promise<void>((resolve) => (release = resolve));
+  const replay = placeOrder(h, { sku }, key);
+  await h.http('POST', `/orders/${held.id}/cancel`);
+  const heldHandle = h.clockStoppedClient.workflow.getHandle(orderWorkflowId(held.id));
+  await eventually(async () => (await heldHandle.query(statusQuery)).waitingFor === 'nothing: the order is cancelled');
+  await pay(held);
+  release();
+  holdReplays = undefined;
+  await replay;
+  await save('payment-during-update-at-end-refunded', orderWorkflowId(held.id));
+
+  // The worker cannot reach the database for 15 minutes across the deadline.
+  const outage = await placeOrder(h, { sku });
+  await h.env.sleep(25 * MINUTE);
+  await h.workerDatabase!.down();
+  await pay(outage);
+  await h.env.sleep(15 * MINUTE);
+  await h.workerDatabase!.up();
+  await save('database-outage-then-paid', orderWorkflowId(outage.id));
 });

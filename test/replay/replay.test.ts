@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
-import { NOTIFY_REFUNDS_PATCH } from '../../workflows/patches.js';
+import { NOTIFY_REFUNDS_PATCH, SETTLE_EVERY_PAYMENT_PATCH } from '../../workflows/patches.js';
 import { loadHistoryFixtures } from './history-fixtures.js';
 
 /**
@@ -42,6 +42,10 @@ describe('replaying recorded histories', () => {
         'late-payment-after-close',
         'reconciliation-sweep',
         'adopted-by-reconciliation',
+        'compensation-and-refund-rejected-then-refund-retried',
+        'late-payment-refund-rejected-then-retried',
+        'payment-during-update-at-end-refunded',
+        'database-outage-then-paid',
       ]),
     );
   });
@@ -51,20 +55,26 @@ describe('replaying recorded histories', () => {
   });
 });
 
-describe('a workflow change made safe with patched()', () => {
-  // Recorded before the refund notification existed; the payment in each is refunded.
-  const beforeThePatch = ['wrong-amount-refunded-then-expired', 'late-payment-refunded-after-close'];
-  // The same paths recorded since: they took the patched branch (and replay, like every history, above).
-  const afterThePatch = ['wrong-amount-refunded-notified-then-expired', 'late-payment-refunded-after-close-notified'];
+describe('workflow changes made safe with patched()', () => {
+  // Each patch with the same paths recorded before it existed and since. Before: the refunded
+  // payment was not notified; the run failed, or ended with a payment unsettled. Since: the patched branch.
+  const PATCHES = [
+    {
+      patch: NOTIFY_REFUNDS_PATCH,
+      before: ['wrong-amount-refunded-then-expired', 'late-payment-refunded-after-close'],
+      since: ['wrong-amount-refunded-notified-then-expired', 'late-payment-refunded-after-close-notified'],
+    },
+    {
+      patch: SETTLE_EVERY_PAYMENT_PATCH,
+      before: ['compensation-rejected-run-failed-before-settle-rule', 'payment-during-update-at-end-lost-before-settle-rule'],
+      since: ['compensation-and-refund-rejected-then-refund-retried', 'payment-during-update-at-end-refunded'],
+    },
+  ];
+  let unguarded: Record<string, string>;
+  let guarded: Record<string, string>;
 
-  it('has the refund paths recorded on both sides of the patch', () => {
-    const patchesOf = (name: string) => patchesIn(histories.find((h) => h.name === name)?.history);
-    for (const name of beforeThePatch) expect(patchesOf(name), name).toEqual([]);
-    for (const name of afterThePatch) expect(patchesOf(name), name).toEqual([NOTIFY_REFUNDS_PATCH]);
-  });
-
-  it('replays the old histories with the guard, and breaks them without it', async () => {
-    const unguarded = await bundleWorkflowCode({
+  beforeAll(async () => {
+    const alwaysPatched = await bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
       logger: silent,
       webpackConfigHook: (config) => {
@@ -72,11 +82,18 @@ describe('a workflow change made safe with patched()', () => {
         return { ...config, resolve: { ...config.resolve, alias: { ...(config.resolve?.alias as object), ...alias } } };
       },
     });
-    const broken = await replayAll(unguarded);
-    for (const name of beforeThePatch) expect(broken[name], name).toMatch(/[Nn]ondeterminis/);
+    [unguarded, guarded] = [await replayAll(alwaysPatched), await replayAll(current)];
+  });
 
-    const guarded = await replayAll(current);
-    for (const name of beforeThePatch) expect(guarded[name], name).toBeUndefined();
+  it.each(PATCHES)('has the paths of $patch recorded on both sides of it', ({ patch, before, since }) => {
+    const patchesOf = (name: string) => patchesIn(histories.find((h) => h.name === name)?.history);
+    for (const name of before) expect(patchesOf(name), name).not.toContain(patch);
+    for (const name of since) expect(patchesOf(name), name).toContain(patch);
+  });
+
+  it.each(PATCHES)('replays the histories from before $patch with its guard, and breaks them without it', ({ before }) => {
+    for (const name of before) expect(unguarded[name], name).toMatch(/[Nn]ondeterminis/);
+    for (const name of before) expect(guarded[name], name).toBeUndefined();
   });
 });
 

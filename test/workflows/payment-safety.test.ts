@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Activities } from '../../activities/index.js';
+import { latePaymentWorkflowId, orderWorkflowId, statusQuery } from '../../workflows/messages.js';
+import { NeedsAttentionKey } from '../../workflows/search-attributes.js';
+import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
+import { eventually } from '../helpers/eventually.js';
+import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+
+/**
+ * The webhook's 202 promises that a payment is durable. Every payment a run accepted must be
+ * recorded and settled before the run ends, however it ends, and no outage may make a run give up.
+ * Each test here reproduces a way the run used to end with an accepted payment still unsettled.
+ */
+const MINUTE = 60_000;
+let h: OrderHarness;
+/** Holds back a replayed placement (an order that exists already) until the test lets it go. */
+let holdReplays: { until: Promise<void>; entered: () => void } | undefined;
+
+beforeAll(async () => {
+  h = await startOrderHarness({
+    workerDatabaseProxy: true,
+    wrapActivities: (activities): Activities => ({
+      ...activities,
+      async placeOrder(request) {
+        const hold = holdReplays;
+        if (hold && (await h.db.order.count({ where: { id: request.orderId } })) > 0) {
+          hold.entered();
+          await hold.until;
+        }
+        return activities.placeOrder(request);
+      },
+    }),
+  });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const handleOf = (orderId: string) => h.clockStoppedClient.workflow.getHandle(orderWorkflowId(orderId));
+const paymentOf = (paymentId: string) => h.db.payment.findUnique({ where: { paymentId } });
+async function needsAttention(workflowId: string): Promise<boolean | undefined> {
+  return (await h.clockStoppedClient.workflow.getHandle(workflowId).describe()).typedSearchAttributes.get(NeedsAttentionKey);
+}
+
+describe('every accepted payment is settled before the run ends', () => {
+  it('a payment that arrives while compensation hangs and then fails for good is recorded, and its rejected refund is re-driven', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku, quantity: 1 });
+    const paymentId = `during-compensation-${order.id}`;
+    // The provider hangs, then rejects everything for good: closing the intent, and the refund.
+    await h.admin('PUT', '/admin/faults/payments', { failAlways: true, latencyMs: 3_000 });
+    try {
+      await h.env.sleep(30 * MINUTE + 1_000);
+      await eventually(async () => (await h.db.order.findUniqueOrThrow({ where: { id: order.id } })).status === 'CANCELLED');
+      expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+
+      await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUND_FAILED', 30_000);
+      expect(await paymentOf(paymentId)).toMatchObject({ refundReason: 'ORDER_NOT_PAYABLE', refundError: expect.stringContaining('rejected') });
+      const view = await h.http('GET', `/orders/${order.id}`);
+      expect(view.body.payments).toEqual([expect.objectContaining({ paymentId, status: 'REFUND_FAILED', refundError: expect.any(String) })]);
+      expect(await needsAttention(orderWorkflowId(order.id))).toBe(true);
+      const waiting = await handleOf(order.id).query(statusQuery);
+      expect(waiting.needsAttention).toEqual(
+        expect.arrayContaining([expect.stringContaining('closePaymentIntent failed for good'), expect.stringContaining(`refund of ${paymentId} rejected`)]),
+      );
+      expect((await handleOf(order.id).describe()).status.name).toBe('RUNNING'); // holding the owed refund
+      expect(await h.workerMetrics.refundFailures.get()).toMatchObject({ values: [{ value: 1 }] });
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+
+    const retried = await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(202);
+    await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUNDED', 30_000);
+    await handleOf(order.id).result();
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toMatchObject({ effects: 1 });
+    expect(await h.db.refund.count({ where: { paymentId } })).toBe(1);
+    expect((await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`)).body.error.code).toBe('REFUND_NOT_FAILED');
+    // The intent could not be closed: that stays flagged for an operator.
+    expect(await needsAttention(orderWorkflowId(order.id))).toBe(true);
+    expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0 });
+  });
+
+  it('a late payment whose refund is rejected waits in SettleLatePayment until an operator retries it', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku, quantity: 1 });
+    const paymentId = `late-rejected-${order.id}`;
+    await h.env.sleep(30 * MINUTE + 1_000);
+    await handleOf(order.id).result();
+
+    await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
+    try {
+      expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+      await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUND_FAILED', 30_000);
+      await eventually(async () => (await needsAttention(latePaymentWorkflowId(paymentId))) === true);
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+    expect((await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`)).status).toBe(202);
+    expect(await h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)).result()).toEqual({ outcome: 'REFUNDED' });
+    expect(await paymentOf(paymentId)).toMatchObject({ status: 'REFUNDED' });
+    expect(await needsAttention(latePaymentWorkflowId(paymentId))).toBe(false);
+  });
+
+  it('a payment that arrives while an update handler still runs at the end of the run is settled', async () => {
+    const { sku } = await seedCatalog(h);
+    const key = { 'idempotency-key': `held-replay-${Date.now()}` };
+    const order = await placeOrder(h, { sku, quantity: 1 }, key);
+    const paymentId = `during-update-${order.id}`;
+
+    let release!: () => void;
+    let entered!: () => void;
+    const replayEntered = new Promise<void>((resolve) => (entered = resolve));
+    holdReplays = { until: new Promise<void>((resolve) => (release = resolve)), entered };
+    try {
+      // A client retries its POST /orders: the replayed placement update is held in its activity.
+      const replay = placeOrder(h, { sku, quantity: 1 }, key);
+      await replayEntered;
+      expect((await h.http('POST', `/orders/${order.id}/cancel`)).status).toBe(202);
+      // The run has cancelled and compensated, and now only waits for the update to finish.
+      await eventually(async () => (await handleOf(order.id).query(statusQuery)).waitingFor === 'nothing: the order is cancelled');
+      expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+      release();
+      expect((await replay).id).toBe(order.id);
+    } finally {
+      holdReplays = undefined;
+      release();
+    }
+
+    const result = await handleOf(order.id).result();
+    expect(result.status).toBe('CANCELLED');
+    expect(result.payments).toEqual([{ paymentId, status: 'REFUNDED' }]);
+    expect(await paymentOf(paymentId)).toMatchObject({ status: 'REFUNDED', refundReason: 'ORDER_NOT_PAYABLE' });
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toEqual({ effects: 1, calls: 1 });
+  });
+});
+
+describe('no step gives up because something is down', () => {
+  it('a 15-minute database outage across the deadline: the payment accepted before it pays, the other order cancels, nothing is lost', async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const paid = await placeOrder(h, { sku, quantity: 1 });
+    const unpaid = await placeOrder(h, { sku, quantity: 2 });
+    const paymentId = `before-outage-${paid.id}`;
+
+    await h.env.sleep(25 * MINUTE);
+    await h.workerDatabase!.down();
+    try {
+      // The webhook still reaches the database; the worker's activities do not.
+      expect((await h.pay({ paymentId, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(202);
+      await h.env.sleep(15 * MINUTE); // to 40:00, ten minutes past both deadlines
+      expect(await paymentOf(paymentId)).toBeNull(); // not recorded yet: the worker cannot reach the database
+      expect(await needsAttention(orderWorkflowId(paid.id))).toBe(true);
+      expect((await handleOf(paid.id).query(statusQuery)).needsAttention).toEqual([expect.stringContaining('settlePayment has failed for')]);
+      expect((await handleOf(unpaid.id).query(statusQuery)).needsAttention).toEqual([expect.stringContaining('cancelOrder has failed for')]);
+    } finally {
+      await h.workerDatabase!.up();
+    }
+
+    // Received before the deadline (by the database's clock at the webhook): it pays, late as the settling is.
+    expect((await handleOf(paid.id).result()).status).toBe('PAID');
+    expect(await paymentOf(paymentId)).toMatchObject({ status: 'CAPTURED' });
+    const cancelled = await handleOf(unpaid.id).result();
+    expect(cancelled).toMatchObject({ status: 'CANCELLED', cancelReason: 'PAYMENT_TIMEOUT', needsAttention: [] });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 9, reserved: 0, sold: 1 });
+    expect(await needsAttention(orderWorkflowId(paid.id))).toBe(false);
+    expect(await needsAttention(orderWorkflowId(unpaid.id))).toBe(false);
+    expect(await h.fakeCount('payments', 'closeIntent', unpaid.id)).toMatchObject({ effects: 1 });
+  });
+});

@@ -1,0 +1,24 @@
+import { log, patched, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { NotificationTemplate } from '../activities/third-party/notifier.js';
+import { notificationOptions } from './activity-options.js';
+import type { Attention } from './attention.js';
+import { isActivityFailure, rootCauseMessage } from './failures.js';
+import { SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
+
+const messaging = proxyActivities<Activities>(notificationOptions);
+
+/**
+ * Tells the customer what happened (cancelled, refunded). A message that still cannot be sent after
+ * its retries does not hold the order up: it is flagged for an operator, who can reach the customer.
+ */
+export async function notifyCustomer(input: { orderId: string; template: NotificationTemplate; key?: string }, attention: Attention): Promise<void> {
+  try {
+    await messaging.notifyCustomer(input);
+  } catch (err) {
+    if (!isActivityFailure(err) || !patched(SETTLE_EVERY_PAYMENT_PATCH)) throw err;
+    const error = rootCauseMessage(err);
+    log.error('customer notice not sent after its retries', { ...input, error });
+    attention.note(`notice:${input.template}:${input.key ?? ''}`, `the customer was not sent ${input.template} (${error}): reach them another way`);
+  }
+}
