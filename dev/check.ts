@@ -6,7 +6,7 @@ import { createDb } from '../lib/db.js';
 import { parseDuration } from '../lib/duration.js';
 import { checkInvariants, formatCounts, formatReport } from '../lib/invariants.js';
 import { ping } from './databases.js';
-import { EMBEDDED, EMBEDDED_POSTGRES } from './embedded.js';
+import { EMBEDDED, embeddedPostgres } from './embedded.js';
 import { startPostgres, type RunningPostgres } from './postgres.js';
 import { runMain, StartupError } from './startup-error.js';
 
@@ -37,11 +37,12 @@ async function findDatabase(databaseUrl: string | undefined): Promise<{ url: str
   if (databaseUrl !== undefined) return { url: databaseUrl };
   const url = `postgresql://postgres@127.0.0.1:${EMBEDDED.postgresPort}/${EMBEDDED.databaseName}`;
   if (await ping(url).then(() => true, () => false)) return { url };
-  if (!existsSync(join(EMBEDDED_POSTGRES.dataDir, 'PG_VERSION'))) {
+  const options = embeddedPostgres();
+  if (!existsSync(join(options.dataDir, 'PG_VERSION'))) {
     throw new StartupError('no database to check: set DATABASE_URL, or run `npm start` once so .data/ holds the embedded one');
   }
-  console.log('Starting the embedded PostgreSQL from .data/postgres for the check …');
-  const postgres = await startPostgres(EMBEDDED_POSTGRES);
+  console.log(`Starting the embedded PostgreSQL from ${options.dataDir} for the check …`);
+  const postgres = await startPostgres(options);
   return { url, postgres };
 }
 

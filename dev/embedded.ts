@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { DATA_DIR } from './paths.js';
-import type { PostgresOptions } from './postgres.js';
+import { reachableDataDir, type PostgresOptions } from './postgres.js';
 
 /** Where `npm start` runs what the environment does not provide; `npm run check` finds its database here too. */
 export const EMBEDDED = {
@@ -10,10 +10,15 @@ export const EMBEDDED = {
   temporalUiPort: 8233,
 } as const;
 
-/** The embedded PostgreSQL: data in .data/postgres, kept across restarts. */
-export const EMBEDDED_POSTGRES: PostgresOptions = {
-  dataDir: join(DATA_DIR, 'postgres'),
-  port: EMBEDDED.postgresPort,
-  logFile: join(DATA_DIR, 'postgres.log'),
-  durable: true,
-};
+/**
+ * The embedded PostgreSQL: data in .data/postgres, kept across restarts (under /var/tmp instead when
+ * the checkout is somewhere the postgres user cannot enter, see reachableDataDir).
+ */
+export function embeddedPostgres(): PostgresOptions {
+  return {
+    dataDir: reachableDataDir(join(DATA_DIR, 'postgres')),
+    port: EMBEDDED.postgresPort,
+    logFile: join(DATA_DIR, 'postgres.log'),
+    durable: true,
+  };
+}

