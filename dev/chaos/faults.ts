@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
 import type { ChaosClient } from './client.js';
 import type { ChaosStack } from './stack.js';
 
@@ -63,6 +64,49 @@ export const FAULTS: readonly Fault[] = [
     },
   },
 ];
+
+/**
+ * `--outage <duration>`: PostgreSQL down far longer than any retry budget used to allow (30 attempts,
+ * about 12 minutes). Every minute it says what operators would see: /healthz, the orders flagged
+ * NeedsAttention, and the stuck-step counter on the workers' /metrics.
+ */
+export function postgresOutage(ms: number, label: string): Fault {
+  return {
+    name: `PostgreSQL down ${label}`,
+    async inject(stack, client) {
+      say('stopping PostgreSQL');
+      const started = Date.now();
+      await stack.stopPostgres();
+      await sayHealth(client);
+      const connection = await Connection.connect({ address: stack.temporalAddress });
+      try {
+        const temporal = new Client({ connection });
+        while (Date.now() - started < ms) {
+          await sleep(Math.min(60_000, ms - (Date.now() - started)));
+          const flagged = await temporal.workflow.count('NeedsAttention = true AND ExecutionStatus = "Running"').then((c) => String(c.count), (err: Error) => err.message);
+          say(`down ${Math.round((Date.now() - started) / 1000)} s: running orders flagged NeedsAttention ${flagged}; ${await stuckCounters(stack)}`);
+        }
+      } finally {
+        await connection.close();
+      }
+      await stack.startPostgres();
+      say(`PostgreSQL back after ${((Date.now() - started) / 60_000).toFixed(1)} min down`);
+      await awaitHealthy(client);
+    },
+  };
+}
+
+/** order_steps_stuck_total summed over the workers, by step. */
+async function stuckCounters(stack: ChaosStack): Promise<string> {
+  const byStep = new Map<string, number>();
+  for (const url of stack.workerMetricsUrls.values()) {
+    const text = await fetch(url).then((r) => r.text(), () => '');
+    for (const [, step, value] of text.matchAll(/^(?:temporal_)?order_steps_stuck_total\{[^}]*step="([^"]+)"[^}]*\} (\d+)/gm)) {
+      byStep.set(step!, (byStep.get(step!) ?? 0) + Number(value));
+    }
+  }
+  return `order_steps_stuck_total ${byStep.size === 0 ? 'none yet' : [...byStep].map(([step, n]) => `${step}=${n}`).join(' ')}`;
+}
 
 async function sayHealth(client: ChaosClient): Promise<void> {
   const { status, body, ms } = await client.request('GET', '/healthz');

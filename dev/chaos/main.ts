@@ -7,30 +7,34 @@ import { ensurePrismaClient } from '../migrate.js';
 import { runMain } from '../startup-error.js';
 import { stockCatalog } from './catalog.js';
 import { ChaosClient } from './client.js';
-import { FAULTS, say } from './faults.js';
+import { FAULTS, postgresOutage, say } from './faults.js';
 import { LoadGenerator, seededRandom } from './load.js';
 import { CHAOS_SECRETS, ChaosStack } from './stack.js';
 import { runStorm } from './storm.js';
 import { describeVerdict, settleAndJudge } from './verdict.js';
 
 /**
- * `npm run chaos [-- --short | --storm] [--seed N]`: the service under a steady stream of orders and
- * payments while a worker is SIGKILLed, Temporal restarts, PostgreSQL is down for 20 s and one of two
- * workers dies; after each fault it waits for everything to settle, runs the invariant checker and
- * prints "<fault>: N lost, N duplicated". The default run adds the load-held storm; `--storm` runs
- * only the storm. Everything runs on loopback on free ports and is stopped on exit, also on Ctrl-C.
+ * `npm run chaos [-- --short | --storm | --outage 15m] [--seed N]`: the service under a steady stream
+ * of orders and payments while a worker is SIGKILLed, Temporal restarts, PostgreSQL is down for 20 s
+ * and one of two workers dies; after each fault it waits for everything to settle, runs the invariant
+ * checker and prints "<fault>: N lost, N duplicated". The default run adds the load-held storm;
+ * `--storm` runs only the storm; `--outage D` only PostgreSQL down for D under load. Everything runs
+ * on loopback on free ports and is stopped on exit, also on Ctrl-C.
  */
 const PAYMENT_WINDOW = '3s';
 const PROFILES = {
   short: { ordersPerSecond: 4, loadBeforeMs: 6_000, loadAfterMs: 8_000, settleBoundMs: 120_000, faults: true, storm: false },
   default: { ordersPerSecond: 5, loadBeforeMs: 20_000, loadAfterMs: 30_000, settleBoundMs: 180_000, faults: true, storm: true },
   storm: { ordersPerSecond: 0, loadBeforeMs: 0, loadAfterMs: 0, settleBoundMs: 0, faults: false, storm: true },
+  // Activities back off up to a minute apart while PostgreSQL is down: allow a few rounds to settle.
+  outage: { ordersPerSecond: 4, loadBeforeMs: 20_000, loadAfterMs: 30_000, settleBoundMs: 300_000, faults: true, storm: false },
 } as const;
 
 runMain(async () => {
-  const { values } = parseArgs({ options: { short: { type: 'boolean' }, storm: { type: 'boolean' }, seed: { type: 'string' } } });
-  const profileName = values.storm ? 'storm' : values.short ? 'short' : 'default';
+  const { values } = parseArgs({ options: { short: { type: 'boolean' }, storm: { type: 'boolean' }, outage: { type: 'string' }, seed: { type: 'string' } } });
+  const profileName = values.outage !== undefined ? 'outage' : values.storm ? 'storm' : values.short ? 'short' : 'default';
   const profile = PROFILES[profileName];
+  const faults = values.outage === undefined ? FAULTS : [postgresOutage(parseDuration(values.outage), values.outage)];
   const seed = values.seed === undefined ? Math.floor(Math.random() * 1_000_000) : Number(values.seed);
   const started = Date.now();
   console.log(`Chaos run (${profileName}, seed ${seed}, PAYMENT_WINDOW ${PAYMENT_WINDOW}) — loopback only, free ports, a temp directory`);
@@ -60,7 +64,7 @@ runMain(async () => {
       const random = seededRandom(seed);
       const summary: string[] = [];
       if (profile.faults) {
-        for (const fault of FAULTS) {
+        for (const fault of faults) {
           if (interrupted) break;
           console.log(`\n== ${fault.name}`);
           await fault.prepare?.(stack);

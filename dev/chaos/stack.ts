@@ -26,6 +26,8 @@ export interface ChaosStackOptions {
  */
 export class ChaosStack {
   readonly workers: ManagedProcess[] = [];
+  /** Each worker's GET /metrics (its business metrics followed by the Temporal SDK's). */
+  readonly workerMetricsUrls = new Map<ManagedProcess, string>();
   /** Service processes that ended without being asked to: each is a finding. */
   readonly crashes: string[] = [];
   private readonly expectedExits = new Set<ManagedProcess>();
@@ -122,6 +124,7 @@ export class ChaosStack {
     const env = { ...this.env(), WORKER_METRICS_PORT: String(metricsPort), TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkMetricsPort}` };
     const worker = startTypeScript(`worker ${n}`, 'worker/main.ts', env, { logFile: join(this.root, `worker-${n}.log`) });
     this.workers.push(worker);
+    this.workerMetricsUrls.set(worker, `http://127.0.0.1:${metricsPort}/metrics`);
     this.watch(worker);
     void worker.exited.then(() => this.workers.splice(this.workers.indexOf(worker), 1));
     return worker;
