@@ -19,3 +19,11 @@ export const BUSINESS_ERROR_CODES = Object.keys(BUSINESS_ERRORS) as BusinessErro
 export function isBusinessErrorCode(type: string | undefined | null): type is BusinessErrorCode {
   return type != null && type in BUSINESS_ERRORS;
 }
+
+/**
+ * How a third party's adapter reports the provider's own failure: an ApplicationFailure of one of
+ * these types, retryable (UNAVAILABLE) or not (REJECTED). Only these may end a bounded step (a
+ * notice given up, a fulfillment step dead-lettered, a refund held for an operator); any other
+ * failure is ours — our database, our code — and is retried until it succeeds.
+ */
+export const THIRD_PARTY_FAILURES = { unavailable: 'THIRD_PARTY_UNAVAILABLE', rejected: 'THIRD_PARTY_REJECTED' } as const;

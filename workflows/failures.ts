@@ -1,4 +1,5 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { isBusinessErrorCode, THIRD_PARTY_FAILURES } from './business-errors.js';
 
 /** Reading the failures activities come back with: each question answered in one place. */
 
@@ -11,7 +12,8 @@ export function businessCause(err: unknown): unknown {
 export function rootCauseMessage(err: unknown): string {
   let cause: unknown = err;
   while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
-  return cause instanceof Error ? `${cause.name}: ${cause.message}` : String(err);
+  // One line: driver errors span several, with blank ones.
+  return (cause instanceof Error ? `${cause.name}: ${cause.message}` : String(err)).replace(/\s+/g, ' ').trim();
 }
 
 /**
@@ -26,4 +28,16 @@ export function isStuck(err: unknown): boolean {
 /** The activity ran and failed for good (rejected, or out of retries); not a cancellation of ours. */
 export function isActivityFailure(err: unknown): err is ActivityFailure {
   return err instanceof ActivityFailure;
+}
+
+const THEIRS = new Set<string>(Object.values(THIRD_PARTY_FAILURES));
+
+/**
+ * A failure that is not ours to retry away: a business refusal, or the third party's own failure as
+ * its adapter reports it. Anything else an activity fails with (our database down past the step's
+ * retries, a bug) is ours.
+ */
+export function isTheirs(err: unknown): boolean {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  return cause instanceof ApplicationFailure && (isBusinessErrorCode(cause.type) || THEIRS.has(cause.type ?? ''));
 }

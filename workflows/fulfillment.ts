@@ -9,17 +9,23 @@ import { FULFILLMENT_STEP_NAMES, FULFILLMENT_STEPS, type FulfillmentStepName, ty
 const steps = proxyActivities<Activities>(fulfillmentOptions);
 const database = proxyActivities<Activities>(databaseOptions);
 
+const STEP_ACTIVITY_NAME = {
+  invoice: 'issueInvoice',
+  notification: 'sendPaymentNotification',
+  loyalty: 'awardLoyaltyPoints',
+} as const satisfies Record<FulfillmentStepName, keyof Activities>;
 const STEP_ACTIVITY: Record<FulfillmentStepName, (orderId: string) => Promise<void>> = {
-  invoice: steps.issueInvoice,
-  notification: steps.sendPaymentNotification,
-  loyalty: steps.awardLoyaltyPoints,
+  invoice: steps[STEP_ACTIVITY_NAME.invoice],
+  notification: steps[STEP_ACTIVITY_NAME.notification],
+  loyalty: steps[STEP_ACTIVITY_NAME.loyalty],
 };
 
 /**
  * What happens after payment, off the payment path: three independent steps, each with its own
- * retries. One failing blocks neither the others nor the payment's answer. A step whose retries
- * run out is the dead letter: FAILED in the database, NeedsAttention on the workflow, and it waits
- * there until an operator retries it.
+ * retries. One failing blocks neither the others nor the payment's answer. A step the downstream
+ * service still fails after its retries is the dead letter: FAILED in the database, NeedsAttention
+ * on the workflow, and it waits there until an operator retries it. Our own database being down
+ * dead-letters nothing: the step is tried again until it gets through (MustSucceed).
  */
 export class Fulfillment {
   readonly status: Record<FulfillmentStepName, StepStatus> = { invoice: 'PENDING', notification: 'PENDING', loyalty: 'PENDING' };
@@ -54,7 +60,7 @@ export class Fulfillment {
   private async runStep(step: FulfillmentStepName): Promise<void> {
     for (;;) {
       try {
-        await STEP_ACTIVITY[step](this.orderId);
+        await this.mustSucceed.run(STEP_ACTIVITY_NAME[step], () => STEP_ACTIVITY[step](this.orderId));
         this.status[step] = 'DONE';
         this.publish();
         return;

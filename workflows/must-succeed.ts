@@ -1,20 +1,23 @@
-import { log, metricMeter } from '@temporalio/workflow';
+import { log, metricMeter, patched } from '@temporalio/workflow';
 import { STEP_STUCK_AFTER } from './activity-options.js';
 import type { Attention } from './attention.js';
-import { isStuck, rootCauseMessage } from './failures.js';
+import { isActivityFailure, isStuck, isTheirs, rootCauseMessage } from './failures.js';
+import { SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
 
 const stuckSteps = metricMeter.createCounter(
   'order_steps_stuck_total',
   'steps',
-  `Steps that must succeed and kept failing for ${STEP_STUCK_AFTER} (counted again each further ${STEP_STUCK_AFTER}), by step`,
+  `Steps that kept failing through our own fault: for ${STEP_STUCK_AFTER} (counted again each further ${STEP_STUCK_AFTER}), or through a bounded step's retries, by step`,
 );
 
 /**
- * Runs the steps that must succeed however long it takes: our own database writes and the money we
- * owe. Their activities retry without limit, each call bounded by STEP_STUCK_AFTER. A call that
- * comes back stuck is made visible — NeedsAttention, a metric, an error log naming the order and
- * the step — and made again; the flag clears once the step succeeds. An outage therefore delays a
- * run, never fails it. Anything else (a business failure, a rejection for good) is the caller's.
+ * Runs a step until it succeeds or is refused by someone else: a business refusal or the third
+ * party's own failure (isTheirs) is the caller's to handle; a failure of ours never ends it. Steps
+ * that must succeed (our database, money we owe) retry without limit, each call bounded by
+ * STEP_STUCK_AFTER; a bounded step (a notice, a fulfillment step) may run out of retries while our
+ * database is down. Either way the step is made visible — NeedsAttention, a metric, an error log
+ * naming the order and the step — and called again; the flag clears once it succeeds. An outage of
+ * ours therefore delays a run, never fails it, and never dead-letters anything.
  */
 export class MustSucceed {
   constructor(
@@ -32,11 +35,13 @@ export class MustSucceed {
         }
         return result;
       } catch (err) {
-        if (!isStuck(err)) throw err;
+        if (!isActivityFailure(err) || isTheirs(err)) throw err;
+        // Stuck calls cannot occur in runs from before the rule; their own failures ended those runs.
+        if (!isStuck(err) && !patched(SETTLE_EVERY_PAYMENT_PATCH)) throw err;
         const error = rootCauseMessage(err);
         stuckSteps.add(1, { step });
         log.error('step stuck: still failing, still retrying', { orderId: this.orderId, step, rounds, error });
-        this.attention.note(`stuck:${step}`, `${step} has failed for ${rounds} × ${STEP_STUCK_AFTER} (${error}); it is retried until it succeeds`);
+        this.attention.note(`stuck:${step}`, `${step} keeps failing through our own fault (${error}; round ${rounds}): it is retried until it succeeds`);
       }
     }
   }

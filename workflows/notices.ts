@@ -4,17 +4,23 @@ import type { NotificationTemplate } from '../activities/third-party/notifier.js
 import { notificationOptions } from './activity-options.js';
 import type { Attention } from './attention.js';
 import { isActivityFailure, rootCauseMessage } from './failures.js';
+import type { MustSucceed } from './must-succeed.js';
 import { SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
 
 const messaging = proxyActivities<Activities>(notificationOptions);
 
 /**
- * Tells the customer what happened (cancelled, refunded). A message that still cannot be sent after
- * its retries does not hold the order up: it is flagged for an operator, who can reach the customer.
+ * Tells the customer what happened (cancelled, refunded). A message the messaging provider still
+ * fails after its retries does not hold the order up: it is flagged for an operator, who can reach
+ * the customer. (Our own database being down is no reason to give up: MustSucceed goes on.)
  */
-export async function notifyCustomer(input: { orderId: string; template: NotificationTemplate; key?: string }, attention: Attention): Promise<void> {
+export async function notifyCustomer(
+  input: { orderId: string; template: NotificationTemplate; key?: string },
+  mustSucceed: MustSucceed,
+  attention: Attention,
+): Promise<void> {
   try {
-    await messaging.notifyCustomer(input);
+    await mustSucceed.run('notifyCustomer', () => messaging.notifyCustomer(input));
   } catch (err) {
     if (!isActivityFailure(err) || !patched(SETTLE_EVERY_PAYMENT_PATCH)) throw err;
     const error = rootCauseMessage(err);

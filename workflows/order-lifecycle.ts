@@ -210,7 +210,7 @@ class OrderLifecycleRun {
       this.mustSucceed.run('closePaymentIntent', () => money.closePaymentIntent(this.orderId)),
     ]);
     this.waitFor('the customer to be notified');
-    await notifyCustomer({ orderId: this.orderId, template: 'ORDER_CANCELLED' }, this.attention);
+    await notifyCustomer({ orderId: this.orderId, template: 'ORDER_CANCELLED' }, this.mustSucceed, this.attention);
     const failed = released.flatMap((r, i) => (r.status === 'rejected' ? [{ step: COMPENSATION_STEPS[i]!, reason: r.reason as unknown }] : []));
     if (failed.length === 0) return;
     if (!patched(SETTLE_EVERY_PAYMENT_PATCH)) {

@@ -110,7 +110,7 @@ export class Settlement {
     this.payments.set(paymentId, 'REFUNDED');
     this.attention.note(`refund:${paymentId}`, null);
     if (patched(NOTIFY_REFUNDS_PATCH)) {
-      await notifyCustomer({ orderId: this.orderId, template: 'PAYMENT_REFUNDED', key: paymentId }, this.attention);
+      await notifyCustomer({ orderId: this.orderId, template: 'PAYMENT_REFUNDED', key: paymentId }, this.mustSucceed, this.attention);
     }
   }
 

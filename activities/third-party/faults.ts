@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../lib/db.js';
+import { THIRD_PARTY_FAILURES } from '../../workflows/business-errors.js';
 
 export const FAKE_SERVICES = ['payments', 'invoice', 'notification', 'loyalty'] as const;
 export type FakeService = (typeof FAKE_SERVICES)[number];
@@ -38,13 +39,13 @@ export class FakeFaults {
     if (!fault) return;
     if (fault.latencyMs > 0) await sleep(fault.latencyMs);
     if (fault.failAlways) {
-      throw ApplicationFailure.nonRetryable(`${service} rejected the call (injected failAlways)`, 'THIRD_PARTY_REJECTED');
+      throw ApplicationFailure.nonRetryable(`${service} rejected the call (injected failAlways)`, THIRD_PARTY_FAILURES.rejected);
     }
     // Decrement-if-positive in one statement: concurrent calls consume exactly N failures.
     const consumed = await this.db.$executeRaw`
       UPDATE fake_faults SET fail_next = fail_next - 1 WHERE service = ${service} AND fail_next > 0`;
     if (consumed === 1) {
-      throw ApplicationFailure.retryable(`${service} is unavailable (injected failNext)`, 'THIRD_PARTY_UNAVAILABLE');
+      throw ApplicationFailure.retryable(`${service} is unavailable (injected failNext)`, THIRD_PARTY_FAILURES.unavailable);
     }
   }
 }

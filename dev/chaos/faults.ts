@@ -101,7 +101,7 @@ async function stuckCounters(stack: ChaosStack): Promise<string> {
   const byStep = new Map<string, number>();
   for (const url of stack.workerMetricsUrls.values()) {
     const text = await fetch(url).then((r) => r.text(), () => '');
-    for (const [, step, value] of text.matchAll(/^(?:temporal_)?order_steps_stuck_total\{[^}]*step="([^"]+)"[^}]*\} (\d+)/gm)) {
+    for (const [, step, value] of text.matchAll(/^order_steps_stuck_total\{[^}]*step="([^"]+)"[^}]*\} (\d+)/gm)) {
       byStep.set(step!, (byStep.get(step!) ?? 0) + Number(value));
     }
   }

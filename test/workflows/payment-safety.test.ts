@@ -15,6 +15,8 @@ const MINUTE = 60_000;
 let h: OrderHarness;
 /** Holds back a replayed placement (an order that exists already) until the test lets it go. */
 let holdReplays: { until: Promise<void>; entered: () => void } | undefined;
+/** Runs once before the next invoice is issued, e.g. to take the database away from the worker. */
+let beforeInvoice: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   h = await startOrderHarness({
@@ -28,6 +30,12 @@ beforeAll(async () => {
           await hold.until;
         }
         return activities.placeOrder(request);
+      },
+      async issueInvoice(orderId) {
+        const hook = beforeInvoice;
+        beforeInvoice = undefined;
+        await hook?.();
+        return activities.issueInvoice(orderId);
       },
     }),
   });
@@ -150,8 +158,8 @@ describe('no step gives up because something is down', () => {
       await h.env.sleep(15 * MINUTE); // to 40:00, ten minutes past both deadlines
       expect(await paymentOf(paymentId)).toBeNull(); // not recorded yet: the worker cannot reach the database
       expect(await needsAttention(orderWorkflowId(paid.id))).toBe(true);
-      expect((await handleOf(paid.id).query(statusQuery)).needsAttention).toEqual([expect.stringContaining('settlePayment has failed for')]);
-      expect((await handleOf(unpaid.id).query(statusQuery)).needsAttention).toEqual([expect.stringContaining('cancelOrder has failed for')]);
+      expect((await handleOf(paid.id).query(statusQuery)).needsAttention).toEqual([expect.stringContaining('settlePayment keeps failing through our own fault')]);
+      expect((await handleOf(unpaid.id).query(statusQuery)).needsAttention).toEqual([expect.stringContaining('cancelOrder keeps failing through our own fault')]);
     } finally {
       await h.workerDatabase!.up();
     }
@@ -165,5 +173,33 @@ describe('no step gives up because something is down', () => {
     expect(await needsAttention(orderWorkflowId(paid.id))).toBe(false);
     expect(await needsAttention(orderWorkflowId(unpaid.id))).toBe(false);
     expect(await h.fakeCount('payments', 'closeIntent', unpaid.id)).toMatchObject({ effects: 1 });
+  });
+
+  it('a 15-minute database outage during fulfillment dead-letters nothing: the invoice is issued once it is back', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku, quantity: 1 });
+    let outageStarted!: () => void;
+    const started = new Promise<void>((resolve) => (outageStarted = resolve));
+    beforeInvoice = async () => {
+      await h.workerDatabase!.down();
+      outageStarted();
+    };
+    try {
+      expect((await h.pay({ paymentId: `pay-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+      await started;
+      // Past the steps' 15 attempts (about 10 minutes), which used to dead-letter them.
+      await h.env.sleep(15 * MINUTE);
+      const steps = ['issueInvoice', 'sendPaymentNotification', 'awardLoyaltyPoints'];
+      expect((await handleOf(order.id).query(statusQuery)).needsAttention).toEqual(
+        expect.arrayContaining(steps.map((step) => expect.stringContaining(`${step} keeps failing through our own fault`))),
+      );
+    } finally {
+      beforeInvoice = undefined;
+      await h.workerDatabase!.up();
+    }
+    const result = await handleOf(order.id).result();
+    expect(result).toMatchObject({ status: 'PAID', fulfillment: { invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' }, needsAttention: [] });
+    expect(await h.db.fulfillmentRecord.count({ where: { orderId: order.id, status: 'FAILED' } })).toBe(0);
+    expect(await h.fakeCount('invoice', 'issue', `${order.id}:INVOICE`)).toMatchObject({ effects: 1 });
   });
 });
