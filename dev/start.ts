@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DEV_ADMIN_TOKEN, DEV_WEBHOOK_SECRET, loadConfig, type Config } from '../lib/config.js';
+import { devSecretsInUse, loadConfig, type Config } from '../lib/config.js';
 import { ensurePrismaClient, migrateDeploy } from './migrate.js';
 import { DATA_DIR } from './paths.js';
 import { EMBEDDED, embeddedPostgres } from './embedded.js';
@@ -119,14 +119,13 @@ function printBanner(config: Config, embeddedDatabaseUrl: string | undefined, em
     'Order service is running (Ctrl-C stops everything):',
     `  API          http://localhost:${config.port}`,
     `  Health       http://localhost:${config.port}/healthz`,
+    `  Orders page  http://localhost:${config.port}/ (sign in with ADMIN_TOKEN)`,
   ];
+  if (config.customerTokens.algorithm === 'HS256') lines.push('  Customers    `npm run token -- <customerId>` prints a bearer token for curl');
   if (embeddedTemporal) lines.push(`  Temporal UI  http://localhost:${EMBEDDED.temporalUiPort}`);
   if (embeddedDatabaseUrl !== undefined) lines.push(`  Database     ${embeddedDatabaseUrl}`);
   lines.push(`  Faults       ${config.faultsEnabled ? 'enabled (PUT /admin/faults/:service)' : 'disabled'}`);
-  const devSecrets = [
-    config.webhookSecret === DEV_WEBHOOK_SECRET ? `PAYMENT_WEBHOOK_SECRET=${DEV_WEBHOOK_SECRET}` : undefined,
-    config.adminToken === DEV_ADMIN_TOKEN ? `ADMIN_TOKEN=${DEV_ADMIN_TOKEN}` : undefined,
-  ].filter((line) => line !== undefined);
-  if (devSecrets.length > 0) lines.push('  Dev secrets (public defaults, never for production):', ...devSecrets.map((s) => `    ${s}`));
+  const devSecrets = devSecretsInUse(config);
+  if (devSecrets.length > 0) lines.push('  Dev secrets (public defaults, never for production):', ...devSecrets.map(([name, value]) => `    ${name}=${value}`));
   console.log(lines.join('\n'));
 }

@@ -11,6 +11,8 @@ import { parseDuration } from './duration.js';
 /** Public development values: printed at start by the runner, never to be used in production. */
 export const DEV_WEBHOOK_SECRET = 'dev-webhook-secret';
 export const DEV_ADMIN_TOKEN = 'dev-admin-token';
+export const DEV_CUSTOMER_JWT_SECRET = 'dev-customer-jwt-secret-not-for-production';
+export const DEV_ORDER_ID_SECRET = 'dev-order-id-secret-not-for-production';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -18,6 +20,10 @@ export class ConfigError extends Error {
 
 const port = z.coerce.number().int().min(1).max(65_535);
 const nonEmpty = z.string().trim().min(1);
+/** HMAC keys: at least the 32 bytes of SHA-256's output (RFC 7518 §3.2 asks this of HS256 keys). */
+const hmacKey = z.string().min(32, 'must be at least 32 characters (a 256-bit key)');
+/** A limit where 0 means "off". */
+const limit = z.coerce.number().int().min(0).max(1_000_000);
 
 const EnvSchema = z.object({
   PORT: port.default(3000),
@@ -39,6 +45,14 @@ const EnvSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
   TEMPORAL_UI_URL: z.url().default('http://localhost:8233'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  // Additions (README "Who may call what"): customer identity, order ids, anti-hoarding limits.
+  CUSTOMER_JWT_SECRET: hmacKey.optional(),
+  CUSTOMER_JWKS_URL: z.url().optional(),
+  CUSTOMER_JWT_ISSUER: nonEmpty.optional(),
+  CUSTOMER_JWT_AUDIENCE: nonEmpty.optional(),
+  ORDER_ID_SECRET: hmacKey.default(DEV_ORDER_ID_SECRET),
+  MAX_OPEN_ORDERS_PER_CUSTOMER: limit.default(3),
+  ORDERS_PER_MINUTE_PER_CLIENT: limit.default(10),
 });
 
 /** Every variable loadConfig() reads (the contract's and the README's additions). */
@@ -84,7 +98,25 @@ export interface Config {
    * whatever the number of concurrent activities: the rest wait for a connection in the process.
    */
   databasePoolSize: number;
+  /** How customers' bearer tokens (JWTs) are verified. */
+  customerTokens: CustomerTokenSettings;
+  /** HMAC key that turns (customer, Idempotency-Key) into an order id nobody else can compute. */
+  orderIdSecret: string;
+  /** Unpaid orders one customer may hold at once; 0: no limit. Read by the worker (placeOrder). */
+  maxOpenOrdersPerCustomer: number;
+  /** `POST /orders` calls per customer per minute; 0: no limit. Read by the API. */
+  ordersPerMinutePerClient: number;
 }
+
+/**
+ * Either a shared secret (HS256), or an identity provider's public keys (RS256, from its JWKS URL),
+ * never both: a deployment that trusts its provider must not also accept the public dev secret.
+ */
+export type CustomerTokenSettings = ({ algorithm: 'HS256'; secret: string } | { algorithm: 'RS256'; jwksUrl: string }) & {
+  /** Required `iss` and `aud` claims, when set: tokens the provider issued for other applications are refused. */
+  issuer?: string | undefined;
+  audience?: string | undefined;
+};
 
 export type TemporalConnectionSecurity = Pick<NativeConnectionOptions, 'tls' | 'apiKey' | 'metadata'>;
 
@@ -122,7 +154,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''),
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    customerTokens: customerTokens(e),
+    orderIdSecret: e.ORDER_ID_SECRET,
+    maxOpenOrdersPerCustomer: e.MAX_OPEN_ORDERS_PER_CUSTOMER,
+    ordersPerMinutePerClient: e.ORDERS_PER_MINUTE_PER_CLIENT,
   };
+}
+
+/** The secrets this configuration leaves at their public development defaults, as `[variable, value]`. */
+export function devSecretsInUse(config: Config): Array<[string, string]> {
+  const defaults: Array<[string, string, string | undefined]> = [
+    ['PAYMENT_WEBHOOK_SECRET', DEV_WEBHOOK_SECRET, config.webhookSecret],
+    ['ADMIN_TOKEN', DEV_ADMIN_TOKEN, config.adminToken],
+    ['CUSTOMER_JWT_SECRET', DEV_CUSTOMER_JWT_SECRET, config.customerTokens.algorithm === 'HS256' ? config.customerTokens.secret : undefined],
+    ['ORDER_ID_SECRET', DEV_ORDER_ID_SECRET, config.orderIdSecret],
+  ];
+  return defaults.filter(([, dev, actual]) => actual === dev).map(([name, dev]) => [name, dev]);
+}
+
+function customerTokens(e: z.infer<typeof EnvSchema>): CustomerTokenSettings {
+  const claims = { issuer: e.CUSTOMER_JWT_ISSUER, audience: e.CUSTOMER_JWT_AUDIENCE };
+  if (e.CUSTOMER_JWKS_URL === undefined) return { algorithm: 'HS256', secret: e.CUSTOMER_JWT_SECRET ?? DEV_CUSTOMER_JWT_SECRET, ...claims };
+  if (e.CUSTOMER_JWT_SECRET !== undefined) throw new ConfigError('CUSTOMER_JWT_SECRET: set either it (HS256) or CUSTOMER_JWKS_URL (RS256), not both');
+  return { algorithm: 'RS256', jwksUrl: e.CUSTOMER_JWKS_URL, ...claims };
 }
 
 function duration(name: string, text: string): number {

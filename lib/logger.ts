@@ -1,12 +1,13 @@
 import type { Logger as TemporalLogger, LogLevel, LogMetadata } from '@temporalio/common';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import { orderWorkflowId } from '../workflows/messages.js';
 
 export type { Logger };
 
-/** JSON lines on stdout; `name` says which process wrote the line. */
-export function createLogger(name: string, level: string = 'info'): Logger {
-  return pino({ name, level, redact: ['*.authorization', '*.webhookSecret', '*.adminToken', 'req.headers["x-payment-signature"]'] });
+/** JSON lines on stdout (tests may pass another destination); `name` says which process wrote the line. */
+export function createLogger(name: string, level: string = 'info', destination?: DestinationStream): Logger {
+  const redact = ['*.authorization', '*.webhookSecret', '*.adminToken', '*.secret', '*.orderIdSecret', 'req.headers["x-payment-signature"]'];
+  return destination ? pino({ name, level, redact }, destination) : pino({ name, level, redact });
 }
 
 /** Every line about an order names it twice: orderId for people and the database, workflowId for the Web UI. */

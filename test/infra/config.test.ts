@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { ConfigError, DEV_ADMIN_TOKEN, loadConfig } from '../../lib/config.js';
+import { ConfigError, DEV_ADMIN_TOKEN, DEV_CUSTOMER_JWT_SECRET, DEV_ORDER_ID_SECRET, devSecretsInUse, loadConfig } from '../../lib/config.js';
 
 it('uses the documented defaults, with fault injection on under the embedded stack', () => {
   expect(loadConfig({})).toMatchObject({
@@ -58,4 +58,37 @@ it('takes Temporal Cloud credentials from the SDK environment configuration (API
   const config = loadConfig({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'ns.acct', TEMPORAL_API_KEY: 'key-1' });
   expect(config.temporal).toMatchObject({ address: 'ns.acct.tmprl.cloud:7233', namespace: 'ns.acct', connection: { apiKey: 'key-1', tls: true } });
   expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }).temporal.connection).toEqual({ tls: undefined, apiKey: undefined, metadata: undefined });
+});
+
+it('reads customer identity, order-id secret and the anti-hoarding limits, with public dev defaults for the secrets', () => {
+  const config = loadConfig({});
+  expect(config).toMatchObject({
+    customerTokens: { algorithm: 'HS256', secret: DEV_CUSTOMER_JWT_SECRET },
+    orderIdSecret: DEV_ORDER_ID_SECRET,
+    maxOpenOrdersPerCustomer: 3,
+    ordersPerMinutePerClient: 10,
+  });
+  expect(devSecretsInUse(config).map(([name]) => name)).toEqual(['PAYMENT_WEBHOOK_SECRET', 'ADMIN_TOKEN', 'CUSTOMER_JWT_SECRET', 'ORDER_ID_SECRET']);
+  const secret = 'x'.repeat(32);
+  const set = loadConfig({ CUSTOMER_JWT_SECRET: secret, ORDER_ID_SECRET: secret, PAYMENT_WEBHOOK_SECRET: 'w', ADMIN_TOKEN: 'a' });
+  expect(devSecretsInUse(set)).toEqual([]);
+  expect(loadConfig({ MAX_OPEN_ORDERS_PER_CUSTOMER: '0', ORDERS_PER_MINUTE_PER_CLIENT: '0' })).toMatchObject({ maxOpenOrdersPerCustomer: 0, ordersPerMinutePerClient: 0 });
+  expect(loadConfig({ CUSTOMER_JWKS_URL: 'https://id.example/.well-known/jwks.json', CUSTOMER_JWT_AUDIENCE: 'orders' }).customerTokens).toEqual({
+    algorithm: 'RS256',
+    jwksUrl: 'https://id.example/.well-known/jwks.json',
+    issuer: undefined,
+    audience: 'orders',
+  });
+});
+
+it.each([
+  [{ CUSTOMER_JWT_SECRET: 'too-short' }, /^CUSTOMER_JWT_SECRET: must be at least 32 characters/],
+  [{ ORDER_ID_SECRET: 'too-short' }, /^ORDER_ID_SECRET: must be at least 32 characters/],
+  [{ CUSTOMER_JWKS_URL: 'https://id.example/jwks', CUSTOMER_JWT_SECRET: 'x'.repeat(32) }, /^CUSTOMER_JWT_SECRET: set either it \(HS256\) or CUSTOMER_JWKS_URL/],
+  [{ CUSTOMER_JWKS_URL: 'not a url' }, /^CUSTOMER_JWKS_URL: /],
+  [{ MAX_OPEN_ORDERS_PER_CUSTOMER: '-1' }, /^MAX_OPEN_ORDERS_PER_CUSTOMER: /],
+  [{ ORDERS_PER_MINUTE_PER_CLIENT: 'many' }, /^ORDERS_PER_MINUTE_PER_CLIENT: /],
+])('rejects %j with a ConfigError naming the variable', (env, message) => {
+  expect(() => loadConfig(env)).toThrow(ConfigError);
+  expect(() => loadConfig(env)).toThrow(message);
 });
