@@ -1,9 +1,11 @@
 import type { Client } from '@temporalio/client';
 import express, { type Express } from 'express';
+import type { CustomerTokenSettings } from '../lib/config.js';
 import type { Db } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
 import { FakeFaults } from '../activities/third-party/faults.js';
 import { createApiMetrics } from '../lib/metrics.js';
+import { customerTokenVerifier } from './customer-token.js';
 import { errorHandler, notFound } from './errors.js';
 import { catalogRouter } from './routes/catalog.js';
 import { faultsRouter } from './routes/faults.js';
@@ -22,6 +24,8 @@ export interface AppDeps {
   taskQueue: string;
   adminToken: string;
   webhookSecret: string;
+  customerTokens: CustomerTokenSettings;
+  orderIdSecret: string;
   /** Mounts the fault-injection endpoints for the local fakes (contract: dev and tests only). */
   faultsEnabled: boolean;
   logger: Logger;
@@ -33,7 +37,7 @@ export interface AppDeps {
 
 /** The HTTP API, built from its dependencies; it does not listen (server.ts and tests do). */
 export function createApp(deps: AppDeps): Express {
-  const routeDeps = { ...deps, metrics: createApiMetrics(deps.db) };
+  const routeDeps = { ...deps, metrics: createApiMetrics(deps.db), verifyCustomerToken: customerTokenVerifier(deps.customerTokens) };
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple'); // `?a[b]=c` stays a string, never an object
@@ -47,7 +51,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(ordersRouter(routeDeps));
   app.use(fulfillmentRouter(routeDeps));
   app.use(refundsRouter(routeDeps));
-  app.use(ordersPageRouter(deps));
+  app.use(ordersPageRouter(routeDeps));
   if (deps.faultsEnabled) app.use(faultsRouter({ faults: new FakeFaults(deps.db), adminToken: deps.adminToken }));
   app.use(notFound);
   app.use(errorHandler(deps.logger));

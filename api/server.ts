@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { ConfigError, DEV_ADMIN_TOKEN, DEV_WEBHOOK_SECRET, loadConfig } from '../lib/config.js';
+import { ConfigError, devSecretsInUse, loadConfig } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
 import { startTracing } from '../lib/tracing.js';
@@ -16,9 +16,8 @@ async function main(): Promise<void> {
   if (!config.databaseUrl || !config.temporal.address) {
     throw new ConfigError('the API needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)');
   }
-  if (config.webhookSecret === DEV_WEBHOOK_SECRET || config.adminToken === DEV_ADMIN_TOKEN) {
-    logger.warn('PAYMENT_WEBHOOK_SECRET or ADMIN_TOKEN is the public development default; set both in production');
-  }
+  const devSecrets = devSecretsInUse(config).map(([name]) => name);
+  if (devSecrets.length > 0) logger.warn({ variables: devSecrets }, 'these secrets are the public development defaults; set them in production');
   const tracing = config.otlpEndpoint ? startTracing('order-api', { otlpEndpoint: config.otlpEndpoint }) : undefined;
   const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
   const connection = await Connection.connect({ address: config.temporal.address, ...config.temporal.connection });
@@ -34,6 +33,8 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     adminToken: config.adminToken,
     webhookSecret: config.webhookSecret,
+    customerTokens: config.customerTokens,
+    orderIdSecret: config.orderIdSecret,
     faultsEnabled: config.faultsEnabled,
     temporalUiUrl: config.temporal.uiUrl,
     logger,

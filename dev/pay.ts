@@ -19,7 +19,8 @@ runMain(async () => {
   const config = loadConfig();
   const api = `http://127.0.0.1:${config.port}`;
 
-  const order = await fetch(`${api}/orders/${orderId}`);
+  // Reading the order's total is an operator's call; the callback itself is signed, not authorised.
+  const order = await fetch(`${api}/orders/${orderId}`, { headers: { authorization: `Bearer ${config.adminToken}` } });
   if (!order.ok) throw new StartupError(`GET /orders/${orderId} answered ${order.status}: ${await order.text()}`);
   const { totalCents } = (await order.json()) as { totalCents: number };
 

@@ -1,8 +1,12 @@
 // The orders page: polls GET /orders, ticks the countdowns every second between polls.
 // Plain DOM (textContent only: customer ids are user input), no build step.
+// An operator view: every call carries the admin token, which the operator types in once per tab.
 const REFRESH_MS = 2000;
+const TOKEN_KEY = 'orders-page-admin-token';
 const tbody = document.getElementById('orders');
 const meta = document.getElementById('meta');
+const signIn = document.getElementById('sign-in');
+const tokenInput = document.getElementById('admin-token');
 let config = { temporalUiUrl: 'http://localhost:8233', namespace: 'default', devMode: false };
 let orders = [];
 let clockSkewMs = 0; // server clock minus ours, from the Date header: countdowns follow the server
@@ -50,7 +54,7 @@ function payButton(order) {
   button.addEventListener('click', async () => {
     button.disabled = true;
     button.textContent = 'paying …';
-    const res = await fetch(`/dev/orders/${order.id}/simulate-payment`, { method: 'POST' });
+    const res = await api(`/dev/orders/${order.id}/simulate-payment`, { method: 'POST' }).catch(() => ({ ok: false, status: 401 }));
     button.textContent = res.ok ? 'sent' : `failed (${res.status})`;
     await refresh();
   });
@@ -76,20 +80,64 @@ function render() {
   );
 }
 
+/** sessionStorage: the token lives as long as this tab, never in a cookie or on disk for good. */
+function adminToken() {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+/** A call as the operator; a refused token is forgotten and asked for again. */
+async function api(path, init = {}) {
+  const res = await fetch(path, { ...init, headers: { ...init.headers, authorization: `Bearer ${adminToken()}` } });
+  if (res.status === 401) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    askForToken();
+    throw new Error('the admin token was refused');
+  }
+  return res;
+}
+
+function askForToken() {
+  signIn.hidden = false;
+  meta.textContent = 'Sign in with the admin token (ADMIN_TOKEN; npm start prints the development one).';
+}
+
 async function refresh() {
+  if (!adminToken()) return;
   try {
-    const res = await fetch('/orders?limit=25');
+    const res = await api('/orders?limit=25');
     const date = res.headers.get('date');
     if (date) clockSkewMs = Date.parse(date) - Date.now();
     orders = (await res.json()).orders;
     meta.textContent = `${orders.length} most recent · updated ${new Date().toLocaleTimeString()}${config.devMode ? ' · dev mode' : ''}`;
     render();
   } catch (err) {
-    meta.textContent = `cannot load orders: ${err.message}`;
+    if (adminToken()) meta.textContent = `cannot load orders: ${err.message}`;
   }
 }
 
-config = await (await fetch('/ui/config')).json();
-await refresh();
-setInterval(refresh, REFRESH_MS);
-setInterval(() => document.querySelectorAll('.countdown').forEach(tick), 1000);
+let polling = false;
+async function start() {
+  try {
+    config = await (await api('/ui/config')).json();
+  } catch (err) {
+    if (adminToken()) meta.textContent = `cannot load the page's settings: ${err.message}`; // else api() asked for the token
+    return;
+  }
+  await refresh();
+  if (polling) return;
+  polling = true;
+  setInterval(refresh, REFRESH_MS);
+  setInterval(() => document.querySelectorAll('.countdown').forEach(tick), 1000);
+}
+
+signIn.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  sessionStorage.setItem(TOKEN_KEY, tokenInput.value);
+  tokenInput.value = '';
+  signIn.hidden = true;
+  meta.textContent = 'loading …';
+  await start();
+});
+
+if (adminToken()) await start();
+else askForToken();

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Db } from '../../lib/db.js';
-import { requireAdmin } from '../admin-auth.js';
+import { requireAdmin } from '../auth.js';
 import { ApiError, parseInput } from '../errors.js';
 import { jsonBody } from '../json-body.js';
 import { CouponBody, CouponParam, ProductBody, SkuParam } from '../schemas.js';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { FakeFaults } from '../../activities/third-party/faults.js';
-import { requireAdmin } from '../admin-auth.js';
+import { requireAdmin } from '../auth.js';
 import { parseInput } from '../errors.js';
 import { jsonBody } from '../json-body.js';
 import { FaultBody, FaultServiceParam } from '../schemas.js';

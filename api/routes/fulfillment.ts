@@ -3,7 +3,7 @@ import { Router } from 'express';
 import type { Db } from '../../lib/db.js';
 import { orderWorkflowId, retryFulfillmentStepUpdate } from '../../workflows/messages.js';
 import { FULFILLMENT_STEPS } from '../../workflows/order-status.js';
-import { requireAdmin } from '../admin-auth.js';
+import { requireAdmin } from '../auth.js';
 import { businessError, parseInput } from '../errors.js';
 import { RetryStepParams } from '../schemas.js';
 import { businessCodeOf, isWorkflowGone } from '../temporal-errors.js';

@@ -1,10 +1,12 @@
 import { Router, type RequestHandler } from 'express';
 import { orderFields, type Logger } from '../../lib/logger.js';
 import type { ApiMetrics } from '../../lib/metrics.js';
+import { requireAdmin } from '../auth.js';
 
-export function metricsRouter({ metrics }: { metrics: ApiMetrics }): Router {
+/** Prometheus scrapes with the admin token: business figures are for operators, not for anyone who asks. */
+export function metricsRouter({ metrics, adminToken }: { metrics: ApiMetrics; adminToken: string }): Router {
   const router = Router();
-  router.get('/metrics', async (_req, res) => {
+  router.get('/metrics', requireAdmin(adminToken), async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   return router;

@@ -1,7 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { Router } from 'express';
-import { v5 as uuidv5 } from 'uuid';
 import type { Db } from '../../lib/db.js';
 import type { ApiMetrics } from '../../lib/metrics.js';
 import {
@@ -15,33 +14,42 @@ import {
 } from '../../workflows/messages.js';
 import type { OrderLifecycle } from '../../workflows/order-lifecycle.js';
 import { CustomerIdKey } from '../../workflows/search-attributes.js';
-import { requireAdmin } from '../admin-auth.js';
-import { businessError, parseInput } from '../errors.js';
+import { actingFor, callerOf, mayReach, requireAdmin, requireCaller, type Caller } from '../auth.js';
+import type { VerifyCustomerToken } from '../customer-token.js';
+import { ApiError, businessError, parseInput } from '../errors.js';
 import { jsonBody } from '../json-body.js';
 import { findOrderView, listOrderViews } from '../order-view.js';
+import { newOrderId } from '../order-ids.js';
 import { CreateOrderBody, ExtendBody, IdempotencyKey, ListOrdersQuery, OrderIdParam } from '../schemas.js';
 import { businessCodeOf, isWorkflowGone } from '../temporal-errors.js';
-
-/** Idempotency keys map to order ids in their own UUID namespace: the same key is the same order. */
-const IDEMPOTENCY_NAMESPACE = '6f0b8f52-3a55-4c57-9a4e-2f1c1b7f3f10';
 
 export interface OrderRouteDeps {
   db: Db;
   temporal: Client;
   taskQueue: string;
   adminToken: string;
+  verifyCustomerToken: VerifyCustomerToken;
+  orderIdSecret: string;
   metrics: ApiMetrics;
 }
 
-export function ordersRouter({ db, temporal, taskQueue, adminToken, metrics }: OrderRouteDeps): Router {
+export function ordersRouter(deps: OrderRouteDeps): Router {
+  const { db, temporal, taskQueue, adminToken, orderIdSecret, metrics } = deps;
   const router = Router();
+  const caller = requireCaller(deps);
 
-  router.post('/orders', jsonBody, async (req, res) => {
-    const body = parseInput(CreateOrderBody, req.body);
+  router.post('/orders', caller, jsonBody, async (req, res) => {
+    const { customerId: named, ...body } = parseInput(CreateOrderBody, req.body);
+    const customerId = actingFor(callerOf(res), named);
+    if (customerId === undefined) {
+      throw new ApiError(400, 'VALIDATION_FAILED', 'the request is not valid', {
+        issues: [{ path: 'customerId', message: 'required when the admin token places the order' }],
+      });
+    }
     const key = req.get('idempotency-key');
     const idempotencyKey = key === undefined ? undefined : parseInput(IdempotencyKey, key);
-    const orderId = idempotencyKey ? uuidv5(idempotencyKey, IDEMPOTENCY_NAMESPACE) : randomUUID();
-    const request: PlaceOrderRequest = { orderId, ...body, idempotencyKey, requestHash: hashRequest(body) };
+    const orderId = newOrderId(orderIdSecret, customerId, idempotencyKey);
+    const request: PlaceOrderRequest = { orderId, customerId, ...body, idempotencyKey, requestHash: hashRequest({ customerId, ...body }) };
 
     // The workflow is started first and writes the order itself (update-with-start): there is no
     // moment when an order exists without the workflow that will cancel it. See README.
@@ -50,7 +58,7 @@ export function ordersRouter({ db, temporal, taskQueue, adminToken, metrics }: O
       taskQueue,
       args: [{ orderId }],
       workflowIdConflictPolicy: 'USE_EXISTING',
-      typedSearchAttributes: [{ key: CustomerIdKey, value: body.customerId }],
+      typedSearchAttributes: [{ key: CustomerIdKey, value: customerId }],
       staticSummary: orderSummary(request),
     });
     try {
@@ -64,21 +72,22 @@ export function ordersRouter({ db, temporal, taskQueue, adminToken, metrics }: O
     }
   });
 
-  router.get('/orders', async (req, res) => {
+  router.get('/orders', caller, async (req, res) => {
     const query = parseInput(ListOrdersQuery, req.query);
-    res.json({ orders: await listOrderViews(db, query) });
+    // Without a customerId an operator lists everyone's orders; a customer, always only their own.
+    res.json({ orders: await listOrderViews(db, { ...query, customerId: actingFor(callerOf(res), query.customerId) }) });
   });
 
-  router.get('/orders/:id', async (req, res) => {
+  router.get('/orders/:id', caller, async (req, res) => {
     const { id } = parseInput(OrderIdParam, req.params);
     const order = await findOrderView(db, id);
-    if (!order) throw businessError('UNKNOWN_ORDER');
+    if (!order || !mayReach(callerOf(res), order.customerId)) throw businessError('UNKNOWN_ORDER');
     res.json(order);
   });
 
-  router.post('/orders/:id/cancel', async (req, res) => {
+  router.post('/orders/:id/cancel', caller, async (req, res) => {
     const { id } = parseInput(OrderIdParam, req.params);
-    await requireUnpaid(db, id);
+    await requireUnpaid(db, id, callerOf(res));
     try {
       await temporal.workflow.getHandle(orderWorkflowId(id)).signal(cancelSignal);
     } catch (err) {
@@ -91,7 +100,7 @@ export function ordersRouter({ db, temporal, taskQueue, adminToken, metrics }: O
   router.post('/orders/:id/extend', requireAdmin(adminToken), jsonBody, async (req, res) => {
     const { id } = parseInput(OrderIdParam, req.params);
     const { minutes } = parseInput(ExtendBody, req.body);
-    await requireUnpaid(db, id);
+    await requireUnpaid(db, id, { role: 'operator' });
     try {
       res.json(await temporal.workflow.getHandle(orderWorkflowId(id)).executeUpdate(extendDeadlineUpdate, { args: [{ minutes }] }));
     } catch (err) {
@@ -105,14 +114,14 @@ export function ordersRouter({ db, temporal, taskQueue, adminToken, metrics }: O
   return router;
 }
 
-async function requireUnpaid(db: Db, id: string): Promise<void> {
-  const order = await db.order.findUnique({ where: { id }, select: { status: true } });
-  if (!order) throw businessError('UNKNOWN_ORDER');
+async function requireUnpaid(db: Db, id: string, caller: Caller): Promise<void> {
+  const order = await db.order.findUnique({ where: { id }, select: { status: true, customerId: true } });
+  if (!order || !mayReach(caller, order.customerId)) throw businessError('UNKNOWN_ORDER');
   if (order.status !== 'UNPAID') throw businessError('ORDER_NOT_UNPAID', { status: order.status });
 }
 
 /** Same body, same hash: items are compared as a set, whatever order the client listed them in. */
-function hashRequest(body: CreateOrderBody): string {
+function hashRequest(body: Omit<CreateOrderBody, 'customerId'> & { customerId: string }): string {
   const items = [...body.items].sort((a, b) => a.sku.localeCompare(b.sku)).map((i) => [i.sku, i.quantity]);
   return createHash('sha256').update(JSON.stringify([body.customerId, body.couponCode ?? null, items])).digest('hex');
 }

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { Router } from 'express';
 import type { Db } from '../../lib/db.js';
 import { latePaymentWorkflowId, orderWorkflowId, retryRefundUpdate } from '../../workflows/messages.js';
-import { requireAdmin } from '../admin-auth.js';
+import { requireAdmin } from '../auth.js';
 import { businessError, parseInput } from '../errors.js';
 import { RetryRefundParams } from '../schemas.js';
 import { businessCodeOf, isWorkflowGone } from '../temporal-errors.js';

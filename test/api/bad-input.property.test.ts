@@ -22,6 +22,7 @@ const CONTRACT_ERRORS = new Set([
   'STEP_NOT_FAILED',
   'INVALID_SIGNATURE',
   'UNAUTHORIZED',
+  'CUSTOMER_MISMATCH',
   'NOT_FOUND',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
@@ -88,12 +89,12 @@ const orderish = fc.record(
 );
 
 describe('bad input never writes and never fails with a 5xx', () => {
-  it('POST /orders: any body and any Idempotency-Key', async () => {
+  it('POST /orders: any body and any Idempotency-Key, from a customer', async () => {
     await unchangedAfter(
       fc.asyncProperty(fc.oneof(fc.jsonValue(), orderish, text), fc.option(text, { nil: undefined }), async (body, key) => {
         const headers: Record<string, string> = {};
         if (key !== undefined && /^[\x20-\x7e]*$/.test(key)) headers['idempotency-key'] = key;
-        const res = await h.http('POST', '/orders', typeof body === 'string' ? body : JSON.stringify(body), {
+        const res = await h.asCustomer('prop-customer', 'POST', '/orders', typeof body === 'string' ? body : JSON.stringify(body), {
           ...headers,
           'content-type': 'application/json',
         });
@@ -119,7 +120,7 @@ describe('bad input never writes and never fails with a 5xx', () => {
       fc.asyncProperty(fc.constantFrom(...routes), text.filter((p) => !['', '.', '..'].includes(p)), async ([method, path, admin], param) => {
         const url = path(encodeURIComponent(param));
         const body = method === 'GET' ? undefined : { minutes: 5 };
-        const res = admin ? await h.admin(method, url, body) : await h.http(method, url, body);
+        const res = admin ? await h.admin(method, url, body) : await h.asCustomer('prop-customer', method, url, body);
         // A syntactically valid id of something that does not exist is a 404; anything else a 400.
         expectContractError(res, { method, url });
       }),
@@ -133,8 +134,12 @@ describe('bad input never writes and never fails with a 5xx', () => {
       ['GET', '/coupons/C1'],
       ['POST', `/orders/${randomUUID()}/extend`],
       ['POST', `/orders/${randomUUID()}/fulfillment/invoice/retry`],
+      ['POST', `/orders/${randomUUID()}/payments/p1/refund/retry`],
       ['PUT', '/admin/faults/invoice'],
       ['DELETE', '/admin/faults/invoice'],
+      ['GET', '/metrics'],
+      ['GET', '/ui/config'],
+      ['POST', `/dev/orders/${order.id}/simulate-payment`],
     ];
     await unchangedAfter(
       fc.asyncProperty(fc.constantFrom(...calls), fc.jsonValue(), fc.option(text, { nil: undefined }), async ([method, url], body, auth) => {

@@ -48,10 +48,10 @@ describe('POST /orders errors change nothing', () => {
       { customerId: 'c', items: [{ sku, quantity: 1 }], extra: true },
       { customerId: 'c', items: [{ sku: "x' OR 1=1 --", quantity: 1 }] },
     ];
-    for (const body of bad) await expectError(h.http('POST', '/orders', body), 400, 'VALIDATION_FAILED');
-    await expectError(h.http('POST', '/orders', '{"customerId":', { 'content-type': 'application/json' }), 400, 'VALIDATION_FAILED');
+    for (const body of bad) await expectError(h.asCustomer('c', 'POST', '/orders', body), 400, 'VALIDATION_FAILED');
+    await expectError(h.asCustomer('c', 'POST', '/orders', '{"customerId":', { 'content-type': 'application/json' }), 400, 'VALIDATION_FAILED');
     await expectError(
-      h.http('POST', '/orders', { customerId: 'c', items: [{ sku, quantity: 1 }] }, { 'idempotency-key': 'x'.repeat(300) }),
+      h.asCustomer('c', 'POST', '/orders', { customerId: 'c', items: [{ sku, quantity: 1 }] }, { 'idempotency-key': 'x'.repeat(300) }),
       400,
       'VALIDATION_FAILED',
     );
@@ -61,7 +61,7 @@ describe('POST /orders errors change nothing', () => {
     const { sku, couponCode } = await seedCatalog(h, { stock: 3 });
     const other = await seedCatalog(h, { stock: 1 });
     const order = (items: unknown[], coupon?: string) =>
-      h.http('POST', '/orders', { customerId: 'c', items, ...(coupon ? { couponCode: coupon } : {}) });
+      h.asCustomer('c', 'POST', '/orders', { customerId: 'c', items, ...(coupon ? { couponCode: coupon } : {}) });
 
     await expectError(order([{ sku, quantity: 1 }, { sku: 'NO-SUCH-SKU', quantity: 1 }]), 404, 'UNKNOWN_SKU');
     await expectError(order([{ sku, quantity: 1 }, { sku: other.sku, quantity: 2 }]), 409, 'OUT_OF_STOCK');
@@ -81,7 +81,7 @@ describe('POST /orders errors change nothing', () => {
     expect(again).toEqual(first);
     expect(await stockOf(h, sku)).toMatchObject({ available: 8, reserved: 2 });
     await expectError(
-      h.http('POST', '/orders', { customerId: 'cust-1', items: [{ sku, quantity: 3 }] }, { 'idempotency-key': key }),
+      h.asCustomer('cust-1', 'POST', '/orders', { customerId: 'cust-1', items: [{ sku, quantity: 3 }] }, { 'idempotency-key': key }),
       422,
       'IDEMPOTENCY_KEY_REUSED',
     );
@@ -101,10 +101,10 @@ describe('catalog and order reads', () => {
     await expectError(h.http('PUT', '/coupons/C1', { discountCents: 10 }), 401, 'UNAUTHORIZED');
     await expectError(h.http('GET', '/products/NOPE'), 404, 'UNKNOWN_SKU');
     await expectError(h.admin('GET', '/coupons/NOPE'), 404, 'UNKNOWN_COUPON');
-    await expectError(h.http('GET', `/orders/${randomUUID()}`), 404, 'UNKNOWN_ORDER');
-    await expectError(h.http('GET', '/orders/not-a-uuid'), 400, 'VALIDATION_FAILED');
-    await expectError(h.http('GET', '/orders?limit=1000'), 400, 'VALIDATION_FAILED');
-    await expectError(h.http('POST', `/orders/${randomUUID()}/cancel`), 404, 'UNKNOWN_ORDER');
+    await expectError(h.asCustomer('c', 'GET', `/orders/${randomUUID()}`), 404, 'UNKNOWN_ORDER');
+    await expectError(h.asCustomer('c', 'GET', '/orders/not-a-uuid'), 400, 'VALIDATION_FAILED');
+    await expectError(h.asCustomer('c', 'GET', '/orders?limit=1000'), 400, 'VALIDATION_FAILED');
+    await expectError(h.asCustomer('c', 'POST', `/orders/${randomUUID()}/cancel`), 404, 'UNKNOWN_ORDER');
     await expectError(h.http('POST', `/orders/${randomUUID()}/extend`, { minutes: 5 }), 401, 'UNAUTHORIZED');
     await expectError(h.admin('POST', `/orders/${randomUUID()}/extend`, { minutes: 5 }), 404, 'UNKNOWN_ORDER');
     await expectError(h.http('GET', '/no/such/route'), 404, 'NOT_FOUND');
@@ -113,11 +113,11 @@ describe('catalog and order reads', () => {
   it('an order past its deadline is never payable, even before the cancellation lands', async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku });
-    expect((await h.http('GET', `/orders/${order.id}`)).body).toMatchObject({ status: 'UNPAID', payable: true });
+    expect((await h.asCustomer('cust-1', 'GET', `/orders/${order.id}`)).body).toMatchObject({ status: 'UNPAID', payable: true });
     // The workflow's timer is on the test server's clock; move the deadline behind the database's.
     await h.db.$executeRaw`UPDATE orders SET expires_at = now() - interval '1 second' WHERE id = ${order.id}::uuid`;
-    expect((await h.http('GET', `/orders/${order.id}`)).body).toMatchObject({ status: 'UNPAID', payable: false });
-    const listed = await h.http('GET', '/orders?status=UNPAID&customerId=cust-1&limit=200');
+    expect((await h.asCustomer('cust-1', 'GET', `/orders/${order.id}`)).body).toMatchObject({ status: 'UNPAID', payable: false });
+    const listed = await h.asCustomer('cust-1', 'GET', '/orders?status=UNPAID&customerId=cust-1&limit=200');
     expect(listed.body.orders.find((o: { id: string }) => o.id === order.id)).toMatchObject({ payable: false });
   });
 });

@@ -13,6 +13,8 @@ describe('fault injection without FAULTS_ENABLED', () => {
       taskQueue: 'q',
       adminToken: 't',
       webhookSecret: 's',
+      customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
+      orderIdSecret: 's'.repeat(32),
       faultsEnabled: false,
       temporalUiUrl: 'http://localhost:8233',
       logger: createLogger('test', 'silent'),
@@ -24,7 +26,7 @@ describe('fault injection without FAULTS_ENABLED', () => {
       const headers = { authorization: 'Bearer t', 'content-type': 'application/json' };
       const put = await fetch(`${base}/admin/faults/invoice`, { method: 'PUT', headers, body: '{"failNext":1}' });
       const del = await fetch(`${base}/admin/faults/invoice`, { method: 'DELETE', headers });
-      const simulate = await fetch(`${base}/dev/orders/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/simulate-payment`, { method: 'POST' });
+      const simulate = await fetch(`${base}/dev/orders/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/simulate-payment`, { method: 'POST', headers });
       expect([put.status, del.status, simulate.status]).toEqual([404, 404, 404]);
       expect(await put.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
     } finally {

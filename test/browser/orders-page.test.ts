@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js';
-import { startOrderHarness, WEBHOOK_SECRET, type OrderHarness } from '../helpers/order-harness.js';
+import { ADMIN_TOKEN, startOrderHarness, WEBHOOK_SECRET, type OrderHarness } from '../helpers/order-harness.js';
 
 /**
  * The orders page and the Temporal Web UI in headless Chromium (Debian's package, driven by
@@ -30,10 +30,28 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     await h?.close();
   });
 
+  it('orders page: shows nothing until an operator signs in with the admin token', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    await page.goto(h.baseUrl + '/');
+    await page.evaluate('sessionStorage.clear()');
+    await page.reload();
+    await page.locator('#sign-in').waitFor({ state: 'visible', timeout: 5_000 });
+    await page.fill('#admin-token', 'not-the-admin-token');
+    await page.click('#sign-in button');
+    await page.locator('#sign-in').waitFor({ state: 'visible', timeout: 5_000 }); // refused: asked again
+    expect(await page.locator('tr.order').count()).toBe(0);
+
+    await page.fill('#admin-token', ADMIN_TOKEN);
+    await page.click('#sign-in button');
+    await page.locator(`#order-${order.id} .status.UNPAID`).waitFor({ timeout: 5_000 });
+    expect(await page.locator('#sign-in').isHidden()).toBe(true);
+  });
+
   it('orders page: an order counts down, "simulate payment" sends a signed callback, and it turns PAID', async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku, customerId: `page-${randomUUID().slice(0, 8)}` });
-    await page.goto(h.baseUrl + '/');
+    await openOrdersPage();
     const row = page.locator(`#order-${order.id}`);
     await row.locator('.status.UNPAID').waitFor({ timeout: 5_000 });
     expect(await row.locator('.countdown').textContent()).toMatch(/^00:0\d left$/);
@@ -45,13 +63,14 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     const stored = await h.db.payment.findMany({ where: { orderId: order.id } });
     expect(stored).toMatchObject([{ amountCents: order.totalCents, status: 'CAPTURED' }]);
     // The signing happened on the server: nothing the browser loads carries the secret.
-    for (const path of ['/', '/page.js', '/ui/config']) expect(await (await fetch(h.baseUrl + path)).text()).not.toContain(WEBHOOK_SECRET);
+    const asOperator = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
+    for (const path of ['/', '/page.js', '/ui/config']) expect(await (await fetch(h.baseUrl + path, asOperator)).text()).not.toContain(WEBHOOK_SECRET);
   });
 
   it('orders page: an order left unpaid shows CANCELLED once its window has passed', async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku });
-    await page.goto(h.baseUrl + '/');
+    await openOrdersPage();
     const row = page.locator(`#order-${order.id}`);
     await row.locator('.status.UNPAID').waitFor({ timeout: 5_000 });
     await row.locator('.status.CANCELLED', { hasText: 'PAYMENT_TIMEOUT' }).waitFor({ timeout: WINDOW_MS + 15_000 });
@@ -75,6 +94,15 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     await shown(page, `Waiting for: payment until ${order.expiresAt}`);
   });
 });
+
+/** The orders page as a signed-in operator: the token stays in the tab's sessionStorage once typed in. */
+async function openOrdersPage(): Promise<void> {
+  await page.goto(h.baseUrl + '/');
+  if (await page.locator('#sign-in').isVisible()) {
+    await page.fill('#admin-token', ADMIN_TOKEN);
+    await page.click('#sign-in button');
+  }
+}
 
 /** The Web UI renders summary and details as markdown in iframes: look in every frame. */
 async function shown(page: Page, text: string, timeoutMs = 15_000): Promise<void> {

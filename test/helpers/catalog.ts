@@ -19,11 +19,13 @@ export async function placeOrder(
   body: { sku: string; quantity?: number; couponCode?: string; customerId?: string },
   headers: Record<string, string> = {},
 ) {
-  const res = await h.http(
+  const customerId = body.customerId ?? 'cust-1';
+  const res = await h.asCustomer(
+    customerId,
     'POST',
     '/orders',
     {
-      customerId: body.customerId ?? 'cust-1',
+      customerId,
       items: [{ sku: body.sku, quantity: body.quantity ?? 2 }],
       ...(body.couponCode ? { couponCode: body.couponCode } : {}),
     },

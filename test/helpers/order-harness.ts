@@ -9,8 +9,9 @@ import type { Activities, ActivityDeps } from '../../activities/index.js';
 import { createThirdParties, type ThirdParties } from '../../activities/third-party/index.js';
 import { createApp } from '../../api/app.js';
 import { signedHeaders } from '../../api/webhook-signature.js';
+import { signCustomerToken } from '../../dev/customer-token.js';
 import type { Db } from '../../lib/db.js';
-import { createLogger } from '../../lib/logger.js';
+import { createLogger, type Logger } from '../../lib/logger.js';
 import { createWorkerMetrics, type WorkerMetrics } from '../../lib/metrics.js';
 import type { Tracing } from '../../lib/tracing.js';
 import { findFreePort } from '../../dev/ports.js';
@@ -24,11 +25,14 @@ const OTEL_WORKFLOW_INTERCEPTORS = createRequire(import.meta.url).resolve('@temp
 
 export const ADMIN_TOKEN = 'test-admin-token';
 export const WEBHOOK_SECRET = 'test-webhook-secret';
+export const CUSTOMER_JWT_SECRET = 'test-customer-jwt-secret-0123456789';
+export const ORDER_ID_SECRET = 'test-order-id-secret-0123456789abcdef';
 export const PAYMENT_WINDOW_MS = 30 * 60_000;
 
 export interface HttpResult {
   status: number;
   body: any;
+  headers: Headers;
 }
 
 /**
@@ -43,6 +47,8 @@ export interface OrderHarness {
   db: Db;
   http(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult>;
   admin(method: string, path: string, body?: unknown): Promise<HttpResult>;
+  /** A call with a valid bearer token of `customerId` (HS256, CUSTOMER_JWT_SECRET). */
+  asCustomer(customerId: string, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult>;
   /** Posts a correctly signed payment callback. */
   pay(body: { paymentId: string; orderId: string; amountCents: number; paidAt?: string }): Promise<HttpResult>;
   /** How many times a fake third party acted (`effects`) and was called (`calls`) for a key. */
@@ -76,6 +82,8 @@ export interface HarnessOptions {
   workerDatabaseProxy?: boolean;
   /** Wraps the worker's real activities, e.g. to hold one back until the test lets it go. */
   wrapActivities?: (activities: Activities) => Activities;
+  /** The API's logger (default: silent). */
+  logger?: Logger;
 }
 
 export async function startOrderHarness(options: HarnessOptions = {}): Promise<OrderHarness> {
@@ -129,9 +137,11 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     taskQueue,
     adminToken: ADMIN_TOKEN,
     webhookSecret: WEBHOOK_SECRET,
+    customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET },
+    orderIdSecret: ORDER_ID_SECRET,
     faultsEnabled: true,
     temporalUiUrl: webUiUrl ?? 'http://localhost:8233',
-    logger: createLogger('api-test', 'silent'),
+    logger: options.logger ?? createLogger('api-test', 'silent'),
     ...(clock ? { clock } : {}),
   });
   const server: Server = await new Promise((resolve) => {
@@ -148,7 +158,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     const res = await fetch(base + path, init);
     const text = await res.text();
     const json = res.headers.get('content-type')?.includes('application/json');
-    return { status: res.status, body: json ? JSON.parse(text) : text || undefined };
+    return { status: res.status, body: json ? JSON.parse(text) : text || undefined, headers: res.headers };
   }
 
   return {
@@ -157,6 +167,8 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     db,
     http,
     admin: (method, path, body) => http(method, path, body, { authorization: `Bearer ${ADMIN_TOKEN}` }),
+    asCustomer: async (customerId, method, path, body, headers = {}) =>
+      http(method, path, body, { ...headers, authorization: `Bearer ${await signCustomerToken(CUSTOMER_JWT_SECRET, customerId)}` }),
     pay: ({ paidAt = new Date().toISOString(), ...rest }) => {
       const raw = JSON.stringify({ ...rest, paidAt });
       return http('POST', '/payments/callback', raw, signedHeaders(WEBHOOK_SECRET, raw));

@@ -82,7 +82,7 @@ it('records the main paths', async () => {
   await save('wrong-amount-refunded-notified-then-expired', orderWorkflowId(short.id));
 
   const cancelled = await placeOrder(h, { sku });
-  await h.http('POST', `/orders/${cancelled.id}/cancel`);
+  await h.asCustomer('cust-1', 'POST', `/orders/${cancelled.id}/cancel`);
   await save('customer-cancelled', orderWorkflowId(cancelled.id));
 
   const extended = await placeOrder(h, { sku });
@@ -153,7 +153,7 @@ it('records the main paths', async () => {
   let release!: () => void;
   holdReplays = new Promise<void>((resolve) => (release = resolve));
   const replay = placeOrder(h, { sku }, key);
-  await h.http('POST', `/orders/${held.id}/cancel`);
+  await h.asCustomer('cust-1', 'POST', `/orders/${held.id}/cancel`);
   const heldHandle = h.clockStoppedClient.workflow.getHandle(orderWorkflowId(held.id));
   await eventually(async () => (await heldHandle.query(statusQuery)).waitingFor === 'nothing: the order is cancelled');
   await pay(held);

@@ -54,10 +54,10 @@ describe('fulfilment after payment', () => {
     await eventually(async () => (await steps(order.id)).LOYALTY?.status === 'FAILED');
     const failed = await steps(order.id);
     expect(failed.LOYALTY).toMatchObject({ attempts: 1, lastError: expect.stringContaining('loyalty rejected the call') });
-    expect((await h.http('GET', `/orders/${order.id}`)).body.fulfillment).toEqual({ invoice: 'DONE', notification: 'DONE', loyalty: 'FAILED' });
+    expect((await h.admin('GET', `/orders/${order.id}`)).body.fulfillment).toEqual({ invoice: 'DONE', notification: 'DONE', loyalty: 'FAILED' });
     await eventually(async () => (await workflow(order.id).describe()).typedSearchAttributes.get(NeedsAttentionKey) === true);
     expect(await workflow(order.id).query(statusQuery)).toMatchObject({ status: 'PAID', fulfillment: { loyalty: 'FAILED' } });
-    expect((await h.http('GET', '/metrics')).body).toMatch(/fulfillment_steps\{step="LOYALTY",status="FAILED"\} 1/);
+    expect((await h.admin('GET', '/metrics')).body).toMatch(/fulfillment_steps\{step="LOYALTY",status="FAILED"\} 1/);
 
     // Retrying while the cause persists, or a step that has not failed, is refused.
     expect((await h.admin('POST', `/orders/${order.id}/fulfillment/invoice/retry`)).body.error.code).toBe('STEP_NOT_FAILED');

@@ -72,7 +72,7 @@ describe('OrderLifecycle on the real dev server', () => {
       return (await listed(stuck)).join() === orderWorkflowId(unpaid.id);
     });
     expect(await stockOf(h, sku)).toMatchObject({ available: 8, reserved: 0, sold: 2 });
-    expect((await h.http('GET', `/orders/${unpaid.id}`)).body).toMatchObject({ status: 'CANCELLED', payable: false, cancelReason: 'PAYMENT_TIMEOUT' });
+    expect((await h.asCustomer(customerId, 'GET', `/orders/${unpaid.id}`)).body).toMatchObject({ status: 'CANCELLED', payable: false, cancelReason: 'PAYMENT_TIMEOUT' });
   });
 
   it('each worker start ensures the one reconciliation schedule, with the configured interval', async () => {

@@ -140,11 +140,11 @@ describe('OrderLifecycle on the time-skipping server', () => {
     const { sku, couponCode } = await seedCatalog(h);
     const order = await placeOrder(h, { sku, couponCode });
 
-    expect((await h.http('POST', `/orders/${order.id}/cancel`)).status).toBe(202);
+    expect((await h.asCustomer('cust-1', 'POST', `/orders/${order.id}/cancel`)).status).toBe(202);
     expect(await finished(order.id)).toMatchObject({ status: 'CANCELLED', cancelReason: 'CUSTOMER' });
     expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0 });
     expect(await couponOf(h, couponCode)).toMatchObject({ status: 'AVAILABLE' });
-    expect((await h.http('POST', `/orders/${order.id}/cancel`)).body.error.code).toBe('ORDER_NOT_UNPAID');
+    expect((await h.asCustomer('cust-1', 'POST', `/orders/${order.id}/cancel`)).body.error.code).toBe('ORDER_NOT_UNPAID');
   });
 
   it('a notifier that fails twice after acting still notifies once', async () => {

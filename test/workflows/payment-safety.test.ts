@@ -64,7 +64,7 @@ describe('every accepted payment is settled before the run ends', () => {
 
       await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUND_FAILED', 30_000);
       expect(await paymentOf(paymentId)).toMatchObject({ refundReason: 'ORDER_NOT_PAYABLE', refundError: expect.stringContaining('rejected') });
-      const view = await h.http('GET', `/orders/${order.id}`);
+      const view = await h.asCustomer('cust-1', 'GET', `/orders/${order.id}`);
       expect(view.body.payments).toEqual([expect.objectContaining({ paymentId, status: 'REFUND_FAILED', refundError: expect.any(String) })]);
       expect(await needsAttention(orderWorkflowId(order.id))).toBe(true);
       const waiting = await handleOf(order.id).query(statusQuery);
@@ -124,7 +124,7 @@ describe('every accepted payment is settled before the run ends', () => {
       // A client retries its POST /orders: the replayed placement update is held in its activity.
       const replay = placeOrder(h, { sku, quantity: 1 }, key);
       await replayEntered;
-      expect((await h.http('POST', `/orders/${order.id}/cancel`)).status).toBe(202);
+      expect((await h.asCustomer('cust-1', 'POST', `/orders/${order.id}/cancel`)).status).toBe(202);
       // The run has cancelled and compensated, and now only waits for the update to finish.
       await eventually(async () => (await handleOf(order.id).query(statusQuery)).waitingFor === 'nothing: the order is cancelled');
       expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);

@@ -1,0 +1,81 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import { InvalidCustomerToken, type VerifyCustomerToken } from './customer-token.js';
+import { ApiError } from './errors.js';
+
+/**
+ * Who may call what (README "Who may call what"). Operators hold `ADMIN_TOKEN` and may do
+ * everything; a customer holds a JWT whose `sub` is their customer id and reaches only their own
+ * orders; the payment provider signs its callbacks instead (api/webhook-signature.ts).
+ */
+export type Caller = { role: 'operator' } | { role: 'customer'; customerId: string };
+
+/** Catalog and admin calls need `Authorization: Bearer <ADMIN_TOKEN>`. */
+export function requireAdmin(adminToken: string): RequestHandler {
+  const isAdminToken = adminTokenCheck(adminToken);
+  return (req, _res, next) => {
+    const token = bearerToken(req);
+    if (token === undefined || !isAdminToken(token)) throw new ApiError(401, 'UNAUTHORIZED', 'this call needs the admin bearer token');
+    next();
+  };
+}
+
+/** Order calls need the admin token or a customer's token; the route then asks what that caller may reach. */
+export function requireCaller({ adminToken, verifyCustomerToken }: { adminToken: string; verifyCustomerToken: VerifyCustomerToken }): RequestHandler {
+  const isAdminToken = adminTokenCheck(adminToken);
+  return async (req, res, next) => {
+    const token = bearerToken(req);
+    if (token === undefined) throw new ApiError(401, 'UNAUTHORIZED', 'this call needs a customer bearer token (or the admin token)');
+    let caller: Caller;
+    if (isAdminToken(token)) {
+      caller = { role: 'operator' };
+    } else {
+      try {
+        caller = { role: 'customer', customerId: await verifyCustomerToken(token) };
+      } catch (err) {
+        if (err instanceof InvalidCustomerToken) throw new ApiError(401, 'UNAUTHORIZED', 'the bearer token is not valid: malformed, forged or expired');
+        throw err;
+      }
+    }
+    res.locals.caller = caller;
+    next();
+  };
+}
+
+/** The caller requireCaller established for this request. */
+export function callerOf(res: Response): Caller {
+  const caller = res.locals.caller as Caller | undefined;
+  if (!caller) throw new Error('callerOf() on a route without requireCaller');
+  return caller;
+}
+
+/**
+ * The customer an order call acts for: a customer only for themselves (a different `customerId`
+ * is 403), an operator for whoever the request names (undefined: everyone).
+ */
+export function actingFor(caller: Caller, named: string | undefined): string | undefined {
+  if (caller.role === 'operator') return named;
+  if (named !== undefined && named !== caller.customerId) {
+    throw new ApiError(403, 'CUSTOMER_MISMATCH', "a customer's token acts only for that customer", { customerId: named });
+  }
+  return caller.customerId;
+}
+
+/** Whether the caller may reach an order of `customerId`; routes answer UNKNOWN_ORDER otherwise, so existence does not leak. */
+export function mayReach(caller: Caller, customerId: string): boolean {
+  return caller.role === 'operator' || caller.customerId === customerId;
+}
+
+function bearerToken(req: Request): string | undefined {
+  return /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1];
+}
+
+function adminTokenCheck(adminToken: string): (token: string) => boolean {
+  const expected = digest(adminToken);
+  // Comparing fixed-length digests keeps the check constant-time whatever the token's length.
+  return (token) => timingSafeEqual(digest(token), expected);
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

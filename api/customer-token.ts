@@ -1,0 +1,56 @@
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import type { CustomerTokenSettings } from '../lib/config.js';
+
+/** A customer's bearer token that proves nothing: malformed, forged, expired, unsigned, or for someone else. */
+export class InvalidCustomerToken extends Error {}
+
+/** Verifies a customer's JWT and returns its `sub`, the customer id. */
+export type VerifyCustomerToken = (token: string) => Promise<string>;
+
+/** The token's own faults (401). Anything else, e.g. an unreachable JWKS endpoint, is ours (500). */
+const TOKEN_FAULTS = [
+  errors.JWSInvalid,
+  errors.JWTInvalid,
+  errors.JWSSignatureVerificationFailed,
+  errors.JWTExpired,
+  errors.JWTClaimValidationFailed,
+  errors.JOSEAlgNotAllowed,
+  errors.JOSENotSupported,
+  errors.JWKSNoMatchingKey,
+  errors.JWKSMultipleMatchingKeys,
+];
+
+/** Same bounds as a customerId in a request body (api/schemas.ts): 1-128 characters, no surrounding blanks. */
+const CUSTOMER_ID = /^\S(.{0,126}\S)?$/s;
+
+export function customerTokenVerifier(settings: CustomerTokenSettings): VerifyCustomerToken {
+  const options: JWTVerifyOptions = {
+    // One algorithm per deployment: `alg: none`, and an HS256 token signed with the provider's public
+    // key (algorithm confusion), are refused by this allow-list before any signature is checked.
+    algorithms: [settings.algorithm],
+    requiredClaims: ['sub', 'exp'], // a token without an expiry would be a password that never changes
+    clockTolerance: 5, // seconds: the issuer's clock is another machine's
+    ...(settings.issuer === undefined ? {} : { issuer: settings.issuer }),
+    ...(settings.audience === undefined ? {} : { audience: settings.audience }),
+  };
+  let verify: (token: string) => Promise<{ payload: JWTPayload }>;
+  if (settings.algorithm === 'HS256') {
+    const secret = new TextEncoder().encode(settings.secret);
+    verify = (token) => jwtVerify(token, secret, options);
+  } else {
+    const jwks = createRemoteJWKSet(new URL(settings.jwksUrl)); // fetched when needed, cached, refetched for an unknown `kid`
+    verify = (token) => jwtVerify(token, jwks, options);
+  }
+
+  return async (token) => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await verify(token));
+    } catch (err) {
+      if (TOKEN_FAULTS.some((fault) => err instanceof fault)) throw new InvalidCustomerToken((err as errors.JOSEError).code);
+      throw err;
+    }
+    if (typeof payload.sub !== 'string' || !CUSTOMER_ID.test(payload.sub)) throw new InvalidCustomerToken('sub is not a customer id');
+    return payload.sub;
+  };
+}
