@@ -6,6 +6,8 @@ import type { PaymentProvider } from './third-party/payment-provider.js';
 export interface ActivityDeps {
   db: Db;
   paymentWindowMs: number;
+  /** Unpaid orders one customer may hold at once (MAX_OPEN_ORDERS_PER_CUSTOMER); 0: no limit. */
+  maxOpenOrdersPerCustomer: number;
   paymentProvider: PaymentProvider;
   notifier: Notifier;
   invoices: InvoiceService;

@@ -20,8 +20,9 @@ export function createOrderActivities(deps: ActivityDeps) {
 
   return {
     /**
-     * Reserves stock, locks the coupon and writes the order, all in one transaction. Safe to run
-     * again for the same order id: a replay returns the order that was written.
+     * Checks the customer's open-order limit, reserves stock, locks the coupon and writes the
+     * order, all in one transaction. Safe to run again for the same order id: a replay returns the
+     * order that was written (even once the customer is at the limit).
      */
     async placeOrder(request: PlaceOrderRequest): Promise<PlacedOrder> {
       const existing = await loadPlacedOrder(db, request.orderId);
@@ -32,6 +33,7 @@ export function createOrderActivities(deps: ActivityDeps) {
       const unitPrices = new Map<string, number>();
       try {
         await db.$transaction(async (tx) => {
+          await holdOpenOrderLimit(tx, request.customerId, deps.maxOpenOrdersPerCustomer);
           let subtotal = 0;
           for (const line of lines) {
             const reserved = await tx.$queryRaw<Array<{ price_cents: number }>>`
@@ -117,6 +119,20 @@ export function createOrderActivities(deps: ActivityDeps) {
       return { expiresAt: rows[0]!.expires_at.toISOString() };
     },
   };
+}
+
+/**
+ * Anti-hoarding: refuses a customer's order while they hold `limit` unpaid ones (0: no limit).
+ * The per-customer advisory lock, held until the placement commits, makes concurrent placements of
+ * one customer count one after the other, so together they can never pass the limit. It is taken
+ * first and only here, so it cannot join a deadlock with the row locks that follow.
+ */
+async function holdOpenOrderLimit(tx: Prisma.TransactionClient, customerId: string, limit: number): Promise<void> {
+  if (limit === 0) return;
+  // Two keys: this lock's own name, then the customer. A hash collision only makes two customers wait for each other.
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('open-orders-per-customer'), hashtext(${customerId}))`;
+  const open = await tx.order.count({ where: { customerId, status: 'UNPAID' } });
+  if (open >= limit) throw businessFailure('TOO_MANY_OPEN_ORDERS', { limit });
 }
 
 async function loadPlacedOrder(db: Db, orderId: string): Promise<{ order: PlacedOrder; requestHash: string } | null> {

@@ -3,6 +3,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { createOrderActivities } from '../activities/orders.js';
 import { createThirdParties } from '../activities/third-party/index.js';
+import { loadConfig } from '../lib/config.js';
 import { createDb, type Db } from '../lib/db.js';
 import type { PlaceOrderRequest } from '../workflows/messages.js';
 
@@ -24,7 +25,9 @@ export interface DirectActivities {
 
 export function createDirectActivities(databaseUrl: string, options: { paymentWindowMs: number; maxConnections: number }): DirectActivities {
   const db = createDb(databaseUrl, { maxConnections: options.maxConnections });
-  const deps: ActivityDeps = { db, paymentWindowMs: options.paymentWindowMs, ...createThirdParties(db) };
+  // The service's default limit: the baseline's placement does the same work (a lock and a count).
+  const { maxOpenOrdersPerCustomer } = loadConfig({});
+  const deps: ActivityDeps = { db, paymentWindowMs: options.paymentWindowMs, maxOpenOrdersPerCustomer, ...createThirdParties(db) };
   const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('WARN') });
   const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => env.run(fn, ...args);
   return {

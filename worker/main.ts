@@ -36,7 +36,7 @@ async function main(): Promise<void> {
       connection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      deps: { db, paymentWindowMs: config.paymentWindowMs, ...createThirdParties(db) },
+      deps: { db, paymentWindowMs: config.paymentWindowMs, maxOpenOrdersPerCustomer: config.maxOpenOrdersPerCustomer, ...createThirdParties(db) },
       metrics,
       shutdownGraceMs: config.shutdownGraceMs,
       tracing,

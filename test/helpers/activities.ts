@@ -4,9 +4,12 @@ import { createActivities, type Activities } from '../../activities/index.js';
 import { createThirdParties } from '../../activities/third-party/index.js';
 import type { Db } from '../../lib/db.js';
 
-/** The real activities on `db` with the local fakes, as the worker builds them (30-minute window). */
-export function realActivities(db: Db): Activities {
-  return createActivities({ db, paymentWindowMs: 30 * 60_000, ...createThirdParties(db) });
+/**
+ * The real activities on `db` with the local fakes, as the worker builds them (30-minute window).
+ * No open-order limit unless given: these tests place many unpaid orders for one customer.
+ */
+export function realActivities(db: Db, { maxOpenOrdersPerCustomer = 0 } = {}): Activities {
+  return createActivities({ db, paymentWindowMs: 30 * 60_000, maxOpenOrdersPerCustomer, ...createThirdParties(db) });
 }
 
 const quiet = new DefaultLogger('WARN');

@@ -82,6 +82,11 @@ export interface HarnessOptions {
   workerDatabaseProxy?: boolean;
   /** Wraps the worker's real activities, e.g. to hold one back until the test lets it go. */
   wrapActivities?: (activities: Activities) => Activities;
+  /**
+   * MAX_OPEN_ORDERS_PER_CUSTOMER for the worker. Default 0 (off): suites place many unpaid orders
+   * for one customer; the anti-hoarding tests set it.
+   */
+  maxOpenOrdersPerCustomer?: number;
   /** The API's logger (default: silent). */
   logger?: Logger;
 }
@@ -107,6 +112,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
   const deps: ActivityDeps = {
     db: workerDb,
     paymentWindowMs,
+    maxOpenOrdersPerCustomer: options.maxOpenOrdersPerCustomer ?? 0,
     paymentProvider: forward('paymentProvider'),
     notifier: forward('notifier'),
     invoices: forward('invoices'),
