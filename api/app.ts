@@ -26,6 +26,8 @@ export interface AppDeps {
   webhookSecret: string;
   customerTokens: CustomerTokenSettings;
   orderIdSecret: string;
+  /** `POST /orders` calls per customer per window; 0: no limit (config: ORDERS_PER_MINUTE_PER_CLIENT, a 1-minute window). */
+  ordersRateLimit: { limit: number; windowMs: number };
   /** Mounts the fault-injection endpoints for the local fakes (contract: dev and tests only). */
   faultsEnabled: boolean;
   logger: Logger;

@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     webhookSecret: config.webhookSecret,
     customerTokens: config.customerTokens,
     orderIdSecret: config.orderIdSecret,
+    ordersRateLimit: { limit: config.ordersPerMinutePerClient, windowMs: 60_000 },
     faultsEnabled: config.faultsEnabled,
     temporalUiUrl: config.temporal.uiUrl,
     logger,

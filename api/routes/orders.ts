@@ -20,6 +20,7 @@ import { ApiError, businessError, parseInput } from '../errors.js';
 import { jsonBody } from '../json-body.js';
 import { findOrderView, listOrderViews } from '../order-view.js';
 import { newOrderId } from '../order-ids.js';
+import { perCustomerRateLimit } from '../rate-limit.js';
 import { CreateOrderBody, ExtendBody, IdempotencyKey, ListOrdersQuery, OrderIdParam } from '../schemas.js';
 import { businessCodeOf, isWorkflowGone } from '../temporal-errors.js';
 
@@ -30,6 +31,8 @@ export interface OrderRouteDeps {
   adminToken: string;
   verifyCustomerToken: VerifyCustomerToken;
   orderIdSecret: string;
+  /** `POST /orders` calls per customer per window; 0: no limit. */
+  ordersRateLimit: { limit: number; windowMs: number };
   metrics: ApiMetrics;
 }
 
@@ -38,7 +41,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
   const router = Router();
   const caller = requireCaller(deps);
 
-  router.post('/orders', caller, jsonBody, async (req, res) => {
+  router.post('/orders', caller, perCustomerRateLimit(deps.ordersRateLimit), jsonBody, async (req, res) => {
     const { customerId: named, ...body } = parseInput(CreateOrderBody, req.body);
     const customerId = actingFor(callerOf(res), named);
     if (customerId === undefined) {

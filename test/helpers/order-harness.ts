@@ -87,6 +87,8 @@ export interface HarnessOptions {
    * for one customer; the anti-hoarding tests set it.
    */
   maxOpenOrdersPerCustomer?: number;
+  /** The API's per-customer limit on POST /orders. Default off, for the same reason. */
+  ordersRateLimit?: { limit: number; windowMs: number };
   /** The API's logger (default: silent). */
   logger?: Logger;
 }
@@ -145,6 +147,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     webhookSecret: WEBHOOK_SECRET,
     customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET },
     orderIdSecret: ORDER_ID_SECRET,
+    ordersRateLimit: options.ordersRateLimit ?? { limit: 0, windowMs: 60_000 },
     faultsEnabled: true,
     temporalUiUrl: webUiUrl ?? 'http://localhost:8233',
     logger: options.logger ?? createLogger('api-test', 'silent'),
