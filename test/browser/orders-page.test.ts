@@ -16,6 +16,8 @@ const WINDOW_MS = 8_000;
 let h: OrderHarness;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let page: Page;
+/** What the browser reported breaking the page's Content-Security-Policy (helmet's): must stay empty. */
+const cspViolations: string[] = [];
 
 describe.skipIf(skip !== undefined)('in headless Chromium', () => {
   beforeAll(async () => {
@@ -24,6 +26,9 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
       launchBrowser(),
     ]);
     page = await browser.context.newPage();
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -46,6 +51,7 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     await page.click('#sign-in button');
     await page.locator(`#order-${order.id} .status.UNPAID`).waitFor({ timeout: 5_000 });
     expect(await page.locator('#sign-in').isHidden()).toBe(true);
+    expect(cspViolations).toEqual([]);
   });
 
   it('orders page: an order counts down, "simulate payment" sends a signed callback, and it turns PAID', async () => {
@@ -65,6 +71,7 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     // The signing happened on the server: nothing the browser loads carries the secret.
     const asOperator = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
     for (const path of ['/', '/page.js', '/ui/config']) expect(await (await fetch(h.baseUrl + path, asOperator)).text()).not.toContain(WEBHOOK_SECRET);
+    expect(cspViolations).toEqual([]);
   });
 
   it('orders page: an order left unpaid shows CANCELLED once its window has passed', async () => {
