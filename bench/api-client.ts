@@ -1,5 +1,6 @@
 import { signedHeaders } from '../api/webhook-signature.js';
-import { DEV_WEBHOOK_SECRET } from '../lib/config.js';
+import { signCustomerToken } from '../dev/customer-token.js';
+import { DEV_CUSTOMER_JWT_SECRET, DEV_WEBHOOK_SECRET } from '../lib/config.js';
 
 /** The calls the bench makes to the service's HTTP API, each timed. */
 export interface PlacedViaApi {
@@ -8,11 +9,13 @@ export interface PlacedViaApi {
   latencyMs: number;
 }
 
-export async function postOrder(apiBase: string, body: object): Promise<PlacedViaApi> {
+/** Places an order as its customer would: with that customer's bearer token (the service runs with the dev secret). */
+export async function postOrder(apiBase: string, body: { customerId: string }): Promise<PlacedViaApi> {
+  const token = await signCustomerToken(DEV_CUSTOMER_JWT_SECRET, body.customerId);
   const t0 = performance.now();
   const res = await fetch(`${apiBase}/orders`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(30_000),
   });

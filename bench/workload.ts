@@ -5,7 +5,9 @@ import { runSql } from '../dev/databases.js';
 /**
  * The orders both paths get: one line of one of SKU_COUNT products (spread, so no single stock row
  * serialises everything) and, for every COUPON_EVERY-th order, a coupon of its own. A group's
- * orders share a customer-id prefix, which is how the bench finds them again.
+ * orders share a customer-id prefix, which is how the bench finds them again. Each order has a
+ * customer of its own, so the per-customer limits (open orders, orders per minute) never refuse
+ * one, while the service still does their work on every order, as it does in production.
  */
 export const SKU_COUNT = 200;
 export const COUPON_EVERY = 5;

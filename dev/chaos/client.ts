@@ -1,4 +1,5 @@
 import { signedHeaders } from '../../api/webhook-signature.js';
+import { signCustomerToken } from '../customer-token.js';
 import type { PaymentNotice } from '../../workflows/messages.js';
 
 export interface ApiAnswer {
@@ -12,7 +13,7 @@ export interface ApiAnswer {
 export class ChaosClient {
   constructor(
     private readonly baseUrl: string,
-    private readonly secrets: { webhookSecret: string; adminToken: string },
+    private readonly secrets: { webhookSecret: string; adminToken: string; customerJwtSecret: string },
     private readonly timeoutMs = 10_000,
   ) {}
 
@@ -32,6 +33,12 @@ export class ChaosClient {
 
   admin(method: string, path: string, json?: unknown): Promise<ApiAnswer> {
     return this.request(method, path, { json, headers: { authorization: `Bearer ${this.secrets.adminToken}` } });
+  }
+
+  /** A customer's call, with a fresh bearer token for that customer. */
+  async asCustomer(customerId: string, method: string, path: string, options: { json?: unknown; headers?: Record<string, string> } = {}): Promise<ApiAnswer> {
+    const token = await signCustomerToken(this.secrets.customerJwtSecret, customerId);
+    return this.request(method, path, { ...options, headers: { ...options.headers, authorization: `Bearer ${token}` } });
   }
 
   /** A correctly signed payment callback, as the provider sends it (a redelivery is simply the same call again). */

@@ -163,10 +163,10 @@ export class LoadGenerator {
 export type PlacedOrder = { id: string; totalCents: number; expiresAt: string };
 
 /** POST /orders with retries, the order recorded in the ledger under `plan` once it is 201. */
-export async function placeTracked(client: ChaosClient, ledger: Ledger, body: object, plan: PaymentPlan): Promise<PlacedOrder | undefined> {
+export async function placeTracked(client: ChaosClient, ledger: Ledger, body: { customerId: string; items: unknown[] }, plan: PaymentPlan): Promise<PlacedOrder | undefined> {
   // One Idempotency-Key per order, reused by every retry: a retry is the same order, never a second one.
   const headers = { 'idempotency-key': `chaos-order-${randomUUID()}` };
-  const answer = await callWithRetries(ledger, 'POST /orders', () => client.request('POST', '/orders', { json: body, headers }));
+  const answer = await callWithRetries(ledger, 'POST /orders', () => client.asCustomer(body.customerId, 'POST', '/orders', { json: body, headers }));
   if (answer.status !== 201) return undefined;
   const order = answer.body as PlacedOrder;
   ledger.orders.set(order.id, { plan, totalCents: order.totalCents, expiresAt: order.expiresAt });

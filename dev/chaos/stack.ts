@@ -11,7 +11,12 @@ import { StartupError } from '../startup-error.js';
 import { DEV_SERVER_MISSING, resolveDevServer } from '../temporal-binaries.js';
 import { startTemporalDevServer, type RunningTemporal } from '../temporal-server.js';
 
-export const CHAOS_SECRETS = { webhookSecret: 'chaos-webhook-secret', adminToken: 'chaos-admin-token' } as const;
+export const CHAOS_SECRETS = {
+  webhookSecret: 'chaos-webhook-secret',
+  adminToken: 'chaos-admin-token',
+  customerJwtSecret: 'chaos-customer-jwt-secret-0123456789',
+  orderIdSecret: 'chaos-order-id-secret-0123456789abcdef',
+} as const;
 const TASK_QUEUE = 'orders-chaos';
 
 export interface ChaosStackOptions {
@@ -167,6 +172,12 @@ export class ChaosStack {
       PAYMENT_WINDOW: this.paymentWindow,
       PAYMENT_WEBHOOK_SECRET: CHAOS_SECRETS.webhookSecret,
       ADMIN_TOKEN: CHAOS_SECRETS.adminToken,
+      CUSTOMER_JWT_SECRET: CHAOS_SECRETS.customerJwtSecret,
+      ORDER_ID_SECRET: CHAOS_SECRETS.orderIdSecret,
+      // The load's 20 customers (the storm's 50) each place many orders a minute and leave a quarter
+      // unpaid: the anti-hoarding limits would refuse them, and they are not what chaos tests.
+      MAX_OPEN_ORDERS_PER_CUSTOMER: '0',
+      ORDERS_PER_MINUTE_PER_CLIENT: '0',
       FAULTS_ENABLED: 'true',
       LOG_LEVEL: 'warn',
     };
