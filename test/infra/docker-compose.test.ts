@@ -27,10 +27,10 @@ const services = compose.services;
 const CONTRACT_VARIABLES = ['PORT', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'PAYMENT_WINDOW',
   'PAYMENT_WEBHOOK_SECRET', 'ADMIN_TOKEN', 'FAULTS_ENABLED'];
 
-/** `${VAR:-default}` → default, `${VAR:?message}` → a stand-in secret: what the engine would pass. */
+/** `${VAR:-default}` → default, `${VAR:?message}` → a stand-in secret (long enough for any): what the engine would pass. */
 function interpolate(env: Record<string, string | number>): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{(\w+)(?::-([^}]*)|:\?[^}]*)?\}/g, (_m, _name, fallback) => fallback ?? 'secret-from-env')]),
+    Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{(\w+)(?::-([^}]*)|:\?[^}]*)?\}/g, (_m, _name, fallback) => fallback ?? 'a-secret-from-the-environment-0123')]),
   );
 }
 
@@ -78,6 +78,8 @@ describe('docker-compose.yml', () => {
       // Secrets are required from the environment, never defaulted in the file.
       expect(String(app.environment!.PAYMENT_WEBHOOK_SECRET)).toMatch(/^\$\{PAYMENT_WEBHOOK_SECRET:\?/);
       expect(String(app.environment!.ADMIN_TOKEN)).toMatch(/^\$\{ADMIN_TOKEN:\?/);
+      expect(String(app.environment!.CUSTOMER_JWT_SECRET)).toMatch(/^\$\{CUSTOMER_JWT_SECRET:\?/);
+      expect(String(app.environment!.ORDER_ID_SECRET)).toMatch(/^\$\{ORDER_ID_SECRET:\?/);
     }
     expect(loadConfig(interpolate(services.api!.environment!)).port).toBe(3000);
   });
@@ -90,7 +92,7 @@ describe('docker-compose.yml', () => {
   const composeBin = spawnSync('docker-compose', ['version'], { stdio: 'ignore' }).status === 0;
   it.skipIf(!composeBin)('passes `docker-compose config` (run when the docker-compose package is installed)', () => {
     const run = spawnSync('docker-compose', ['-f', FILE, 'config', '-q'], {
-      env: { ...process.env, PAYMENT_WEBHOOK_SECRET: 'x', ADMIN_TOKEN: 'y' },
+      env: { ...process.env, PAYMENT_WEBHOOK_SECRET: 'x', ADMIN_TOKEN: 'y', CUSTOMER_JWT_SECRET: 'z', ORDER_ID_SECRET: 'w' },
       encoding: 'utf8',
     });
     expect(run.stderr).toBe('');
