@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { BUSINESS_ERRORS, type BusinessErrorCode } from '../workflows/business-errors.js';
+import { BUSINESS_ERRORS, type BusinessErrorCode } from '../domain/errors.js';
 
 /** A failure no retry can fix; its `type` is the contract's error code. */
 export function businessFailure(code: BusinessErrorCode, details?: Record<string, unknown>): ApplicationFailure {

@@ -1,5 +1,5 @@
 import { Context, log } from '@temporalio/activity';
-import { STEP_TRANSITIONS, type FulfillmentStep } from '../workflows/order-status.js';
+import { STEP_TRANSITIONS, type FulfillmentStep } from '../domain/statuses.js';
 import type { ActivityDeps } from './deps.js';
 import { stepStatusIn } from './sql.js';
 
@@ -56,7 +56,7 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
       await db.$executeRaw`
         UPDATE fulfillment_steps SET status = ${STEP_TRANSITIONS.fail.to}::"StepStatus", failed_at = now(), last_error = ${input.error}
         WHERE order_id = ${input.orderId}::uuid AND step = ${input.step}::"FulfillmentStep" AND ${stepStatusIn(STEP_TRANSITIONS.fail.from)}`;
-      log.error('fulfilment step failed and needs an operator', input);
+      log.error('fulfillment step failed and needs an operator', input);
     },
 
     /** An operator's retry: FAILED → PENDING, then the workflow runs the step again. */
@@ -64,7 +64,7 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
       const reopened = await db.$executeRaw`
         UPDATE fulfillment_steps SET status = ${STEP_TRANSITIONS.retry.to}::"StepStatus", attempts = 0
         WHERE order_id = ${input.orderId}::uuid AND step = ${input.step}::"FulfillmentStep" AND ${stepStatusIn(STEP_TRANSITIONS.retry.from)}`;
-      log.info('fulfilment step retried by an operator', input);
+      log.info('fulfillment step retried by an operator', input);
       return { reopened: reopened === 1 };
     },
   };

@@ -1,5 +1,5 @@
 import type { ActivityDeps } from './deps.js';
-import type { NotificationTemplate } from './third-party/notifier.js';
+import type { NotificationTemplate } from '../domain/statuses.js';
 
 export function createNotificationActivities({ db, notifier }: ActivityDeps) {
   return {

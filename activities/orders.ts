@@ -1,8 +1,8 @@
 import { Prisma } from '@prisma/client';
 import { log } from '@temporalio/activity';
 import type { Db } from '../lib/db.js';
-import type { PlacedOrder, PlaceOrderRequest } from '../workflows/messages.js';
-import { ORDER_TRANSITIONS, type CancelReason, type OrderStatus } from '../workflows/order-status.js';
+import type { PlacedOrder, PlaceOrderRequest } from '../domain/messages.js';
+import { ORDER_TRANSITIONS, type CancelReason, type OrderStatus } from '../domain/statuses.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { businessFailure } from './errors.js';
 import { nowOr, orderStatusIn } from './sql.js';

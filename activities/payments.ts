@@ -1,6 +1,6 @@
 import { log } from '@temporalio/activity';
-import type { PaymentNotice } from '../workflows/messages.js';
-import { canTransition, FULFILLMENT_STEPS, ORDER_TRANSITIONS, PAYMENT_TRANSITIONS, type PaymentStatus, type RefundReason } from '../workflows/order-status.js';
+import type { PaymentNotice } from '../domain/messages.js';
+import { canTransition, FULFILLMENT_STEPS, ORDER_TRANSITIONS, PAYMENT_TRANSITIONS, type PaymentStatus, type RefundReason } from '../domain/statuses.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, orderStatusIn, paymentStatusIn } from './sql.js';
 
@@ -49,7 +49,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
             UPDATE coupons SET status = 'REDEEMED', updated_at = now()
             WHERE order_id = ${notice.orderId}::uuid AND status = 'LOCKED'`;
           await tx.payment.update({ where: { paymentId: notice.paymentId }, data: { status: 'CAPTURED' } });
-          // Fulfilment is owed from this moment: the steps exist, PENDING, with the PAID order.
+          // Fulfillment is owed from this moment: the steps exist, PENDING, with the PAID order.
           await tx.fulfillmentRecord.createMany({
             data: Object.values(FULFILLMENT_STEPS).map((step) => ({ orderId: notice.orderId, step })),
             skipDuplicates: true,

@@ -1,6 +1,6 @@
 import { getClient, log } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { ORDER_WORKFLOW_TYPE, orderWorkflowId } from '../workflows/messages.js';
+import { ORDER_WORKFLOW_TYPE, orderWorkflowId } from '../domain/messages.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr } from './sql.js';
 

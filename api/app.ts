@@ -5,7 +5,7 @@ import type { CustomerTokenSettings } from '../lib/config.js';
 import type { Db } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
 import { FakeFaults } from '../activities/third-party/faults.js';
-import { createApiMetrics } from '../lib/metrics.js';
+import { createApiMetrics } from './metrics.js';
 import { customerTokenVerifier } from './customer-token.js';
 import { errorHandler, notFound } from './errors.js';
 import { catalogRouter } from './routes/catalog.js';

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
-import { BUSINESS_ERRORS, type BusinessErrorCode } from '../workflows/business-errors.js';
+import { BUSINESS_ERRORS, type BusinessErrorCode } from '../domain/errors.js';
 import type { Logger } from '../lib/logger.js';
 
 /** Every error the API answers with: JSON `{error: {code, message, details}}`, never HTML or a stack. */

@@ -1,6 +1,7 @@
 import type { Prisma } from '@prisma/client';
 import type { Db } from '../lib/db.js';
-import { orderWorkflowId } from '../workflows/messages.js';
+import { FULFILLMENT_STEP_NAMES, FULFILLMENT_STEPS, INITIAL_STATUS, type FulfillmentStepName, type StepStatus } from '../domain/statuses.js';
+import { orderWorkflowId } from '../domain/messages.js';
 
 const include = {
   items: { orderBy: { sku: 'asc' } },
@@ -38,8 +39,8 @@ async function databaseNow(db: Db): Promise<Date> {
 }
 
 function toView(row: OrderRow, now: Date) {
-  const step = (name: 'INVOICE' | 'NOTIFICATION' | 'LOYALTY') =>
-    row.fulfillment.find((f) => f.step === name)?.status ?? 'PENDING';
+  const stepStatus = (name: FulfillmentStepName): StepStatus =>
+    row.fulfillment.find((f) => f.step === FULFILLMENT_STEPS[name])?.status ?? INITIAL_STATUS.step;
   return {
     id: row.id,
     customerId: row.customerId,
@@ -62,8 +63,10 @@ function toView(row: OrderRow, now: Date) {
       // Why the provider rejected the refund (REFUND_FAILED until an operator retries it).
       ...(p.refundError === null ? {} : { refundError: p.refundError }),
     })),
-    // Fulfilment only starts once an order is paid; before that there is nothing to show.
+    // Fulfillment only starts once an order is paid; before that there is nothing to show.
     fulfillment:
-      row.status === 'PAID' ? { invoice: step('INVOICE'), notification: step('NOTIFICATION'), loyalty: step('LOYALTY') } : null,
+      row.status === 'PAID'
+        ? (Object.fromEntries(FULFILLMENT_STEP_NAMES.map((name) => [name, stepStatus(name)])) as Record<FulfillmentStepName, StepStatus>)
+        : null,
   };
 }

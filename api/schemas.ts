@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FAKE_SERVICES } from '../activities/third-party/faults.js';
-import { FULFILLMENT_STEP_NAMES } from '../workflows/order-status.js';
+import { FULFILLMENT_STEP_NAMES, ORDER_STATUSES } from '../domain/statuses.js';
 
 /** The shapes of everything the API accepts. Amounts are integer cents; ids are bounded strings. */
 const id = z.string().trim().min(1).max(128);
@@ -35,7 +35,7 @@ export const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, '1-255 vi
 export const ExtendBody = z.strictObject({ minutes: z.number().int().min(1).max(7 * 24 * 60) });
 
 export const ListOrdersQuery = z.object({
-  status: z.enum(['UNPAID', 'PAID', 'CANCELLED']).optional(),
+  status: z.enum(ORDER_STATUSES).optional(),
   customerId: id.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });

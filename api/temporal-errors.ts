@@ -1,5 +1,5 @@
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/client';
-import { isBusinessErrorCode, type BusinessErrorCode } from '../workflows/business-errors.js';
+import { isBusinessErrorCode, type BusinessErrorCode } from '../domain/errors.js';
 
 /** The contract error code a failed update or workflow carries somewhere in its cause chain, if any. */
 export function businessCodeOf(err: unknown): BusinessErrorCode | undefined {

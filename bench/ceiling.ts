@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createDb } from '../lib/db.js';
 import { nowOr, orderStatusIn } from '../activities/sql.js';
-import { ORDER_TRANSITIONS } from '../workflows/order-status.js';
+import { ORDER_TRANSITIONS } from '../domain/statuses.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PhaseContext } from './context.js';
 import { ResourceMeter, type ResourceUse } from './resources.js';

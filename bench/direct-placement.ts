@@ -5,7 +5,7 @@ import { createOrderActivities } from '../activities/orders.js';
 import { createThirdParties } from '../activities/third-party/index.js';
 import { loadConfig } from '../lib/config.js';
 import { createDb, type Db } from '../lib/db.js';
-import type { PlaceOrderRequest } from '../workflows/messages.js';
+import type { PlaceOrderRequest } from '../domain/messages.js';
 
 /**
  * The service's own activities, run in the bench process without a workflow: the baseline's

@@ -64,7 +64,7 @@ export function markdownReport(r: BenchResults): string {
     `| early cancellations (negative lag) | ${timer.cancel.negative} | ${scan.cancel.negative} | |`,
     `| compensated (notice sent) p99 after deadline | ${ms(timer.cancel.compensatedLagMs.p99)} | ${ms(scan.cancel.compensatedLagMs.p99)} | ${x(ratio(scan.cancel.compensatedLagMs.p99, timer.cancel.compensatedLagMs.p99))} |`,
     `| cancelled / left unpaid past deadline | ${timer.cancel.lagMs.count} / ${timer.cancel.stillUnpaidPastDeadline} | ${scan.cancel.lagMs.count} / ${scan.cancel.stillUnpaidPastDeadline} | |`,
-    `| DB statements per order (all work of the path) | ${num(timerStatementsPerOrder)} (placement, payment, fulfilment, cancel) | ${num(scanCreationPerOrder + scanCancelPerOrder * scan.lagsMs.length / scan.creation.completed)} (placement ${num(scanCreationPerOrder)} + canceller ${num(scanCancelPerOrder)} per cancelled) | |`,
+    `| DB statements per order (all work of the path) | ${num(timerStatementsPerOrder)} (placement, payment, fulfillment, cancel) | ${num(scanCreationPerOrder + scanCancelPerOrder * scan.lagsMs.length / scan.creation.completed)} (placement ${num(scanCreationPerOrder)} + canceller ${num(scanCancelPerOrder)} per cancelled) | |`,
     `| CPU s: postgres / temporal / worker / API / bench | ${cpu(timer.resources)} | ${cpu(scan.resources)} | |`,
     `| peak RSS MB: postgres / temporal / worker / API / bench | ${rss(timer.resources)} | ${rss(scan.resources)} | |`,
     `| CPU used by other people's processes meanwhile | ${num(timer.resources.othersCpuS)} s of ${num(timer.resources.wallS)} s wall | ${num(scan.resources.othersCpuS)} s of ${num(scan.resources.wallS)} s wall | |`,

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
-import { ORDER_WORKFLOW_TYPE, orderWorkflowId } from '../workflows/messages.js';
-import { OrderExpiresAtKey, OrderStatusKey } from '../workflows/search-attributes.js';
+import { ORDER_WORKFLOW_TYPE, orderWorkflowId } from '../domain/messages.js';
+import { OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
 import { postOrder } from './api-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachLimited } from '../dev/pool.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PlaceOrderRequest } from '../workflows/messages.js';
+import type { PlaceOrderRequest } from '../domain/messages.js';
 import { runSql } from '../dev/databases.js';
 
 /**

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { logTail } from './log-tail.js';
 import { startProcess } from './managed-process.js';
 import { waitForPort } from './ports.js';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '../domain/search-attributes.js';
 import { StartupError } from './startup-error.js';
 
 export interface DevServerOptions {

@@ -17,7 +17,7 @@ export interface Invariant {
   query(cutoff: Prisma.Sql): Prisma.Sql;
 }
 
-/** The fakes' effects (fake_effects service/operation) that stand for each fulfilment step. */
+/** The fakes' effects (fake_effects service/operation) that stand for each fulfillment step. */
 const STEP_EFFECTS = Prisma.sql`(VALUES ('INVOICE', 'invoice', 'issue'), ('NOTIFICATION', 'notification', 'PAYMENT_RECEIVED'),
                                         ('LOYALTY', 'loyalty', 'award')) AS k(step, service, operation)`;
 
@@ -168,17 +168,17 @@ export const INVARIANTS: readonly Invariant[] = [
        WHERE o.status = 'PAID' AND o.coupon_code IS NOT NULL AND (c.status IS DISTINCT FROM 'REDEEMED' OR c.order_id IS DISTINCT FROM o.id)`,
   },
   {
-    name: 'fulfilment-steps-owed',
-    description: 'each PAID order has its three fulfilment steps; no other order has any',
+    name: 'fulfillment-steps-owed',
+    description: 'each PAID order has its three fulfillment steps; no other order has any',
     query: () => Prisma.sql`
-      SELECT format('order %s (%s): %s fulfilment steps', o.id, o.status, count(s.step)) AS detail
+      SELECT format('order %s (%s): %s fulfillment steps', o.id, o.status, count(s.step)) AS detail
         FROM orders o LEFT JOIN fulfillment_steps s ON s.order_id = o.id
        GROUP BY o.id, o.status
       HAVING count(s.step) <> CASE WHEN o.status = 'PAID' THEN 3 ELSE 0 END`,
   },
   {
-    name: 'fulfilment-effect-once',
-    description: 'each fulfilment effect belongs to a step of a paid order; every DONE step has its effect',
+    name: 'fulfillment-effect-once',
+    description: 'each fulfillment effect belongs to a step of a paid order; every DONE step has its effect',
     query: () => Prisma.sql`
       WITH effects AS (
         SELECT k.step, e.idempotency_key AS key
@@ -231,9 +231,9 @@ export interface Counts {
   refundPending: number;
   refunded: number;
   refunds: number;
-  fulfilmentPending: number;
-  fulfilmentFailed: number;
-  fulfilmentEffects: number;
+  fulfillmentPending: number;
+  fulfillmentFailed: number;
+  fulfillmentEffects: number;
   /** Calls the fakes absorbed because their key had already acted: retries and redeliveries made harmless. */
   repeatedCalls: number;
 }
@@ -249,9 +249,9 @@ export async function countRows(db: Queryable): Promise<Counts> {
            (SELECT count(*) FROM payments WHERE status = 'REFUND_PENDING')::int AS "refundPending",
            (SELECT count(*) FROM payments WHERE status = 'REFUNDED')::int AS "refunded",
            (SELECT count(*) FROM refunds)::int AS "refunds",
-           (SELECT count(*) FROM fulfillment_steps WHERE status = 'PENDING')::int AS "fulfilmentPending",
-           (SELECT count(*) FROM fulfillment_steps WHERE status = 'FAILED')::int AS "fulfilmentFailed",
-           (SELECT count(*) FROM fake_effects e JOIN ${STEP_EFFECTS} ON k.service = e.service AND k.operation = e.operation)::int AS "fulfilmentEffects",
+           (SELECT count(*) FROM fulfillment_steps WHERE status = 'PENDING')::int AS "fulfillmentPending",
+           (SELECT count(*) FROM fulfillment_steps WHERE status = 'FAILED')::int AS "fulfillmentFailed",
+           (SELECT count(*) FROM fake_effects e JOIN ${STEP_EFFECTS} ON k.service = e.service AND k.operation = e.operation)::int AS "fulfillmentEffects",
            (SELECT count(*) FROM fake_calls WHERE outcome = 'REPEAT')::int AS "repeatedCalls"`;
   return row;
 }
@@ -272,6 +272,6 @@ export function formatCounts(c: Counts): string {
   return (
     `orders ${c.orders} (paid ${c.paid}, cancelled ${c.cancelled}, unpaid ${c.unpaid}); ` +
     `payments ${c.payments} (captured ${c.captured}, refunded ${c.refunded}, refund pending ${c.refundPending}); refunds ${c.refunds}; ` +
-    `fulfilment effects ${c.fulfilmentEffects} (steps pending ${c.fulfilmentPending}, failed ${c.fulfilmentFailed}); repeated calls absorbed ${c.repeatedCalls}`
+    `fulfillment effects ${c.fulfillmentEffects} (steps pending ${c.fulfillmentPending}, failed ${c.fulfillmentFailed}); repeated calls absorbed ${c.repeatedCalls}`
   );
 }

@@ -1,6 +1,6 @@
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Activities } from '../activities/index.js';
-import type { WorkerMetrics } from '../lib/metrics.js';
+import type { WorkerMetrics } from './metrics.js';
 
 type Result<K extends keyof Activities> = Awaited<ReturnType<Activities[K]>>;
 type Input<K extends keyof Activities> = Parameters<Activities[K]>[0];

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type Activities, type ActivityDeps } from '../activities/index.js';
-import type { WorkerMetrics } from '../lib/metrics.js';
+import type { WorkerMetrics } from './metrics.js';
 import type { Tracing } from '../lib/tracing.js';
 import { activityMetrics } from './activity-metrics.js';
 

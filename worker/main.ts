@@ -3,10 +3,11 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { createThirdParties } from '../activities/third-party/index.js';
 import { ConfigError, loadConfig } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
-import { createLogger, temporalLogger } from '../lib/logger.js';
-import { createWorkerMetrics } from '../lib/metrics.js';
+import { createLogger } from '../lib/logger.js';
+import { createWorkerMetrics } from './metrics.js';
 import { startTracing } from '../lib/tracing.js';
 import { createOrderWorker } from './create-worker.js';
+import { temporalLogger } from './temporal-logger.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ensureReconciliationSchedule } from './reconciliation-schedule.js';
 

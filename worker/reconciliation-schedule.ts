@@ -1,5 +1,5 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction } from '@temporalio/client';
-import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE } from '../workflows/messages.js';
+import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE } from '../domain/messages.js';
 
 /** Orders examined per sweep: bounded, so a backlog is worked off over several sweeps, never in one burst. */
 const SWEEP_LIMIT = 500;

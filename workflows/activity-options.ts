@@ -1,5 +1,5 @@
 import type { ActivityOptions } from '@temporalio/workflow';
-import { BUSINESS_ERROR_CODES } from './business-errors.js';
+import { BUSINESS_ERROR_CODES } from '../domain/errors.js';
 
 /**
  * Retry presets, one per kind of work. They replace the hand-written compensation table: a step
@@ -13,7 +13,7 @@ import { BUSINESS_ERROR_CODES } from './business-errors.js';
  *   again (workflows/stuck-steps.ts);
  * - after bounded retries, where giving up is the business answer: a caller is waiting (placement,
  *   an admin's extension: nothing was written, the caller is told); a courtesy message (the
- *   customer is not told, the order is flagged); fulfilment (the dead letter, retried by an operator).
+ *   customer is not told, the order is flagged); fulfillment (the dead letter, retried by an operator).
  */
 
 /** How long a step that must succeed may keep failing before the order is flagged NeedsAttention. */
@@ -74,7 +74,7 @@ export const notificationOptions: ActivityOptions = {
 };
 
 /**
- * Fulfilment after payment (invoice, notification, loyalty): each step retries on its own, long
+ * Fulfillment after payment (invoice, notification, loyalty): each step retries on its own, long
  * enough to ride out a downstream that is down for a while (about 10 minutes over 15 attempts),
  * then lands in the dead-letter state (FAILED, NeedsAttention) for an operator.
  */

@@ -1,5 +1,5 @@
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import { NeedsAttentionKey } from './search-attributes.js';
+import { NeedsAttentionKey } from '../domain/search-attributes.js';
 
 /**
  * What an operator must look at in one run, each with the words that say what to do. The

@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import { isBusinessErrorCode, THIRD_PARTY_FAILURES } from './business-errors.js';
+import { isBusinessErrorCode, THIRD_PARTY_FAILURES } from '../domain/errors.js';
 
 /** Reading the failures activities come back with: each question answered in one place. */
 

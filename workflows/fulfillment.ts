@@ -4,7 +4,7 @@ import { databaseOptions, fulfillmentOptions } from './activity-options.js';
 import type { Attention } from './attention.js';
 import { rootCauseMessage } from './failures.js';
 import type { MustSucceed } from './must-succeed.js';
-import { FULFILLMENT_STEP_NAMES, FULFILLMENT_STEPS, type FulfillmentStepName, type StepStatus } from './order-status.js';
+import { FULFILLMENT_STEP_NAMES, FULFILLMENT_STEPS, type FulfillmentStepName, type StepStatus } from '../domain/statuses.js';
 
 const steps = proxyActivities<Activities>(fulfillmentOptions);
 const database = proxyActivities<Activities>(databaseOptions);

@@ -1,6 +1,6 @@
 import { allHandlersFinished, condition, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import { Attention } from './attention.js';
-import { retryRefundUpdate, type PaymentNotice } from './messages.js';
+import { retryRefundUpdate, type PaymentNotice } from '../domain/messages.js';
 import { MustSucceed } from './must-succeed.js';
 import { Settlement } from './settlement.js';
 

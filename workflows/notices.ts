@@ -1,6 +1,6 @@
 import { log, patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { NotificationTemplate } from '../activities/third-party/notifier.js';
+import type { NotificationTemplate } from '../domain/statuses.js';
 import { notificationOptions } from './activity-options.js';
 import type { Attention } from './attention.js';
 import { isActivityFailure, rootCauseMessage } from './failures.js';

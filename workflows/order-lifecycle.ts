@@ -27,12 +27,12 @@ import {
   type LifecycleStatus,
   type OrderLifecycleInput,
   type PlacedOrder,
-} from './messages.js';
+} from '../domain/messages.js';
 import { MustSucceed } from './must-succeed.js';
 import { notifyCustomer } from './notices.js';
-import type { CancelReason, OrderStatus } from './order-status.js';
+import type { CancelReason, OrderStatus } from '../domain/statuses.js';
 import { SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
-import { CustomerIdKey, NeedsAttentionKey, OrderExpiresAtKey, OrderStatusKey } from './search-attributes.js';
+import { CustomerIdKey, NeedsAttentionKey, OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
 import { Settlement } from './settlement.js';
 
 const interactive = proxyActivities<Activities>(interactiveOptions);
@@ -109,7 +109,7 @@ class OrderLifecycleRun {
       // A run that finds its order already CANCELLED (a replayed placement) re-drives compensation:
       // every step is idempotent, so this only repairs what an earlier run could not finish.
       if (this.status === 'CANCELLED') await this.compensateCancellation();
-      if (this.status === 'PAID') await this.fulfil();
+      if (this.status === 'PAID') await this.fulfill();
       await this.settlement.settleQueued(); // payments that arrived meanwhile are refunded
     } catch (err) {
       // Failing still settles what the run accepted first (runs from before the rule did not).
@@ -228,7 +228,7 @@ class OrderLifecycleRun {
   }
 
   /** Fulfillment runs while further payments (double payments) are still settled, i.e. refunded. */
-  private async fulfil(): Promise<void> {
+  private async fulfill(): Promise<void> {
     this.waitFor('fulfillment: invoice, notification, loyalty points');
     let done = false;
     let failure: { error: unknown } | undefined;

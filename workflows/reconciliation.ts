@@ -2,7 +2,7 @@ import { log, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { SweepResult } from '../activities/reconciliation.js';
 import { sweepOptions } from './activity-options.js';
-import type { ReconciliationInput } from './messages.js';
+import type { ReconciliationInput } from '../domain/messages.js';
 
 const { sweepStrandedOrders } = proxyActivities<Activities>(sweepOptions);
 

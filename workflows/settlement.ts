@@ -3,10 +3,10 @@ import type { Activities } from '../activities/index.js';
 import { databaseOptions, moneyOptions } from './activity-options.js';
 import type { Attention } from './attention.js';
 import { isActivityFailure, rootCauseMessage } from './failures.js';
-import type { PaymentNotice } from './messages.js';
+import type { PaymentNotice } from '../domain/messages.js';
 import type { MustSucceed } from './must-succeed.js';
 import { notifyCustomer } from './notices.js';
-import type { PaymentStatus } from './order-status.js';
+import type { PaymentStatus } from '../domain/statuses.js';
 import { NOTIFY_REFUNDS_PATCH, SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
 
 const database = proxyActivities<Activities>(databaseOptions);

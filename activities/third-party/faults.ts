@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../../lib/db.js';
-import { THIRD_PARTY_FAILURES } from '../../workflows/business-errors.js';
+import { THIRD_PARTY_FAILURES } from '../../domain/errors.js';
 
 export const FAKE_SERVICES = ['payments', 'invoice', 'notification', 'loyalty'] as const;
 export type FakeService = (typeof FAKE_SERVICES)[number];

@@ -1,6 +1,6 @@
+import type { NotificationTemplate } from '../../domain/statuses.js';
 import type { FakeRecorder } from './recorder.js';
 
-export type NotificationTemplate = 'ORDER_CANCELLED' | 'PAYMENT_RECEIVED' | 'PAYMENT_REFUNDED';
 
 /** Messaging (e-mail/SMS). The key makes a redelivered request a no-op at the provider. */
 export interface Notifier {

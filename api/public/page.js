@@ -34,11 +34,11 @@ function tick(span) {
   span.classList.toggle('late', left <= 0);
 }
 
-function fulfilment(order) {
+function fulfillment(order) {
   if (!order.fulfillment) return el('span', { textContent: order.status === 'PAID' ? '…' : '—' });
   const steps = Object.entries(order.fulfillment);
   const done = steps.filter(([, s]) => s === 'DONE').length;
-  const wrap = el('span', { className: 'fulfilment', textContent: `${done}/${steps.length} ` });
+  const wrap = el('span', { className: 'fulfillment', textContent: `${done}/${steps.length} ` });
   for (const [step, s] of steps) wrap.append(el('span', { className: `step-${s}`, textContent: `${step} ${s.toLowerCase()} ` }));
   return wrap;
 }
@@ -72,7 +72,7 @@ function render() {
         el('td', { textContent: (order.totalCents / 100).toFixed(2) }),
         el('td', {}, el('span', { className: `status ${order.status}`, textContent: order.status + (order.cancelReason ? ` (${order.cancelReason})` : '') })),
         el('td', {}, countdown(order)),
-        el('td', {}, fulfilment(order)),
+        el('td', {}, fulfillment(order)),
         el('td', {}, workflowLink(order)),
         el('td', {}, payButton(order)),
       ),

@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { Router } from 'express';
 import type { Db } from '../../lib/db.js';
-import { orderWorkflowId, retryFulfillmentStepUpdate } from '../../workflows/messages.js';
-import { FULFILLMENT_STEPS } from '../../workflows/order-status.js';
+import { orderWorkflowId, retryFulfillmentStepUpdate } from '../../domain/messages.js';
+import { FULFILLMENT_STEPS } from '../../domain/statuses.js';
 import { requireAdmin } from '../auth.js';
 import { businessError, parseInput } from '../errors.js';
 import { RetryStepParams } from '../schemas.js';

@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
-import { orderFields, type Logger } from '../../lib/logger.js';
-import type { ApiMetrics } from '../../lib/metrics.js';
+import { orderLogFields } from '../../domain/messages.js';
+import type { Logger } from '../../lib/logger.js';
+import type { ApiMetrics } from '../metrics.js';
 import { requireAdmin } from '../auth.js';
 
 /** Prometheus scrapes with the admin token: business figures are for operators, not for anyone who asks. */
@@ -24,7 +25,7 @@ export function observeRequests({ metrics, logger }: { metrics: ApiMetrics; logg
       const seconds = stop({ method: req.method, route, status: String(res.statusCode) });
       const orderId = route.startsWith('/orders/:id') || route.startsWith('/dev/orders/:id') ? String(req.params.id) : undefined;
       logger.info(
-        { method: req.method, route, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000), ...(orderId ? orderFields(orderId) : {}) },
+        { method: req.method, route, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000), ...(orderId ? orderLogFields(orderId) : {}) },
         'request',
       );
     });

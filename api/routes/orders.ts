@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { Router } from 'express';
 import type { Db } from '../../lib/db.js';
-import type { ApiMetrics } from '../../lib/metrics.js';
+import type { ApiMetrics } from '../metrics.js';
 import {
   cancelSignal,
   extendDeadlineUpdate,
@@ -11,9 +11,9 @@ import {
   orderWorkflowId,
   placeOrderUpdate,
   type PlaceOrderRequest,
-} from '../../workflows/messages.js';
+} from '../../domain/messages.js';
 import type { OrderLifecycle } from '../../workflows/order-lifecycle.js';
-import { CustomerIdKey } from '../../workflows/search-attributes.js';
+import { CustomerIdKey } from '../../domain/search-attributes.js';
 import { actingFor, callerOf, mayReach, requireAdmin, requireCaller, type Caller } from '../auth.js';
 import type { VerifyCustomerToken } from '../customer-token.js';
 import { ApiError, businessError, parseInput } from '../errors.js';

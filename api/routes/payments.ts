@@ -2,8 +2,8 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import express, { Router } from 'express';
 import type { Db } from '../../lib/db.js';
 import type { Logger } from '../../lib/logger.js';
-import type { ApiMetrics } from '../../lib/metrics.js';
-import { orderWorkflowId, paidSignal, latePaymentWorkflowId, type PaymentNotice } from '../../workflows/messages.js';
+import type { ApiMetrics } from '../metrics.js';
+import { orderWorkflowId, paidSignal, latePaymentWorkflowId, type PaymentNotice } from '../../domain/messages.js';
 import type { SettleLatePayment } from '../../workflows/late-payment.js';
 import { ApiError, businessError, parseInput } from '../errors.js';
 import { PaymentCallbackBody } from '../schemas.js';

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { Router } from 'express';
 import type { Db } from '../../lib/db.js';
-import { latePaymentWorkflowId, orderWorkflowId, retryRefundUpdate } from '../../workflows/messages.js';
+import { latePaymentWorkflowId, orderWorkflowId, retryRefundUpdate } from '../../domain/messages.js';
 import { requireAdmin } from '../auth.js';
 import { businessError, parseInput } from '../errors.js';
 import { RetryRefundParams } from '../schemas.js';

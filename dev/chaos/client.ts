@@ -1,6 +1,6 @@
 import { signedHeaders } from '../../api/webhook-signature.js';
 import { signCustomerToken } from '../customer-token.js';
-import type { PaymentNotice } from '../../workflows/messages.js';
+import type { PaymentNotice } from '../../domain/messages.js';
 
 export interface ApiAnswer {
   /** 0: no answer (connection refused, reset, or no answer within the timeout). */

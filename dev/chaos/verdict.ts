@@ -15,7 +15,7 @@ export interface Facts {
   missingPayments: number;
   /** Losing payments not refunded yet (REFUND_PENDING), anywhere in the database. */
   refundsPending: number;
-  /** Fulfilment steps not done yet (PENDING), anywhere in the database. */
+  /** Fulfillment steps not done yet (PENDING), anywhere in the database. */
   stepsPending: number;
   /** Order and late-payment workflows that have not finished. */
   runningWorkflows: number;
@@ -44,7 +44,7 @@ for (const name of COUNTED_AS_LOST) if (!INVARIANTS.some((i) => i.name === name)
 
 /**
  * Waits (bounded) until everything the load started has finished — every order final, every losing
- * payment refunded, every fulfilment step done, no workflow still running — then judges: the facts
+ * payment refunded, every fulfillment step done, no workflow still running — then judges: the facts
  * give "lost", the invariant checker's other violations (grace 0: nothing may still be in flight)
  * "duplicated": effects where none were owed, or books that do not add up.
  */
@@ -100,7 +100,7 @@ async function gatherFacts(db: Db, temporal: Client, taskQueue: string, ledger: 
     unfinishedOrders: statuses.filter((o) => o.status === 'UNPAID').length,
     missingPayments: paymentIds.length - recorded.length,
     refundsPending: counts.refundPending,
-    stepsPending: counts.fulfilmentPending,
+    stepsPending: counts.fulfillmentPending,
     runningWorkflows,
     wronglyCaptured,
     onTimeJudgedLate,
@@ -111,7 +111,7 @@ async function gatherFacts(db: Db, temporal: Client, taskQueue: string, ledger: 
 function describeFacts(f: Facts): string {
   return (
     `${f.unfinishedOrders} orders unpaid, ${f.missingOrders} missing; ${f.missingPayments} payments missing, ` +
-    `${f.refundsPending} refunds pending; ${f.stepsPending} fulfilment steps pending; ${f.runningWorkflows} workflows running`
+    `${f.refundsPending} refunds pending; ${f.stepsPending} fulfillment steps pending; ${f.runningWorkflows} workflows running`
   );
 }
 

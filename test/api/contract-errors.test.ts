@@ -155,7 +155,7 @@ describe('payment webhook', () => {
   });
 });
 
-describe('fault injection and fulfilment retry endpoints', () => {
+describe('fault injection and fulfillment retry endpoints', () => {
   it('need the admin token, validate their input, and refuse to retry a step that has not failed', async () => {
     await expectError(h.http('PUT', '/admin/faults/invoice', { failNext: 1 }), 401, 'UNAUTHORIZED');
     await expectError(h.admin('PUT', '/admin/faults/printer', { failNext: 1 }), 400, 'VALIDATION_FAILED');

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCustomerToken } from '../../dev/customer-token.js';
 import { createLogger } from '../../lib/logger.js';
-import { cancelSignal, orderWorkflowId } from '../../workflows/messages.js';
+import { cancelSignal, orderWorkflowId } from '../../domain/messages.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import {
@@ -48,7 +48,7 @@ beforeAll(async () => {
     expect((await h.pay({ paymentId: `pay-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(202);
     orders.push({ id: unpaid.id, customerId }, { id: paid.id, customerId });
   }
-  // Fulfilment of the paid orders finishes first: from then on the fixture writes nothing by itself.
+  // Fulfillment of the paid orders finishes first: from then on the fixture writes nothing by itself.
   await eventually(async () => (await h.db.fulfillmentRecord.count({ where: { status: 'DONE' } })) === 3 * CUSTOMERS.length);
 });
 afterAll(async () => {

@@ -65,7 +65,7 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
 
     await row.locator('button.simulate-payment').click();
     await row.locator('.status.PAID').waitFor({ timeout: 10_000 });
-    await row.locator('.fulfilment', { hasText: '3/3' }).waitFor({ timeout: 15_000 });
+    await row.locator('.fulfillment', { hasText: '3/3' }).waitFor({ timeout: 15_000 });
     const stored = await h.db.payment.findMany({ where: { orderId: order.id } });
     expect(stored).toMatchObject([{ amountCents: order.totalCents, status: 'CAPTURED' }]);
     // The signing happened on the server: nothing the browser loads carries the secret.

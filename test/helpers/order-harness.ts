@@ -12,7 +12,7 @@ import { signedHeaders } from '../../api/webhook-signature.js';
 import { signCustomerToken } from '../../dev/customer-token.js';
 import type { Db } from '../../lib/db.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
-import { createWorkerMetrics, type WorkerMetrics } from '../../lib/metrics.js';
+import { createWorkerMetrics, type WorkerMetrics } from '../../worker/metrics.js';
 import type { Tracing } from '../../lib/tracing.js';
 import { findFreePort } from '../../dev/ports.js';
 import { createOrderWorker, WORKFLOWS_PATH } from '../../worker/create-worker.js';
@@ -60,7 +60,7 @@ export interface OrderHarness {
   baseUrl: string;
   /** The Temporal Web UI, when started with `webUi: true`. */
   webUiUrl: string | undefined;
-  /** The worker's business metrics (lib/metrics.ts createWorkerMetrics). */
+  /** The worker's business metrics (worker/metrics.ts). */
   workerMetrics: WorkerMetrics;
   /** With `workerDatabaseProxy`: cuts the worker's activities off from PostgreSQL (the API keeps its connection). */
   workerDatabase: TcpProxy | undefined;

@@ -1,7 +1,7 @@
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { inject } from 'vitest';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
 
 /**
  * The SDK's test environments, started from the binaries global setup resolved (offline, the SDK's

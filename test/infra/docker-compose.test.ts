@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../dev/paths.js';
 import { CONFIG_VARIABLES, loadConfig } from '../../lib/config.js';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
 import { TypedSearchAttributes } from '@temporalio/common';
 
 /**

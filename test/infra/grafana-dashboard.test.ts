@@ -2,16 +2,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../dev/paths.js';
-import { createApiMetrics, createWorkerMetrics } from '../../lib/metrics.js';
+import { createApiMetrics } from '../../api/metrics.js';
+import { createWorkerMetrics } from '../../worker/metrics.js';
 import type { Db } from '../../lib/db.js';
 
 const dashboard = JSON.parse(readFileSync(join(PROJECT_ROOT, 'ops', 'grafana-dashboard.json'), 'utf8')) as {
   panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
 };
 
-it('has the panels operators need: cancel lag p50/p95/p99, fulfilment and compensation failures, open/stuck orders, webhook latency', () => {
+it('has the panels operators need: cancel lag p50/p95/p99, fulfillment and compensation failures, open/stuck orders, webhook latency', () => {
   const titles = dashboard.panels.map((p) => p.title).join(' | ');
-  for (const wanted of [/Cancel lag/, /Fulfilment failures/, /Compensation/, /Open and stuck orders/, /Webhook latency/]) expect(titles).toMatch(wanted);
+  for (const wanted of [/Cancel lag/, /Fulfillment failures/, /Compensation/, /Open and stuck orders/, /Webhook latency/]) expect(titles).toMatch(wanted);
   const lag = dashboard.panels.find((p) => p.title.startsWith('Cancel lag ('))!.targets.map((t) => t.expr).join('\n');
   for (const q of ['0.5', '0.95', '0.99']) expect(lag).toContain(`histogram_quantile(${q}, sum by (le) (rate(order_cancel_lag_seconds_bucket`);
 });

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CustomerIdKey } from '../../workflows/search-attributes.js';
+import { CustomerIdKey } from '../../domain/search-attributes.js';
 import { createLocalEnv } from '../helpers/temporal.js';
 import { markPaid } from './fixtures/workflows.js';
 

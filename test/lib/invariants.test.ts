@@ -94,8 +94,8 @@ const CORRUPTIONS: Record<string, Prisma.Sql> = {
     SELECT 'pay-twice', id, total_cents, 'CAPTURED', now() FROM orders WHERE id = ${orders.paid}::uuid`,
   'coupon-locked-only-by-unpaid-order': sql`UPDATE coupons SET status = 'LOCKED', order_id = ${orders.cancelled}::uuid WHERE code = ${coupons.cancelled}`,
   'coupon-redeemed-only-by-paid-order': sql`UPDATE coupons SET status = 'REDEEMED', order_id = ${orders.cancelled}::uuid WHERE code = ${coupons.cancelled}`,
-  'fulfilment-steps-owed': sql`INSERT INTO fulfillment_steps (order_id, step) VALUES (${orders.cancelled}::uuid, 'INVOICE')`,
-  'fulfilment-effect-once': sql`DELETE FROM fake_effects WHERE service = 'invoice' AND idempotency_key = ${orders.paid} || ':INVOICE'`,
+  'fulfillment-steps-owed': sql`INSERT INTO fulfillment_steps (order_id, step) VALUES (${orders.cancelled}::uuid, 'INVOICE')`,
+  'fulfillment-effect-once': sql`DELETE FROM fake_effects WHERE service = 'invoice' AND idempotency_key = ${orders.paid} || ':INVOICE'`,
 };
 
 describe('checkInvariants', () => {
@@ -103,7 +103,7 @@ describe('checkInvariants', () => {
     const report = await checkInvariants(database.prisma, { graceMs: 0 });
     expect(report.violations).toEqual([]);
     expect(report.ok).toBe(true);
-    expect(report.counts).toMatchObject({ orders: 3, paid: 1, cancelled: 1, unpaid: 1, payments: 2, captured: 1, refunded: 1, refunds: 1, fulfilmentEffects: 3 });
+    expect(report.counts).toMatchObject({ orders: 3, paid: 1, cancelled: 1, unpaid: 1, payments: 2, captured: 1, refunded: 1, refunds: 1, fulfillmentEffects: 3 });
   });
 
   it('has a corruption case for every invariant', () => {

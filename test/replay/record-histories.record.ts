@@ -10,7 +10,7 @@ import {
   latePaymentWorkflowId,
   retryFulfillmentStepUpdate,
   statusQuery,
-} from '../../workflows/messages.js';
+} from '../../domain/messages.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
@@ -96,7 +96,7 @@ it('records the main paths', async () => {
   await eventually(async () => (await h.db.fulfillmentRecord.findFirst({ where: { orderId: retried.id, step: 'LOYALTY' } }))?.status === 'FAILED');
   await h.admin('DELETE', '/admin/faults/loyalty');
   await h.env.client.workflow.getHandle(orderWorkflowId(retried.id)).executeUpdate(retryFulfillmentStepUpdate, { args: [{ step: 'loyalty' }] });
-  await save('fulfilment-failed-then-retried', orderWorkflowId(retried.id));
+  await save('fulfillment-failed-then-retried', orderWorkflowId(retried.id));
 
   const rejectedId = randomUUID();
   await h.env.client.workflow

@@ -37,7 +37,7 @@ describe('replaying recorded histories', () => {
         'late-payment-refunded',
         'customer-cancelled',
         'extended-then-expired',
-        'fulfilment-failed-then-retried',
+        'fulfillment-failed-then-retried',
         'rejected-out-of-stock',
         'late-payment-after-close',
         'reconciliation-sweep',

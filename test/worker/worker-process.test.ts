@@ -6,7 +6,7 @@ import { PROJECT_ROOT } from '../../dev/paths.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
-import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE } from '../../workflows/messages.js';
+import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE } from '../../domain/messages.js';
 
 /**
  * worker/main.ts as the service runs it (its own process, configured by the environment) against

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NeedsAttentionKey } from '../../workflows/search-attributes.js';
-import { orderWorkflowId, statusQuery } from '../../workflows/messages.js';
+import { NeedsAttentionKey } from '../../domain/search-attributes.js';
+import { orderWorkflowId, statusQuery } from '../../domain/messages.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
@@ -32,7 +32,7 @@ async function steps(orderId: string) {
 
 const workflow = (orderId: string) => h.env.client.workflow.getHandle(orderWorkflowId(orderId));
 
-describe('fulfilment after payment', () => {
+describe('fulfillment after payment', () => {
   it('invoice service down for its first 10 attempts: exactly one invoice, the other steps finished meanwhile', async () => {
     expect((await h.admin('PUT', '/admin/faults/invoice', { failNext: 10 })).body).toMatchObject({ failNext: 10 });
     const order = await paidOrder();
@@ -109,7 +109,7 @@ describe('fulfilment after payment', () => {
     }
   });
 
-  it('a second payment for a paid order is refunded while fulfilment runs', async () => {
+  it('a second payment for a paid order is refunded while fulfillment runs', async () => {
     const order = await paidOrder();
     expect((await h.pay({ paymentId: `second-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
     await workflow(order.id).result();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderWorkflowId, RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE, statusQuery } from '../../workflows/messages.js';
+import { orderWorkflowId, RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE, statusQuery } from '../../domain/messages.js';
 import { ensureReconciliationSchedule } from '../../worker/reconciliation-schedule.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
@@ -22,7 +22,7 @@ async function listed(query: string): Promise<string[]> {
 }
 
 describe('OrderLifecycle on the real dev server', () => {
-  it('answers payment webhooks at once while a fulfilment downstream hangs', async () => {
+  it('answers payment webhooks at once while a fulfillment downstream hangs', async () => {
     const HANG_MS = 5_000;
     const { sku } = await seedCatalog(h, { stock: 10 });
     const orders = await Promise.all(Array.from({ length: 6 }, () => placeOrder(h, { sku, quantity: 1 })));

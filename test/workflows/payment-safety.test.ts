@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Activities } from '../../activities/index.js';
-import { latePaymentWorkflowId, orderWorkflowId, statusQuery } from '../../workflows/messages.js';
-import { NeedsAttentionKey } from '../../workflows/search-attributes.js';
+import { latePaymentWorkflowId, orderWorkflowId, statusQuery } from '../../domain/messages.js';
+import { NeedsAttentionKey } from '../../domain/search-attributes.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';

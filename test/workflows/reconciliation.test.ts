@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderWorkflowId, RECONCILIATION_WORKFLOW_TYPE, type ReconciliationInput } from '../../workflows/messages.js';
+import { orderWorkflowId, RECONCILIATION_WORKFLOW_TYPE, type ReconciliationInput } from '../../domain/messages.js';
 import type { SweepResult } from '../../activities/reconciliation.js';
 import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';

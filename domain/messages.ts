@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CancelReason, FulfillmentStepName, OrderStatus, PaymentStatus, StepStatus } from './order-status.js';
+import type { CancelReason, FulfillmentStepName, OrderStatus, PaymentStatus, StepStatus } from './statuses.js';
 
 /**
  * The names and payloads shared by the workflow, the worker and the API: a client and the
@@ -7,6 +7,10 @@ import type { CancelReason, FulfillmentStepName, OrderStatus, PaymentStatus, Ste
  */
 export const ORDER_WORKFLOW_TYPE = 'OrderLifecycle';
 export const orderWorkflowId = (orderId: string): string => `order-${orderId}`;
+/** The order an `order-<orderId>` workflow id names, or undefined for any other workflow. */
+export const orderIdOfWorkflow = (workflowId: string): string | undefined => /^order-(.+)$/.exec(workflowId)?.[1];
+/** Every log line about an order names it twice: orderId for people and the database, workflowId for the Web UI. */
+export const orderLogFields = (orderId: string): { orderId: string; workflowId: string } => ({ orderId, workflowId: orderWorkflowId(orderId) });
 /** SettleLatePayment's id: one per payment, so a redelivered callback starts nothing new. */
 export const latePaymentWorkflowId = (paymentId: string): string => `late-payment-${paymentId}`;
 
@@ -91,7 +95,7 @@ export const extendDeadlineUpdate = defineUpdate<{ expiresAt: string }, [{ minut
 export const statusQuery = defineQuery<LifecycleStatus>('status');
 /** An operator re-drives a refund the provider rejected (REFUND_FAILED), in whichever run holds it. */
 export const retryRefundUpdate = defineUpdate<{ paymentId: string; status: PaymentStatus }, [{ paymentId: string }]>('retryRefund');
-/** An operator re-drives a FAILED fulfilment step once its cause is fixed. */
+/** An operator re-drives a FAILED fulfillment step once its cause is fixed. */
 export const retryFulfillmentStepUpdate = defineUpdate<{ step: FulfillmentStepName; status: StepStatus }, [{ step: FulfillmentStepName }]>(
   'retryFulfillmentStep',
 );

@@ -11,7 +11,7 @@ export const BUSINESS_ERRORS = {
   UNKNOWN_ORDER: 'no order has that id',
   UNKNOWN_PAYMENT: 'no payment with that id belongs to the order',
   ORDER_NOT_UNPAID: 'the order is no longer unpaid',
-  STEP_NOT_FAILED: 'only a FAILED fulfilment step can be retried',
+  STEP_NOT_FAILED: 'only a FAILED fulfillment step can be retried',
   REFUND_NOT_FAILED: 'only a refund the payment provider rejected (REFUND_FAILED) can be retried',
 } as const;
 export type BusinessErrorCode = keyof typeof BUSINESS_ERRORS;

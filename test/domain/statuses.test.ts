@@ -2,6 +2,8 @@ import { $Enums } from '@prisma/client';
 import { describe, expect, it } from 'vitest';
 import {
   CANCEL_REASONS,
+  COUPON_STATUSES,
+  COUPON_TRANSITIONS,
   FULFILLMENT_STEPS,
   ORDER_STATUSES,
   ORDER_TRANSITIONS,
@@ -11,7 +13,7 @@ import {
   STEP_TRANSITIONS,
   canTransition,
   isFinal,
-} from '../../workflows/order-status.js';
+} from '../../domain/statuses.js';
 
 describe('statuses and the transition table', () => {
   it('the TypeScript statuses and the database enums are the same closed sets', () => {
@@ -21,9 +23,17 @@ describe('statuses and the transition table', () => {
     expect(Object.values($Enums.RefundReason)).toEqual(REFUND_REASONS);
     expect(Object.values($Enums.StepStatus)).toEqual(STEP_STATUSES);
     expect(Object.values($Enums.FulfillmentStep)).toEqual(Object.values(FULFILLMENT_STEPS));
+    expect(Object.values($Enums.CouponStatus)).toEqual(COUPON_STATUSES);
   });
 
-  it('a fulfilment step leaves FAILED only through an operator retry, and DONE is final', () => {
+  it('a coupon is single-use: once redeemed it never moves again, and only a locked one is released', () => {
+    for (const t of Object.values(COUPON_TRANSITIONS)) expect(canTransition(t, 'REDEEMED')).toBe(false);
+    expect(canTransition(COUPON_TRANSITIONS.release, 'LOCKED')).toBe(true);
+    expect(canTransition(COUPON_TRANSITIONS.release, 'AVAILABLE')).toBe(false);
+    expect(canTransition(COUPON_TRANSITIONS.lock, 'LOCKED')).toBe(false);
+  });
+
+  it('a fulfillment step leaves FAILED only through an operator retry, and DONE is final', () => {
     expect(canTransition(STEP_TRANSITIONS.retry, 'FAILED')).toBe(true);
     expect(canTransition(STEP_TRANSITIONS.complete, 'FAILED')).toBe(false);
     for (const t of Object.values(STEP_TRANSITIONS)) expect(canTransition(t, 'DONE')).toBe(false);

@@ -1,0 +1,91 @@
+/**
+ * Every status an order, a payment, a coupon or a fulfillment step can have, and for each the one
+ * transition table that says which moves are legal. Every status write takes its `SET status` and
+ * its `WHERE status = ANY(...)` from here (activities/guarded-sql.ts), so a move that is not in a
+ * table can never be applied, whatever order events arrive in.
+ * Mirrored by the enums in prisma/schema.prisma (test/domain/statuses.test.ts checks).
+ */
+export const ORDER_STATUSES = ['UNPAID', 'PAID', 'CANCELLED'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const PAYMENT_STATUSES = ['CAPTURED', 'REFUND_PENDING', 'REFUNDED', 'REFUND_FAILED'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+export const CANCEL_REASONS = ['PAYMENT_TIMEOUT', 'CUSTOMER'] as const;
+export type CancelReason = (typeof CANCEL_REASONS)[number];
+
+/** Why a payment is given back instead of paying for its order. */
+export const REFUND_REASONS = ['ORDER_NOT_PAYABLE', 'AMOUNT_MISMATCH', 'ALREADY_PAID'] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
+
+export interface Transition<S extends string> {
+  readonly from: readonly S[];
+  readonly to: S;
+}
+
+/** What a new row starts as. */
+export const INITIAL_STATUS = { order: 'UNPAID', payment: 'REFUND_PENDING', coupon: 'AVAILABLE', step: 'PENDING' } as const;
+
+export const ORDER_TRANSITIONS = {
+  pay: { from: ['UNPAID'], to: 'PAID' },
+  cancel: { from: ['UNPAID'], to: 'CANCELLED' },
+  /** An admin moves the deadline: only while the order is unpaid. */
+  extend: { from: ['UNPAID'], to: 'UNPAID' },
+} as const satisfies Record<string, Transition<OrderStatus>>;
+export type OrderTransition = keyof typeof ORDER_TRANSITIONS;
+
+/**
+ * A payment is recorded as REFUND_PENDING when it arrives, in the transaction that decides whether
+ * it pays its order; if it does, it is CAPTURED in the same transaction. Only the refund moves a
+ * REFUND_PENDING payment on, so a refund can never overtake the payment it gives back, and a
+ * payment notice that arrives after its refund (a redelivery) finds REFUNDED, a final state, and
+ * changes nothing. A refund the provider rejects for good is REFUND_FAILED: still owed, visible,
+ * and back to REFUND_PENDING only when an operator retries it.
+ */
+export const PAYMENT_TRANSITIONS = {
+  capture: { from: ['REFUND_PENDING'], to: 'CAPTURED' },
+  refund: { from: ['REFUND_PENDING'], to: 'REFUNDED' },
+  failRefund: { from: ['REFUND_PENDING'], to: 'REFUND_FAILED' },
+  retryRefund: { from: ['REFUND_FAILED'], to: 'REFUND_PENDING' },
+} as const satisfies Record<string, Transition<PaymentStatus>>;
+export type PaymentTransition = keyof typeof PAYMENT_TRANSITIONS;
+
+export const COUPON_STATUSES = ['AVAILABLE', 'LOCKED', 'REDEEMED'] as const;
+export type CouponStatus = (typeof COUPON_STATUSES)[number];
+
+/** A coupon is single-use: locked by a placed order, redeemed when it is paid, released when it is cancelled. */
+export const COUPON_TRANSITIONS = {
+  lock: { from: ['AVAILABLE'], to: 'LOCKED' },
+  redeem: { from: ['LOCKED'], to: 'REDEEMED' },
+  release: { from: ['LOCKED'], to: 'AVAILABLE' },
+} as const satisfies Record<string, Transition<CouponStatus>>;
+
+/** After payment, each of these runs as its own step; the API names them in lower case. */
+export const FULFILLMENT_STEPS = { invoice: 'INVOICE', notification: 'NOTIFICATION', loyalty: 'LOYALTY' } as const;
+export type FulfillmentStepName = keyof typeof FULFILLMENT_STEPS;
+export type FulfillmentStep = (typeof FULFILLMENT_STEPS)[FulfillmentStepName];
+export const FULFILLMENT_STEP_NAMES = Object.keys(FULFILLMENT_STEPS) as FulfillmentStepName[];
+
+export const STEP_STATUSES = ['PENDING', 'DONE', 'FAILED'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+/** FAILED is the dead letter: it stays until an operator retries the step. */
+export const STEP_TRANSITIONS = {
+  /** Another attempt of a step that is still owed (its attempt counter moves, its status does not). */
+  attempt: { from: ['PENDING'], to: 'PENDING' },
+  complete: { from: ['PENDING'], to: 'DONE' },
+  fail: { from: ['PENDING'], to: 'FAILED' },
+  retry: { from: ['FAILED'], to: 'PENDING' },
+} as const satisfies Record<string, Transition<StepStatus>>;
+
+export function canTransition<S extends string>(t: Transition<S>, from: S): boolean {
+  return t.from.includes(from);
+}
+
+export function isFinal(status: OrderStatus): boolean {
+  return !Object.values(ORDER_TRANSITIONS).some((t) => t.to !== status && canTransition<OrderStatus>(t, status));
+}
+
+/** The messages the customer receives, one per order and template (and key, e.g. per refunded payment). */
+export const NOTIFICATION_TEMPLATES = ['ORDER_CANCELLED', 'PAYMENT_RECEIVED', 'PAYMENT_REFUNDED'] as const;
+export type NotificationTemplate = (typeof NOTIFICATION_TEMPLATES)[number];

@@ -1,0 +1,50 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/**
+ * The worker's business metrics: what only the winner of a guarded update knows, observed as the
+ * activity returns (worker/activity-metrics.ts). Counted per worker process; sum over replicas.
+ */
+export function createWorkerMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    ordersPaid: new Counter({ name: 'orders_paid_total', help: 'Orders made PAID by the guarded payment update', registers }),
+    ordersCancelled: new Counter({
+      name: 'orders_cancelled_total',
+      help: 'Orders made CANCELLED by the guarded cancel, by reason',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    cancelLag: new Histogram({
+      name: 'order_cancel_lag_seconds',
+      help: 'cancelled_at - expires_at of a payment timeout, observed when the guarded cancel wins',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers,
+    }),
+    cancelledEarly: new Counter({
+      name: 'orders_cancelled_early_total',
+      help: 'Timeout cancels that landed before expires_at (negative lag): an incident, the guard should make it impossible',
+      registers,
+    }),
+    reconciliationSweeps: new Counter({ name: 'reconciliation_sweeps_total', help: 'Reconciliation sweeps completed', registers }),
+    reconciliationHits: new Counter({
+      name: 'reconciliation_hits_total',
+      help: 'UNPAID orders past deadline + grace found without a running workflow and adopted: each is a lost trigger',
+      registers,
+    }),
+    refundFailures: new Counter({
+      name: 'refund_failures_total',
+      help: 'Refunds the payment provider rejected for good, recorded as REFUND_FAILED for an operator',
+      registers,
+    }),
+    fulfillmentFailures: new Counter({
+      name: 'fulfillment_failures_total',
+      help: 'Fulfillment steps that ran out of retries and became FAILED (dead letter), by step',
+      labelNames: ['step'] as const,
+      registers,
+    }),
+  };
+}
+export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
