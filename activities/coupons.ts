@@ -1,13 +1,16 @@
+import { COUPON_TRANSITIONS, ORDER_TRANSITIONS } from '../domain/statuses.js';
 import type { ActivityDeps } from './deps.js';
+import { statusIn, statusMove } from './guarded-sql.js';
 
 export function createCouponActivities({ db }: ActivityDeps) {
   return {
     /** Makes a cancelled order's coupon usable again. Only a coupon still LOCKED by this order moves. */
     async releaseCoupon(orderId: string): Promise<{ released: boolean }> {
+      const release = statusMove('coupons', COUPON_TRANSITIONS.release);
       const released = await db.$executeRaw`
-        UPDATE coupons SET status = 'AVAILABLE', order_id = NULL, updated_at = now()
-        WHERE order_id = ${orderId}::uuid AND status = 'LOCKED'
-          AND EXISTS (SELECT 1 FROM orders WHERE id = ${orderId}::uuid AND status = 'CANCELLED')`;
+        UPDATE coupons SET ${release.set}, order_id = NULL, updated_at = now()
+        WHERE order_id = ${orderId}::uuid AND ${release.guard}
+          AND EXISTS (SELECT 1 FROM orders WHERE id = ${orderId}::uuid AND ${statusIn('orders', [ORDER_TRANSITIONS.cancel.to])})`;
       return { released: released === 1 };
     },
   };

@@ -1,5 +1,7 @@
 import { log } from '@temporalio/activity';
+import { ORDER_TRANSITIONS } from '../domain/statuses.js';
 import type { ActivityDeps } from './deps.js';
+import { statusIn } from './guarded-sql.js';
 
 export function createInventoryActivities({ db }: ActivityDeps) {
   return {
@@ -11,7 +13,7 @@ export function createInventoryActivities({ db }: ActivityDeps) {
       const released = await db.$transaction(async (tx) => {
         const claimed = await tx.$executeRaw`
           UPDATE orders SET stock_released_at = now()
-          WHERE id = ${orderId}::uuid AND status = 'CANCELLED' AND stock_released_at IS NULL`;
+          WHERE id = ${orderId}::uuid AND ${statusIn('orders', [ORDER_TRANSITIONS.cancel.to])} AND stock_released_at IS NULL`;
         if (claimed === 0) return false;
         const items = await tx.orderItem.findMany({ where: { orderId }, orderBy: { sku: 'asc' } });
         for (const item of items) {

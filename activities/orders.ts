@@ -2,10 +2,10 @@ import { Prisma } from '@prisma/client';
 import { log } from '@temporalio/activity';
 import type { Db } from '../lib/db.js';
 import type { PlacedOrder, PlaceOrderRequest } from '../domain/messages.js';
-import { ORDER_TRANSITIONS, type CancelReason, type OrderStatus } from '../domain/statuses.js';
+import { canTransition, COUPON_TRANSITIONS, INITIAL_STATUS, ORDER_TRANSITIONS, type CancelReason, type OrderStatus } from '../domain/statuses.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { businessFailure } from './errors.js';
-import { nowOr, orderStatusIn } from './sql.js';
+import { nowOr, statusMove, statusValue } from './guarded-sql.js';
 
 export type CancelOutcome =
   /** Both times from the winning row: cancelledAt - expiresAt is the cancel lag (a worker metric). */
@@ -49,16 +49,17 @@ export function createOrderActivities(deps: ActivityDeps) {
           }
           let discount = 0;
           if (request.couponCode !== undefined) {
+            const lock = statusMove('coupons', COUPON_TRANSITIONS.lock);
             const locked = await tx.$queryRaw<Array<{ discount_cents: number }>>`
-              UPDATE coupons SET status = 'LOCKED', order_id = ${request.orderId}::uuid, updated_at = now()
-              WHERE code = ${request.couponCode} AND status = 'AVAILABLE'
+              UPDATE coupons SET ${lock.set}, order_id = ${request.orderId}::uuid, updated_at = now()
+              WHERE code = ${request.couponCode} AND ${lock.guard}
               RETURNING discount_cents`;
             if (locked.length === 0) throw businessFailure('COUPON_UNAVAILABLE', { couponCode: request.couponCode });
             discount = locked[0]!.discount_cents;
           }
           await tx.$executeRaw`
             INSERT INTO orders (id, customer_id, status, total_cents, coupon_code, created_at, expires_at, idempotency_key, request_hash)
-            VALUES (${request.orderId}::uuid, ${request.customerId}, 'UNPAID', ${Math.max(0, subtotal - discount)},
+            VALUES (${request.orderId}::uuid, ${request.customerId}, ${statusValue('orders', INITIAL_STATUS.order)}, ${Math.max(0, subtotal - discount)},
                     ${request.couponCode ?? null}, ${nowOr(now)},
                     ${nowOr(now)} + ${deps.paymentWindowMs} * interval '1 millisecond',
                     ${request.idempotencyKey ?? null}, ${request.requestHash})`;
@@ -85,20 +86,14 @@ export function createOrderActivities(deps: ActivityDeps) {
      * has passed by the database's clock. The affected row count decides who won the race.
      */
     async cancelOrder(input: { orderId: string; reason: CancelReason }): Promise<CancelOutcome> {
-      const now = await asOf(deps);
-      const dueGuard = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`AND expires_at <= ${nowOr(now)}` : Prisma.empty;
-      const [cancelled] = await db.$queryRaw<Array<{ cancelled_at: Date; expires_at: Date }>>`
-        UPDATE orders SET status = ${ORDER_TRANSITIONS.cancel.to}::"OrderStatus", cancelled_at = ${nowOr(now)},
-                          cancel_reason = ${input.reason}::"CancelReason"
-        WHERE id = ${input.orderId}::uuid AND ${orderStatusIn(ORDER_TRANSITIONS.cancel.from)} ${dueGuard}
-        RETURNING cancelled_at, expires_at`;
+      const [cancelled] = await db.$queryRaw<Array<{ cancelled_at: Date; expires_at: Date }>>(guardedCancel(input, await asOf(deps)));
       if (cancelled) {
         log.info('order cancelled', { orderId: input.orderId, reason: input.reason });
         return { outcome: 'CANCELLED', cancelledAt: cancelled.cancelled_at.toISOString(), expiresAt: cancelled.expires_at.toISOString() };
       }
       const order = await db.order.findUnique({ where: { id: input.orderId }, select: { status: true, expiresAt: true } });
       if (!order) throw businessFailure('UNKNOWN_ORDER', { orderId: input.orderId });
-      return order.status === 'UNPAID'
+      return canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, order.status)
         ? { outcome: 'NOT_DUE', expiresAt: order.expiresAt.toISOString() }
         : { outcome: 'ALREADY_FINAL', status: order.status };
     },
@@ -111,14 +106,29 @@ export function createOrderActivities(deps: ActivityDeps) {
     /** Moves the deadline of an order that is still unpaid and not yet expired. */
     async extendDeadline(input: { orderId: string; minutes: number }): Promise<{ expiresAt: string }> {
       const now = await asOf(deps);
+      const extend = statusMove('orders', ORDER_TRANSITIONS.extend);
       const rows = await db.$queryRaw<Array<{ expires_at: Date }>>`
-        UPDATE orders SET expires_at = expires_at + ${input.minutes} * interval '1 minute'
-        WHERE id = ${input.orderId}::uuid AND status = 'UNPAID' AND expires_at > ${nowOr(now)}
+        UPDATE orders SET ${extend.set}, expires_at = expires_at + ${input.minutes} * interval '1 minute'
+        WHERE id = ${input.orderId}::uuid AND ${extend.guard} AND expires_at > ${nowOr(now)}
         RETURNING expires_at`;
       if (rows.length === 0) throw businessFailure('ORDER_NOT_UNPAID', { orderId: input.orderId });
       return { expiresAt: rows[0]!.expires_at.toISOString() };
     },
   };
+}
+
+/**
+ * The guarded cancel as one statement: the order moves UNPAID → CANCELLED only if it is still
+ * UNPAID, and for a timeout only once its deadline has passed by `now` (the database's clock when
+ * null). It returns the winning row's times, none when something else won.
+ */
+export function guardedCancel(input: { orderId: string; reason: CancelReason }, now: Date | null): Prisma.Sql {
+  const cancel = statusMove('orders', ORDER_TRANSITIONS.cancel);
+  const due = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`AND expires_at <= ${nowOr(now)}` : Prisma.empty;
+  return Prisma.sql`
+    UPDATE orders SET ${cancel.set}, cancelled_at = ${nowOr(now)}, cancel_reason = ${input.reason}::"CancelReason"
+    WHERE id = ${input.orderId}::uuid AND ${cancel.guard} ${due}
+    RETURNING cancelled_at, expires_at`;
 }
 
 /**
@@ -131,7 +141,8 @@ async function holdOpenOrderLimit(tx: Prisma.TransactionClient, customerId: stri
   if (limit === 0) return;
   // Two keys: this lock's own name, then the customer. A hash collision only makes two customers wait for each other.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('open-orders-per-customer'), hashtext(${customerId}))`;
-  const open = await tx.order.count({ where: { customerId, status: 'UNPAID' } });
+  // Open: still as placed, holding its stock.
+  const open = await tx.order.count({ where: { customerId, status: INITIAL_STATUS.order } });
   if (open >= limit) throw businessFailure('TOO_MANY_OPEN_ORDERS', { limit });
 }
 

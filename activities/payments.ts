@@ -1,8 +1,17 @@
 import { log } from '@temporalio/activity';
 import type { PaymentNotice } from '../domain/messages.js';
-import { canTransition, FULFILLMENT_STEPS, ORDER_TRANSITIONS, PAYMENT_TRANSITIONS, type PaymentStatus, type RefundReason } from '../domain/statuses.js';
+import {
+  canTransition,
+  COUPON_TRANSITIONS,
+  FULFILLMENT_STEPS,
+  INITIAL_STATUS,
+  ORDER_TRANSITIONS,
+  PAYMENT_TRANSITIONS,
+  type PaymentStatus,
+  type RefundReason,
+} from '../domain/statuses.js';
 import { asOf, type ActivityDeps } from './deps.js';
-import { nowOr, orderStatusIn, paymentStatusIn } from './sql.js';
+import { nowOr, statusMove, statusValue } from './guarded-sql.js';
 
 export interface Settlement {
   /** PAID: this payment paid the order. REFUND_PENDING: it must be given back. */
@@ -29,26 +38,29 @@ export function createPaymentActivities(deps: ActivityDeps) {
       return db.$transaction(async (tx) => {
         const claimed = await tx.$executeRaw`
           INSERT INTO payments (payment_id, order_id, amount_cents, status, paid_at, received_at)
-          VALUES (${notice.paymentId}, ${notice.orderId}::uuid, ${notice.amountCents}, 'REFUND_PENDING',
+          VALUES (${notice.paymentId}, ${notice.orderId}::uuid, ${notice.amountCents}, ${statusValue('payments', INITIAL_STATUS.payment)},
                   ${new Date(notice.paidAt)}, ${nowOr(arrived)})
           ON CONFLICT (payment_id) DO NOTHING`;
         if (claimed === 0) {
           const seen = await tx.payment.findUniqueOrThrow({ where: { paymentId: notice.paymentId } });
           return { outcome: seen.status === 'CAPTURED' ? 'PAID' : 'REFUND_PENDING', paymentStatus: seen.status, duplicate: true };
         }
+        const pay = statusMove('orders', ORDER_TRANSITIONS.pay);
         const paid = await tx.$queryRaw<Array<{ coupon_code: string | null }>>`
-          UPDATE orders SET status = ${ORDER_TRANSITIONS.pay.to}::"OrderStatus", paid_at = ${nowOr(now)}
-          WHERE id = ${notice.orderId}::uuid AND ${orderStatusIn(ORDER_TRANSITIONS.pay.from)}
+          UPDATE orders SET ${pay.set}, paid_at = ${nowOr(now)}
+          WHERE id = ${notice.orderId}::uuid AND ${pay.guard}
             AND total_cents = ${notice.amountCents} AND expires_at > ${nowOr(arrived)}
           RETURNING coupon_code`;
         if (paid.length === 1) {
           await tx.$executeRaw`
             UPDATE products p SET reserved = p.reserved - i.quantity, sold = p.sold + i.quantity
             FROM order_items i WHERE i.order_id = ${notice.orderId}::uuid AND p.sku = i.sku`;
+          const redeem = statusMove('coupons', COUPON_TRANSITIONS.redeem);
           await tx.$executeRaw`
-            UPDATE coupons SET status = 'REDEEMED', updated_at = now()
-            WHERE order_id = ${notice.orderId}::uuid AND status = 'LOCKED'`;
-          await tx.payment.update({ where: { paymentId: notice.paymentId }, data: { status: 'CAPTURED' } });
+            UPDATE coupons SET ${redeem.set}, updated_at = now()
+            WHERE order_id = ${notice.orderId}::uuid AND ${redeem.guard}`;
+          const capture = statusMove('payments', PAYMENT_TRANSITIONS.capture);
+          await tx.$executeRaw`UPDATE payments SET ${capture.set} WHERE payment_id = ${notice.paymentId} AND ${capture.guard}`;
           // Fulfillment is owed from this moment: the steps exist, PENDING, with the PAID order.
           await tx.fulfillmentRecord.createMany({
             data: Object.values(FULFILLMENT_STEPS).map((step) => ({ orderId: notice.orderId, step })),
@@ -77,13 +89,12 @@ export function createPaymentActivities(deps: ActivityDeps) {
         return { refunded: payment?.status === 'REFUNDED' };
       }
       const { refundRef } = await paymentProvider.refund({ paymentId, amountCents: payment.amountCents });
+      const refund = statusMove('payments', PAYMENT_TRANSITIONS.refund);
       await db.$transaction([
         db.$executeRaw`
           INSERT INTO refunds (payment_id, amount_cents, provider_ref) VALUES (${paymentId}, ${payment.amountCents}, ${refundRef})
           ON CONFLICT (payment_id) DO NOTHING`,
-        db.$executeRaw`
-          UPDATE payments SET status = ${PAYMENT_TRANSITIONS.refund.to}::"PaymentStatus"
-          WHERE payment_id = ${paymentId} AND ${paymentStatusIn(PAYMENT_TRANSITIONS.refund.from)}`,
+        db.$executeRaw`UPDATE payments SET ${refund.set} WHERE payment_id = ${paymentId} AND ${refund.guard}`,
       ]);
       log.info('payment refunded', { orderId: payment.orderId, paymentId, amountCents: payment.amountCents });
       return { refunded: true };
@@ -91,16 +102,16 @@ export function createPaymentActivities(deps: ActivityDeps) {
 
     /** The provider rejected the refund for good: it stays owed, visible, until an operator retries it. */
     async recordRefundFailure(input: { paymentId: string; error: string }): Promise<void> {
+      const fail = statusMove('payments', PAYMENT_TRANSITIONS.failRefund);
       await db.$executeRaw`
-        UPDATE payments SET status = ${PAYMENT_TRANSITIONS.failRefund.to}::"PaymentStatus", refund_error = ${input.error}, refund_failed_at = now()
-        WHERE payment_id = ${input.paymentId} AND ${paymentStatusIn(PAYMENT_TRANSITIONS.failRefund.from)}`;
+        UPDATE payments SET ${fail.set}, refund_error = ${input.error}, refund_failed_at = now()
+        WHERE payment_id = ${input.paymentId} AND ${fail.guard}`;
     },
 
     /** An operator's retry: REFUND_FAILED → REFUND_PENDING, so that refundPayment may run again. */
     async reopenRefund(paymentId: string): Promise<{ reopened: boolean }> {
-      const reopened = await db.$executeRaw`
-        UPDATE payments SET status = ${PAYMENT_TRANSITIONS.retryRefund.to}::"PaymentStatus"
-        WHERE payment_id = ${paymentId} AND ${paymentStatusIn(PAYMENT_TRANSITIONS.retryRefund.from)}`;
+      const retry = statusMove('payments', PAYMENT_TRANSITIONS.retryRefund);
+      const reopened = await db.$executeRaw`UPDATE payments SET ${retry.set} WHERE payment_id = ${paymentId} AND ${retry.guard}`;
       log.info('refund retried by an operator', { paymentId });
       return { reopened: reopened === 1 };
     },

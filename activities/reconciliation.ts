@@ -1,8 +1,9 @@
 import { getClient, log } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ORDER_WORKFLOW_TYPE, orderWorkflowId } from '../domain/messages.js';
+import { ORDER_TRANSITIONS } from '../domain/statuses.js';
 import { asOf, type ActivityDeps } from './deps.js';
-import { nowOr } from './sql.js';
+import { nowOr, statusIn } from './guarded-sql.js';
 
 export interface SweepResult {
   /** UNPAID orders found past their deadline plus the grace period. */
@@ -25,7 +26,7 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       const now = await asOf(deps);
       const stranded = await db.$queryRaw<Array<{ id: string }>>`
         SELECT id FROM orders
-        WHERE status = 'UNPAID' AND expires_at < ${nowOr(now)} - ${input.graceMs} * interval '1 millisecond'
+        WHERE ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)} AND expires_at < ${nowOr(now)} - ${input.graceMs} * interval '1 millisecond'
         ORDER BY expires_at
         LIMIT ${input.limit}`;
       const client = getClient();

@@ -1,7 +1,6 @@
 import pg from 'pg';
 import { createDb } from '../lib/db.js';
-import { nowOr, orderStatusIn } from '../activities/sql.js';
-import { ORDER_TRANSITIONS } from '../domain/statuses.js';
+import { guardedCancel } from '../activities/orders.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PhaseContext } from './context.js';
 import { ResourceMeter, type ResourceUse } from './resources.js';
@@ -20,9 +19,8 @@ export interface CeilingLevel {
 
 /**
  * Prisma vs `pg` for the guarded cancel on one connection: what the client costs the calling
- * process per statement. Prisma's is the service's own (`$queryRaw`, RETURNING cancelled_at, as
- * cancelOrder sends it); pg's is the same UPDATE and guard as a named prepared statement, without
- * RETURNING (only the row count is needed to tell the winner).
+ * process per statement. Both send the service's own statement (activities/orders.ts
+ * guardedCancel): Prisma through `$queryRaw`, as cancelOrder does; pg as a named prepared statement.
  */
 export interface ClientCost {
   client: 'pg' | 'Prisma $queryRaw';
@@ -36,9 +34,14 @@ export interface CeilingResult {
   clients: ClientCost[];
 }
 
-const GUARDED_CANCEL = `
-  UPDATE orders SET status = 'CANCELLED'::"OrderStatus", cancelled_at = now(), cancel_reason = 'PAYMENT_TIMEOUT'::"CancelReason"
-  WHERE id = $1::uuid AND status = ANY($2::"OrderStatus"[]) AND expires_at <= now()`;
+/** The guarded cancel of a due order by the database's clock, as the timer path sends it. */
+const cancelDue = (orderId: string) => guardedCancel({ orderId, reason: 'PAYMENT_TIMEOUT' }, null);
+
+/** The same statement through pg: its text (with $n placeholders) prepared once per connection. */
+function pgCancel(client: pg.ClientBase, orderId: string): Promise<pg.QueryResult> {
+  const statement = cancelDue(orderId);
+  return client.query({ name: 'guarded-cancel', text: statement.text, values: statement.values });
+}
 
 export async function runCeiling(ctx: PhaseContext): Promise<CeilingResult> {
   const { options, stack, observer } = ctx;
@@ -64,7 +67,7 @@ export async function runCeiling(ctx: PhaseContext): Promise<CeilingResult> {
         const client = await pool.connect();
         try {
           while (Date.now() < until && next < ids.length) {
-            const r = await client.query({ name: 'guarded-cancel', text: GUARDED_CANCEL, values: [ids[next++], ORDER_TRANSITIONS.cancel.from] });
+            const r = await pgCancel(client, ids[next++]!);
             done += r.rowCount ?? 0;
           }
         } finally {
@@ -84,7 +87,7 @@ export async function runCeiling(ctx: PhaseContext): Promise<CeilingResult> {
       const client = new pg.Client({ connectionString: stack.urlAs(ROLES.seed) });
       await client.connect();
       return {
-        cancel: async (id) => (await client.query({ name: 'guarded-cancel', text: GUARDED_CANCEL, values: [id, ORDER_TRANSITIONS.cancel.from] })).rowCount ?? 0,
+        cancel: async (id) => (await pgCancel(client, id)).rowCount ?? 0,
         close: () => client.end(),
       };
     }),
@@ -92,15 +95,7 @@ export async function runCeiling(ctx: PhaseContext): Promise<CeilingResult> {
       const db = createDb(stack.urlAs(ROLES.seed), { maxConnections: 1 });
       await db.$queryRaw`SELECT 1`;
       return {
-        // The shape of activities/orders.ts cancelOrder, guard fragments included.
-        cancel: async (id) =>
-          (
-            await db.$queryRaw<unknown[]>`
-              UPDATE orders SET status = ${ORDER_TRANSITIONS.cancel.to}::"OrderStatus", cancelled_at = ${nowOr(null)},
-                                cancel_reason = ${'PAYMENT_TIMEOUT'}::"CancelReason"
-              WHERE id = ${id}::uuid AND ${orderStatusIn(ORDER_TRANSITIONS.cancel.from)} AND expires_at <= ${nowOr(null)}
-              RETURNING cancelled_at`
-          ).length,
+        cancel: async (id) => (await db.$queryRaw<unknown[]>(cancelDue(id))).length,
         close: () => db.$disconnect(),
       };
     }),

@@ -1,4 +1,6 @@
+import { statusIn } from '../activities/guarded-sql.js';
 import { createOrderActivities } from '../activities/orders.js';
+import { CANCELLATION_COMPENSATION, ORDER_TRANSITIONS } from '../domain/statuses.js';
 import type { Db } from '../lib/db.js';
 import type { DirectActivities } from './direct-placement.js';
 
@@ -32,7 +34,7 @@ export function startScanCanceller(
       async (tx) => {
         const due = await tx.$queryRaw<Array<{ id: string }>>`
           SELECT id FROM orders
-          WHERE status = 'UNPAID' AND expires_at < now() AND customer_id LIKE ${`${options.prefix}%`}
+          WHERE ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)} AND expires_at < now() AND customer_id LIKE ${`${options.prefix}%`}
           ORDER BY expires_at
           LIMIT ${options.batch}
           FOR UPDATE SKIP LOCKED`;
@@ -49,11 +51,8 @@ export function startScanCanceller(
   }
 
   async function compensate(orderId: string): Promise<void> {
-    const released = await Promise.allSettled([
-      run(activities.releaseStock, orderId),
-      run(activities.releaseCoupon, orderId),
-      run(activities.closePaymentIntent, orderId),
-    ]);
+    const steps = CANCELLATION_COMPENSATION.map((name) => activities[name] as (orderId: string) => Promise<unknown>);
+    const released = await Promise.allSettled(steps.map((step) => run(step, orderId)));
     await run(activities.notifyCustomer, { orderId, template: 'ORDER_CANCELLED' });
     if (released.some((r) => r.status === 'rejected')) stats.compensationFailures++;
   }

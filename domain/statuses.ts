@@ -86,6 +86,12 @@ export function isFinal(status: OrderStatus): boolean {
   return !Object.values(ORDER_TRANSITIONS).some((t) => t.to !== status && canTransition<OrderStatus>(t, status));
 }
 
+/**
+ * What a cancelled order gives back, each an idempotent step run once by the winner of the guarded
+ * cancel (in parallel), followed by the ORDER_CANCELLED notice. Named as the activities are.
+ */
+export const CANCELLATION_COMPENSATION = ['releaseStock', 'releaseCoupon', 'closePaymentIntent'] as const;
+
 /** The messages the customer receives, one per order and template (and key, e.g. per refunded payment). */
 export const NOTIFICATION_TEMPLATES = ['ORDER_CANCELLED', 'PAYMENT_RECEIVED', 'PAYMENT_REFUNDED'] as const;
 export type NotificationTemplate = (typeof NOTIFICATION_TEMPLATES)[number];

@@ -30,7 +30,7 @@ import {
 } from '../domain/messages.js';
 import { MustSucceed } from './must-succeed.js';
 import { notifyCustomer } from './notices.js';
-import type { CancelReason, OrderStatus } from '../domain/statuses.js';
+import { CANCELLATION_COMPENSATION, type CancelReason, type OrderStatus } from '../domain/statuses.js';
 import { SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
 import { CustomerIdKey, NeedsAttentionKey, OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
 import { Settlement } from './settlement.js';
@@ -43,8 +43,12 @@ const money = proxyActivities<Activities>(moneyOptions);
 const PLACEMENT_TIMEOUT = '1 minute';
 /** If the timer fired but the database clock says "not yet" (clock skew), look again this soon. */
 const NOT_DUE_RECHECK_MS = 100;
-/** What a cancellation gives back, in the order the calls are made. */
-const COMPENSATION_STEPS = ['releaseStock', 'releaseCoupon', 'closePaymentIntent'] as const;
+/** Each compensation step's activity, with the retry preset its kind of work needs. */
+const COMPENSATION: Record<(typeof CANCELLATION_COMPENSATION)[number], (orderId: string) => Promise<unknown>> = {
+  releaseStock: database.releaseStock,
+  releaseCoupon: database.releaseCoupon,
+  closePaymentIntent: money.closePaymentIntent,
+};
 
 /**
  * One order, from placement to a final state: waits for payment until the deadline on a durable
@@ -204,14 +208,12 @@ class OrderLifecycleRun {
   /** Only the winner of the guarded cancel gets here, so each step runs for one order once. */
   private async compensateCancellation(): Promise<void> {
     this.waitFor('stock, coupon and payment intent to be released');
-    const released = await Promise.allSettled([
-      this.mustSucceed.run('releaseStock', () => database.releaseStock(this.orderId)),
-      this.mustSucceed.run('releaseCoupon', () => database.releaseCoupon(this.orderId)),
-      this.mustSucceed.run('closePaymentIntent', () => money.closePaymentIntent(this.orderId)),
-    ]);
+    const released = await Promise.allSettled(
+      CANCELLATION_COMPENSATION.map((step) => this.mustSucceed.run(step, () => COMPENSATION[step](this.orderId))),
+    );
     this.waitFor('the customer to be notified');
     await notifyCustomer({ orderId: this.orderId, template: 'ORDER_CANCELLED' }, this.mustSucceed, this.attention);
-    const failed = released.flatMap((r, i) => (r.status === 'rejected' ? [{ step: COMPENSATION_STEPS[i]!, reason: r.reason as unknown }] : []));
+    const failed = released.flatMap((r, i) => (r.status === 'rejected' ? [{ step: CANCELLATION_COMPENSATION[i]!, reason: r.reason as unknown }] : []));
     if (failed.length === 0) return;
     if (!patched(SETTLE_EVERY_PAYMENT_PATCH)) {
       // Runs from before: a failed workflow, listed by NeedsAttention.

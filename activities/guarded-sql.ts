@@ -1,0 +1,48 @@
+import { Prisma } from '@prisma/client';
+import type { CouponStatus, OrderStatus, PaymentStatus, StepStatus, Transition } from '../domain/statuses.js';
+
+/**
+ * The one way this service writes a status: `SET status = <to>` only `WHERE status = ANY(<from>)`,
+ * both from one transition of the domain's tables (domain/statuses.ts). The row count then says
+ * whether the move happened — who won a race. test/activities/guarded-writes.test.ts fails on any
+ * status written another way.
+ *
+ * Raw SQL or Prisma's API? Raw SQL for every guarded write and for arithmetic that must happen in
+ * one statement (stock counters, upserts that compute from the old row); Prisma's API for plain
+ * reads and writes that decide nothing.
+ */
+interface StatusOf {
+  orders: OrderStatus;
+  payments: PaymentStatus;
+  coupons: CouponStatus;
+  fulfillment_steps: StepStatus;
+}
+type StatusTable = keyof StatusOf;
+
+/** The PostgreSQL enum of each table's status column (prisma/schema.prisma). */
+const ENUM_OF: Record<StatusTable, string> = {
+  orders: '"OrderStatus"',
+  payments: '"PaymentStatus"',
+  coupons: '"CouponStatus"',
+  fulfillment_steps: '"StepStatus"',
+};
+
+/** `UPDATE <table> SET ${move.set}, … WHERE … AND ${move.guard}`. */
+export function statusMove<T extends StatusTable>(table: T, transition: Transition<StatusOf[T]>): { set: Prisma.Sql; guard: Prisma.Sql } {
+  return { set: Prisma.sql`status = ${transition.to}::${Prisma.raw(ENUM_OF[table])}`, guard: statusIn(table, transition.from) };
+}
+
+/** `status = ANY(<statuses>)`: a condition on a row's status, in reads and alongside writes. */
+export function statusIn<T extends StatusTable>(table: T, statuses: readonly StatusOf[T][]): Prisma.Sql {
+  return Prisma.sql`status = ANY(${[...statuses]}::${Prisma.raw(ENUM_OF[table])}[])`;
+}
+
+/** A status for an INSERT, cast to its column's enum. */
+export function statusValue<T extends StatusTable>(table: T, status: StatusOf[T]): Prisma.Sql {
+  return Prisma.sql`${status}::${Prisma.raw(ENUM_OF[table])}`;
+}
+
+/** The time a guard compares against: the caller's clock in tests, the database's now() otherwise. */
+export function nowOr(asOf: Date | null): Prisma.Sql {
+  return Prisma.sql`COALESCE(${asOf}::timestamptz, now())`;
+}
