@@ -9,17 +9,31 @@ import type { Db } from '../lib/db.js';
 export function createApiMetrics(db: Db) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  new Gauge({
-    name: 'orders',
-    help: 'Orders by status',
-    labelNames: ['status'] as const,
-    registers: [registry],
-    async collect() {
-      const rows = await db.order.groupBy({ by: ['status'], _count: { _all: true } });
-      this.reset();
-      for (const row of rows) this.set({ status: row.status }, row._count._all);
-    },
-  });
+  /** A gauge of row counts by some columns, read from the database at each scrape. */
+  const countsBy = <L extends string>(name: string, help: string, labelNames: readonly L[], count: () => Promise<Array<{ labels: Record<L, string>; n: number }>>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        const rows = await count();
+        this.reset();
+        for (const { labels, n } of rows) this.set(labels, n);
+      },
+    });
+  countsBy('orders', 'Orders by status', ['status'], async () =>
+    (await db.order.groupBy({ by: ['status'], _count: { _all: true } })).map((r) => ({ labels: { status: r.status }, n: r._count._all })),
+  );
+  countsBy('payments', 'Payments by status; status="REFUND_FAILED" is money owed that waits for an operator', ['status'], async () =>
+    (await db.payment.groupBy({ by: ['status'], _count: { _all: true } })).map((r) => ({ labels: { status: r.status }, n: r._count._all })),
+  );
+  countsBy('fulfillment_steps', 'Fulfillment steps by step and status; status="FAILED" is the dead-letter backlog', ['step', 'status'], async () =>
+    (await db.fulfillmentRecord.groupBy({ by: ['step', 'status'], _count: { _all: true } })).map((r) => ({
+      labels: { step: r.step, status: r.status },
+      n: r._count._all,
+    })),
+  );
   new Gauge({
     name: 'orders_unpaid_past_deadline',
     help: 'UNPAID orders whose deadline passed more than 1 minute ago: their cancellation is late',
@@ -28,28 +42,6 @@ export function createApiMetrics(db: Db) {
       const [row] = await db.$queryRaw<Array<{ n: number }>>`
         SELECT count(*)::int AS n FROM orders WHERE status = 'UNPAID' AND expires_at < now() - interval '1 minute'`;
       this.set(row!.n);
-    },
-  });
-  new Gauge({
-    name: 'payments',
-    help: 'Payments by status; status="REFUND_FAILED" is money owed that waits for an operator',
-    labelNames: ['status'] as const,
-    registers: [registry],
-    async collect() {
-      const rows = await db.payment.groupBy({ by: ['status'], _count: { _all: true } });
-      this.reset();
-      for (const row of rows) this.set({ status: row.status }, row._count._all);
-    },
-  });
-  new Gauge({
-    name: 'fulfillment_steps',
-    help: 'Fulfillment steps by step and status; status="FAILED" is the dead-letter backlog',
-    labelNames: ['step', 'status'] as const,
-    registers: [registry],
-    async collect() {
-      const rows = await db.fulfillmentRecord.groupBy({ by: ['step', 'status'], _count: { _all: true } });
-      this.reset();
-      for (const row of rows) this.set({ step: row.step, status: row.status }, row._count._all);
     },
   });
   return {
