@@ -1,17 +1,32 @@
-# The order service's image: one image, two commands (the worker and the API), run by docker-compose.yml.
-FROM node:20-bookworm-slim
+# The order service's images, built in stages (docker-compose.yml picks the target):
+#   build    — every dependency, the Prisma client generated, `npm run build` (dist/, workflow bundle)
+#   migrate  — runs `npm run db:deploy` (the Prisma CLI and its schema engine are dev dependencies)
+#   runtime  — production dependencies only, the compiled service, no TypeScript at run time
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
-ENV NODE_ENV=production
 # Dependencies first (cached while only the code changes). The postinstall generates the Prisma client
-# from prisma/schema.prisma; dev dependencies stay: `npm run db:deploy` needs the Prisma CLI. The
-# postinstall script's own imports (dev/, lib/) come first too; a test checks that list.
+# from prisma/schema.prisma; its own imports (dev/, lib/) come first too — a test checks that list.
 COPY package.json package-lock.json prisma.config.ts ./
 COPY prisma ./prisma
 COPY dev ./dev
 COPY lib ./lib
-RUN npm ci --include=dev && npm cache clean --force
+RUN npm ci && npm cache clean --force
 COPY . .
+RUN npm run build
+
+FROM build AS migrate
 USER node
-# The API (default); the workers run `node --import tsx worker/main.ts`, migrations `npm run db:deploy`.
+CMD ["npm", "run", "db:deploy"]
+
+FROM node:20-bookworm-slim AS runtime
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+# No install scripts: the only one that matters, the Prisma client's generation, ran in the build stage.
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/node_modules/.prisma ./node_modules/.prisma
+COPY --from=build /app/dist ./dist
+USER node
+# The API (default); the workers run `node dist/worker/main.js`.
 EXPOSE 3000 9464
-CMD ["node", "--import", "tsx", "api/server.ts"]
+CMD ["node", "dist/api/server.js"]

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
@@ -7,6 +8,12 @@ import type { Tracing } from '../lib/tracing.js';
 import { activityMetrics } from './activity-metrics.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/**
+ * The workflow code bundled at build time: `npm run build` writes dist/workflow-bundle.js, found
+ * here by the compiled worker (dist/worker/). Running from the sources (dev, tests) there is none,
+ * and the worker bundles the workflows itself at start.
+ */
+export const PREBUILT_WORKFLOW_BUNDLE = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
 
 export interface WorkerSettings {
   connection: NativeConnection;
@@ -32,11 +39,19 @@ export function createOrderWorker(settings: WorkerSettings): Promise<Worker> {
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     activities: (settings.wrapActivities ?? ((a) => a))(createActivities(settings.deps)),
-    ...(settings.workflowBundle ? { workflowBundle: settings.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...workflowSource(settings.workflowBundle),
     ...(settings.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: settings.shutdownGraceMs }),
     interceptors: { activity: settings.metrics ? [activityMetrics(settings.metrics)] : [] },
     plugins: settings.tracing
       ? [new OpenTelemetryPlugin({ resource: settings.tracing.resource, spanProcessor: settings.tracing.spanProcessor })]
       : [],
   });
+}
+
+/** Where this worker's workflow code comes from, for its start-up log line. */
+export const hasPrebuiltWorkflowBundle = (): boolean => existsSync(PREBUILT_WORKFLOW_BUNDLE);
+
+function workflowSource(given: WorkerOptions['workflowBundle']): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  if (given) return { workflowBundle: given };
+  return hasPrebuiltWorkflowBundle() ? { workflowBundle: { codePath: PREBUILT_WORKFLOW_BUNDLE } } : { workflowsPath: WORKFLOWS_PATH };
 }

@@ -6,7 +6,7 @@ import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
 import { createWorkerMetrics } from './metrics.js';
 import { startTracing } from '../lib/tracing.js';
-import { createOrderWorker } from './create-worker.js';
+import { createOrderWorker, hasPrebuiltWorkflowBundle } from './create-worker.js';
 import { temporalLogger } from './temporal-logger.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ensureReconciliationSchedule } from './reconciliation-schedule.js';
@@ -51,6 +51,7 @@ async function main(): Promise<void> {
         metricsPort: config.workerMetricsPort,
         tracing: Boolean(tracing),
         reconciliationSchedule: schedule,
+        workflowCode: hasPrebuiltWorkflowBundle() ? 'prebuilt bundle' : 'bundled at start',
       },
       'worker started',
     );

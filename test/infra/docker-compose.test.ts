@@ -16,7 +16,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 const FILE = join(PROJECT_ROOT, 'docker-compose.yml');
 interface Service {
   image?: string;
-  build?: string;
+  build?: string | { context: string; target: string };
   command?: string[] | string;
   ports?: string[];
   environment?: Record<string, string | number>;
@@ -38,18 +38,25 @@ const workers = Object.entries(services).filter(([name]) => /^worker-\d+$/.test(
 const appServices: Array<[string, Service]> = [['api', services.api!], ...workers];
 
 describe('docker-compose.yml', () => {
-  it('has the production-like stack: PostgreSQL, Temporal on it, search attributes, Web UI, migrations, two workers, the API', () => {
+  it('has the production-like stack: PostgreSQL, Temporal 1.32 on it with its schema, search attributes, Web UI, migrations, two workers, the API', () => {
     expect(Object.keys(services).sort()).toEqual(
-      ['api', 'migrate', 'postgres', 'temporal', 'temporal-setup', 'temporal-ui', 'worker-1', 'worker-2'].sort(),
+      ['api', 'migrate', 'postgres', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker-1', 'worker-2'].sort(),
     );
-    expect(services.temporal!.image).toMatch(/^temporalio\/auto-setup:/);
+    // The server version the embedded stack and the tests run (dev/temporal-binaries.ts pins it for builds).
+    expect(services.temporal!.image).toBe('temporalio/server:1.32.2');
+    for (const name of ['temporal-schema', 'temporal-setup']) expect(services[name]!.image).toBe('temporalio/admin-tools:1.32.2');
     expect(services.temporal!.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
+    expect(services.temporal!.depends_on).toMatchObject({ 'temporal-schema': { condition: 'service_completed_successfully' } });
+    expect(existsSync(join(PROJECT_ROOT, 'ops', 'temporal-schema.sh'))).toBe(true);
     expect(services['temporal-ui']!.image).toMatch(/^temporalio\/ui:/);
     expect(workers).toHaveLength(2);
-    for (const [, worker] of workers) expect(worker.command).toEqual(['node', '--import', 'tsx', 'worker/main.ts']);
-    expect(services.api!.command).toEqual(['node', '--import', 'tsx', 'api/server.ts']);
-    for (const [, app] of [...appServices, ['migrate', services.migrate!] as const]) expect(app.build).toBe('.');
-    expect(existsSync(join(PROJECT_ROOT, 'Dockerfile'))).toBe(true);
+    // The compiled service (the Dockerfile's runtime stage): no TypeScript at run time.
+    for (const [, worker] of workers) expect(worker.command).toEqual(['node', 'dist/worker/main.js']);
+    expect(services.api!.command).toEqual(['node', 'dist/api/server.js']);
+    for (const [, app] of appServices) expect(app.build).toEqual({ context: '.', target: 'runtime' });
+    expect(services.migrate!.build).toEqual({ context: '.', target: 'migrate' });
+    const stages = [...readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8').matchAll(/^FROM \S+ AS (\S+)$/gm)].map((m) => m[1]);
+    expect(stages).toEqual(['build', 'migrate', 'runtime']);
     // Nothing of ours starts before the schema and the search attributes exist.
     for (const [, app] of appServices) {
       expect(app.depends_on).toMatchObject({

@@ -1,0 +1,100 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedHeaders } from '../../api/webhook-signature.js';
+import { signCustomerToken } from '../../dev/customer-token.js';
+import { PROJECT_ROOT } from '../../dev/paths.js';
+import { findFreePort } from '../../dev/ports.js';
+import { eventually } from '../helpers/eventually.js';
+import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+
+/**
+ * The production build as the image runs it: `npm run build`, then `node dist/worker/main.js` and
+ * `node dist/api/server.js` (no TypeScript at run time, the workflow bundle built once at build
+ * time) against a real PostgreSQL and Temporal server, carrying orders end to end over HTTP.
+ */
+const TASK_QUEUE = 'orders-compiled';
+const SECRETS = {
+  ADMIN_TOKEN: 'compiled-admin-token',
+  PAYMENT_WEBHOOK_SECRET: 'compiled-webhook-secret',
+  CUSTOMER_JWT_SECRET: 'compiled-customer-jwt-secret-0123456789',
+  ORDER_ID_SECRET: 'compiled-order-id-secret-0123456789abcdef',
+};
+let h: OrderHarness;
+let api: string;
+const processes: Array<{ name: string; child: ChildProcess; lines: string[] }> = [];
+
+function startCompiled(name: string, entry: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [entry], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const lines: string[] = [];
+  for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+  processes.push({ name, child, lines });
+  return lines;
+}
+
+beforeAll(async () => {
+  const build = spawnSync('npm', ['run', 'build'], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 240_000 });
+  expect(build.status, `${build.stdout}\n${build.stderr}`).toBe(0);
+  h = await startOrderHarness({ temporal: 'dev-server', taskQueue: TASK_QUEUE, inProcessWorker: false });
+  const [apiPort, metricsPort, sdkPort] = [await findFreePort(), await findFreePort(), await findFreePort()];
+  const env = {
+    ...SECRETS,
+    NODE_ENV: 'production',
+    DATABASE_URL: h.databaseUrl,
+    TEMPORAL_ADDRESS: h.env.address,
+    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+    PAYMENT_WINDOW: '3s',
+    LOG_LEVEL: 'info',
+  };
+  startCompiled('worker', 'dist/worker/main.js', { ...env, WORKER_METRICS_PORT: String(metricsPort), TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}` });
+  startCompiled('api', 'dist/api/server.js', { ...env, PORT: String(apiPort), ORDERS_PER_MINUTE_PER_CLIENT: '0' });
+  api = `http://127.0.0.1:${apiPort}`;
+  await eventually(async () => processes.every((p) => p.lines.some((l) => l.includes('"worker started"') || l.includes('"API listening"'))), 90_000);
+}, 360_000);
+
+afterAll(async () => {
+  for (const { child } of processes) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await h?.close();
+});
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const raw = body === undefined ? undefined : JSON.stringify(body);
+  const res = await fetch(api + path, { method, body: raw, headers: { ...(raw ? { 'content-type': 'application/json' } : {}), ...headers } });
+  return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
+}
+
+describe('the compiled service (npm run build, node dist/…)', () => {
+  it('the worker loads the workflow bundle built at build time instead of bundling at start', () => {
+    const worker = processes.find((p) => p.name === 'worker')!;
+    expect(worker.lines.map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ msg: 'worker started', workflowCode: 'prebuilt bundle' }));
+    expect(worker.lines.some((l) => l.includes('Workflow bundle created'))).toBe(false);
+  });
+
+  it('carries one order to PAID and fulfilled and another to CANCELLED, over HTTP', async () => {
+    const admin = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` };
+    const customer = { authorization: `Bearer ${await signCustomerToken(SECRETS.CUSTOMER_JWT_SECRET, 'compiled-customer')}` };
+    expect((await call('PUT', '/products/COMPILED-TEA', { name: 'Tea', priceCents: 700, stock: 5 }, admin)).status).toBe(200);
+    const paid = await call('POST', '/orders', { items: [{ sku: 'COMPILED-TEA', quantity: 2 }] }, customer);
+    expect(paid.status, JSON.stringify(paid.body)).toBe(201);
+    const payment = JSON.stringify({ paymentId: `p-${paid.body.id}`, orderId: paid.body.id, amountCents: paid.body.totalCents, paidAt: new Date().toISOString() });
+    const accepted = await fetch(`${api}/payments/callback`, { method: 'POST', body: payment, headers: { 'content-type': 'application/json', ...signedHeaders(SECRETS.PAYMENT_WEBHOOK_SECRET, payment) } });
+    expect(accepted.status).toBe(202);
+    const unpaid = await call('POST', '/orders', { items: [{ sku: 'COMPILED-TEA', quantity: 1 }] }, customer);
+    expect(unpaid.status).toBe(201);
+
+    await eventually(async () => {
+      const order = (await call('GET', `/orders/${paid.body.id}`, undefined, customer)).body;
+      return order.status === 'PAID' && Object.values(order.fulfillment ?? {}).every((s) => s === 'DONE');
+    }, 30_000);
+    await eventually(async () => (await call('GET', `/orders/${unpaid.body.id}`, undefined, customer)).body.status === 'CANCELLED', 30_000);
+    // Compensation follows the cancel: the unpaid order's unit comes back.
+    await eventually(async () => (await call('GET', '/products/COMPILED-TEA')).body.available === 3, 30_000);
+    expect((await call('GET', '/products/COMPILED-TEA')).body).toMatchObject({ available: 3, reserved: 0, sold: 2 });
+  });
+
+  it('both stop cleanly on SIGTERM', async () => {
+    for (const { child } of processes) child.kill('SIGTERM');
+    const codes = await Promise.all(processes.map(async ({ child }) => (await once(child, 'exit'))[0]));
+    expect(codes).toEqual([0, 0]);
+  });
+});
