@@ -36,7 +36,7 @@ export function catalogRouter({ db, adminToken }: { db: Db; adminToken: string }
   router.get('/products/:sku', async (req, res) => {
     const { sku } = parseInput(SkuParam, req.params);
     const product = await db.product.findUnique({ where: { sku } });
-    if (!product) throw new ApiError(404, 'UNKNOWN_SKU', 'no product has that sku');
+    if (!product) throw new ApiError('UNKNOWN_SKU', 'no product has that sku');
     const { name, priceCents, available, reserved, sold } = product;
     res.json({ sku, name, priceCents, available, reserved, sold });
   });
@@ -51,7 +51,7 @@ export function catalogRouter({ db, adminToken }: { db: Db; adminToken: string }
   router.get('/coupons/:code', admin, async (req, res) => {
     const { code } = parseInput(CouponParam, req.params);
     const coupon = await db.coupon.findUnique({ where: { code } });
-    if (!coupon) throw new ApiError(404, 'UNKNOWN_COUPON', 'no coupon has that code');
+    if (!coupon) throw new ApiError('UNKNOWN_COUPON');
     res.json(couponView(coupon));
   });
 
