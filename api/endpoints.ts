@@ -160,7 +160,7 @@ export const ENDPOINTS: Endpoint[] = [
     summary: 'Re-drive a FAILED fulfillment step (the dead letter)',
     access: 'operator',
     params: RetryStepParams,
-    success: { status: 202, description: 'the step is PENDING again; it then completes exactly once', schema: StepRetried },
+    success: { status: 202, description: 'the step has left FAILED (running again, or already DONE); it completes exactly once', schema: StepRetried },
     errors: ['UNKNOWN_ORDER', 'STEP_NOT_FAILED'],
   },
   {
