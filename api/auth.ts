@@ -4,7 +4,7 @@ import { InvalidCustomerToken, type VerifyCustomerToken } from './customer-token
 import { ApiError } from './errors.js';
 
 /**
- * Who may call what (README "Who may call what"). Operators hold `ADMIN_TOKEN` and may do
+ * Who may call what (docs/api.md, "Who may call what"). Operators hold `ADMIN_TOKEN` and may do
  * everything; a customer holds a JWT whose `sub` is their customer id and reaches only their own
  * orders; the payment provider signs its callbacks instead (api/webhook-signature.ts).
  */
