@@ -7,8 +7,11 @@ import type { Logger } from '../lib/logger.js';
 import { FakeFaults } from '../activities/third-party/faults.js';
 import { createApiMetrics } from './metrics.js';
 import { customerTokenVerifier } from './customer-token.js';
+import { DEV_ENDPOINTS, ENDPOINTS } from './endpoints.js';
 import { errorHandler, notFound } from './errors.js';
+import { openApiRouter } from './openapi.js';
 import { catalogRouter } from './routes/catalog.js';
+import { FAULT_ENDPOINTS } from './routes/fault-endpoints.js';
 import { faultsRouter } from './routes/faults.js';
 import { fulfillmentRouter } from './routes/fulfillment.js';
 import { healthRouter } from './routes/health.js';
@@ -55,6 +58,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(paymentsRouter(routeDeps));
   app.use(healthRouter(routeDeps));
   app.use(metricsRouter(routeDeps));
+  // The document names exactly the routes mounted here: the dev-only ones only when they are.
+  app.use(openApiRouter(deps.faultsEnabled ? [...ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS] : ENDPOINTS));
   app.use(catalogRouter(routeDeps));
   app.use(ordersRouter(routeDeps));
   app.use(fulfillmentRouter(routeDeps));

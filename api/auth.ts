@@ -4,7 +4,7 @@ import { InvalidCustomerToken, type VerifyCustomerToken } from './customer-token
 import { ApiError } from './errors.js';
 
 /**
- * Who may call what (README "Who may call what"). Operators hold `ADMIN_TOKEN` and may do
+ * Who may call what (docs/api.md, "Who may call what"). Operators hold `ADMIN_TOKEN` and may do
  * everything; a customer holds a JWT whose `sub` is their customer id and reaches only their own
  * orders; the payment provider signs its callbacks instead (api/webhook-signature.ts).
  */
@@ -15,7 +15,7 @@ export function requireAdmin(adminToken: string): RequestHandler {
   const isAdminToken = adminTokenCheck(adminToken);
   return (req, _res, next) => {
     const token = bearerToken(req);
-    if (token === undefined || !isAdminToken(token)) throw new ApiError(401, 'UNAUTHORIZED', 'this call needs the admin bearer token');
+    if (token === undefined || !isAdminToken(token)) throw new ApiError('UNAUTHORIZED', 'this call needs the admin bearer token');
     next();
   };
 }
@@ -25,7 +25,7 @@ export function requireCaller({ adminToken, verifyCustomerToken }: { adminToken:
   const isAdminToken = adminTokenCheck(adminToken);
   return async (req, res, next) => {
     const token = bearerToken(req);
-    if (token === undefined) throw new ApiError(401, 'UNAUTHORIZED', 'this call needs a customer bearer token (or the admin token)');
+    if (token === undefined) throw new ApiError('UNAUTHORIZED', 'this call needs a customer bearer token (or the admin token)');
     let caller: Caller;
     if (isAdminToken(token)) {
       caller = { role: 'operator' };
@@ -33,7 +33,7 @@ export function requireCaller({ adminToken, verifyCustomerToken }: { adminToken:
       try {
         caller = { role: 'customer', customerId: await verifyCustomerToken(token) };
       } catch (err) {
-        if (err instanceof InvalidCustomerToken) throw new ApiError(401, 'UNAUTHORIZED', 'the bearer token is not valid: malformed, forged or expired');
+        if (err instanceof InvalidCustomerToken) throw new ApiError('UNAUTHORIZED', 'the bearer token is not valid: malformed, forged or expired');
         throw err;
       }
     }
@@ -56,7 +56,7 @@ export function callerOf(res: Response): Caller {
 export function actingFor(caller: Caller, named: string | undefined): string | undefined {
   if (caller.role === 'operator') return named;
   if (named !== undefined && named !== caller.customerId) {
-    throw new ApiError(403, 'CUSTOMER_MISMATCH', "a customer's token acts only for that customer", { customerId: named });
+    throw new ApiError('CUSTOMER_MISMATCH', undefined, { customerId: named });
   }
   return caller.customerId;
 }

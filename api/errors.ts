@@ -2,18 +2,25 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
 import { BUSINESS_ERRORS, type BusinessErrorCode } from '../domain/errors.js';
 import type { Logger } from '../lib/logger.js';
+import { MAX_CLOCK_SKEW_SECONDS } from './webhook-signature.js';
 
-/** Every error the API answers with: JSON `{error: {code, message, details}}`, never HTML or a stack. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: unknown,
-  ) {
-    super(message);
-  }
-}
+/**
+ * The API's own error codes, beside the business ones (domain/errors.ts): its status and what it
+ * means. A route may say more in its message; the OpenAPI document and docs/api.md use these.
+ */
+const API_ERRORS = {
+  VALIDATION_FAILED: { status: 400, message: 'the request is not valid' },
+  UNAUTHORIZED: { status: 401, message: 'a valid bearer token is needed: the admin token, or a customer token where customers may call' },
+  INVALID_SIGNATURE: { status: 401, message: `missing or wrong signature, or a timestamp more than ${MAX_CLOCK_SKEW_SECONDS / 60} minutes off` },
+  CUSTOMER_MISMATCH: { status: 403, message: "a customer's token acts only for that customer" },
+  NOT_FOUND: { status: 404, message: 'no such route' },
+  UNKNOWN_COUPON: { status: 404, message: 'no coupon has that code' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'the request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "the request body's charset or content encoding is not supported" },
+  RATE_LIMITED: { status: 429, message: 'too many calls; retry after Retry-After seconds' },
+  INTERNAL: { status: 500, message: 'something went wrong on our side' },
+  CALLBACK_REFUSED: { status: 502, message: 'the payment webhook refused the simulated callback' },
+} as const satisfies Record<string, { status: number; message: string }>;
 
 const BUSINESS_STATUS: Record<BusinessErrorCode, number> = {
   UNKNOWN_SKU: 404,
@@ -28,15 +35,39 @@ const BUSINESS_STATUS: Record<BusinessErrorCode, number> = {
   REFUND_NOT_FAILED: 409,
 };
 
+export type ErrorCode = keyof typeof API_ERRORS | BusinessErrorCode;
+
+/** Every code the API answers with, its HTTP status and its standard message: the one list. */
+export const ERRORS: Readonly<Record<ErrorCode, { status: number; message: string }>> = {
+  ...API_ERRORS,
+  ...(Object.fromEntries(
+    Object.entries(BUSINESS_ERRORS).map(([code, message]) => [code, { status: BUSINESS_STATUS[code as BusinessErrorCode], message }]),
+  ) as Record<BusinessErrorCode, { status: number; message: string }>),
+};
+
+/** Every error the API answers with: JSON `{error: {code, message, details}}`, never HTML or a stack. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string = ERRORS[code].message,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.status = ERRORS[code].status;
+  }
+}
+
 export function businessError(code: BusinessErrorCode, details?: unknown): ApiError {
-  return new ApiError(BUSINESS_STATUS[code], code, BUSINESS_ERRORS[code], details);
+  return new ApiError(code, undefined, details);
 }
 
 /** Parses input with a schema; a mismatch is a 400 VALIDATION_FAILED listing each problem. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input);
   if (!result.success) {
-    throw new ApiError(400, 'VALIDATION_FAILED', 'the request is not valid', {
+    throw new ApiError('VALIDATION_FAILED', undefined, {
       issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
     });
   }
@@ -44,7 +75,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
 }
 
 export const notFound: RequestHandler = (req) => {
-  throw new ApiError(404, 'NOT_FOUND', `no route for ${req.method} ${req.path}`);
+  throw new ApiError('NOT_FOUND', `no route for ${req.method} ${req.path}`);
 };
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -60,11 +91,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 
 function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  // body-parser's errors carry a status (malformed JSON 400, too large 413, bad charset 415).
+  // body-parser's errors carry a status: too large 413, bad charset or encoding 415, anything else
+  // about the body (malformed JSON, an aborted upload) 400.
   const status = (err as { status?: unknown }).status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION_FAILED';
-    return new ApiError(status, code, status === 400 ? 'the request body is not valid JSON' : (err as Error).message);
+    if (status === 413) return new ApiError('PAYLOAD_TOO_LARGE', (err as Error).message);
+    if (status === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE', (err as Error).message);
+    return new ApiError('VALIDATION_FAILED', 'the request body is not valid JSON');
   }
-  return new ApiError(500, 'INTERNAL', 'something went wrong on our side');
+  return new ApiError('INTERNAL');
 }

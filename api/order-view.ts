@@ -2,6 +2,7 @@ import type { Prisma } from '@prisma/client';
 import type { Db } from '../lib/db.js';
 import { FULFILLMENT_STEP_NAMES, FULFILLMENT_STEPS, INITIAL_STATUS, type FulfillmentStepName, type StepStatus } from '../domain/statuses.js';
 import { orderWorkflowId } from '../domain/messages.js';
+import type { OrderView } from './responses.js';
 
 const include = {
   items: { orderBy: { sku: 'asc' } },
@@ -9,9 +10,6 @@ const include = {
   fulfillment: true,
 } satisfies Prisma.OrderInclude;
 type OrderRow = Prisma.OrderGetPayload<{ include: typeof include }>;
-
-/** What GET /orders answers with. */
-export type OrderView = ReturnType<typeof toView>;
 
 export async function findOrderView(db: Db, id: string): Promise<OrderView | null> {
   const [row, now] = await Promise.all([db.order.findUnique({ where: { id }, include }), databaseNow(db)]);
@@ -38,7 +36,8 @@ async function databaseNow(db: Db): Promise<Date> {
   return row!.now;
 }
 
-function toView(row: OrderRow, now: Date) {
+/** What GET /orders and GET /orders/:id answer with; its shape is documented in api/responses.ts. */
+function toView(row: OrderRow, now: Date): OrderView {
   const stepStatus = (name: FulfillmentStepName): StepStatus =>
     row.fulfillment.find((f) => f.step === FULFILLMENT_STEPS[name])?.status ?? INITIAL_STATUS.step;
   return {

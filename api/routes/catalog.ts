@@ -3,6 +3,7 @@ import type { Db } from '../../lib/db.js';
 import { requireAdmin } from '../auth.js';
 import { ApiError, parseInput } from '../errors.js';
 import { jsonBody } from '../json-body.js';
+import type { CouponView, ProductView } from '../responses.js';
 import { CouponBody, CouponParam, ProductBody, SkuParam } from '../schemas.js';
 
 interface ProductRow {
@@ -36,9 +37,9 @@ export function catalogRouter({ db, adminToken }: { db: Db; adminToken: string }
   router.get('/products/:sku', async (req, res) => {
     const { sku } = parseInput(SkuParam, req.params);
     const product = await db.product.findUnique({ where: { sku } });
-    if (!product) throw new ApiError(404, 'UNKNOWN_SKU', 'no product has that sku');
+    if (!product) throw new ApiError('UNKNOWN_SKU', 'no product has that sku');
     const { name, priceCents, available, reserved, sold } = product;
-    res.json({ sku, name, priceCents, available, reserved, sold });
+    res.json({ sku, name, priceCents, available, reserved, sold } satisfies ProductView);
   });
 
   router.put('/coupons/:code', admin, jsonBody, async (req, res) => {
@@ -51,17 +52,17 @@ export function catalogRouter({ db, adminToken }: { db: Db; adminToken: string }
   router.get('/coupons/:code', admin, async (req, res) => {
     const { code } = parseInput(CouponParam, req.params);
     const coupon = await db.coupon.findUnique({ where: { code } });
-    if (!coupon) throw new ApiError(404, 'UNKNOWN_COUPON', 'no coupon has that code');
+    if (!coupon) throw new ApiError('UNKNOWN_COUPON');
     res.json(couponView(coupon));
   });
 
   return router;
 }
 
-function productView(row: ProductRow) {
+function productView(row: ProductRow): ProductView {
   return { sku: row.sku, name: row.name, priceCents: row.price_cents, available: row.available, reserved: row.reserved, sold: row.sold };
 }
 
-function couponView(c: { code: string; discountCents: number; status: string; orderId: string | null }) {
+function couponView(c: { code: string; discountCents: number; status: CouponView['status']; orderId: string | null }): CouponView {
   return { code: c.code, discountCents: c.discountCents, status: c.status, orderId: c.orderId };
 }

@@ -43,7 +43,7 @@ export function ordersPageRouter({ db, temporal, temporalUiUrl, webhookSecret, a
     const self = `http://127.0.0.1:${req.socket.localPort}`;
     const notice = { paymentId: `sim-${randomUUID()}`, orderId: id, amountCents: order.totalCents, paidAt: new Date().toISOString() };
     const callback = await sendPaymentCallback(self, webhookSecret, notice);
-    if (callback.status !== 202) throw new ApiError(502, 'CALLBACK_REFUSED', `the webhook answered ${callback.status}`, callback.body);
+    if (callback.status !== 202) throw new ApiError('CALLBACK_REFUSED', `the webhook answered ${callback.status}`, callback.body);
     res.status(202).json({ paymentId: notice.paymentId, callbackStatus: callback.status });
   });
   return router;

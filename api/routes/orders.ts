@@ -45,7 +45,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     const { customerId: named, ...body } = parseInput(CreateOrderBody, req.body);
     const customerId = actingFor(callerOf(res), named);
     if (customerId === undefined) {
-      throw new ApiError(400, 'VALIDATION_FAILED', 'the request is not valid', {
+      throw new ApiError('VALIDATION_FAILED', undefined, {
         issues: [{ path: 'customerId', message: 'required when the admin token places the order' }],
       });
     }

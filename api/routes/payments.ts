@@ -33,13 +33,13 @@ export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger,
       rawBody,
       Date.now(),
     );
-    if (!signed) throw new ApiError(401, 'INVALID_SIGNATURE', 'missing or wrong signature, or a timestamp more than 5 minutes off');
+    if (!signed) throw new ApiError('INVALID_SIGNATURE');
 
     let json: unknown;
     try {
       json = JSON.parse(rawBody.toString('utf8'));
     } catch {
-      throw new ApiError(400, 'VALIDATION_FAILED', 'the request body is not valid JSON');
+      throw new ApiError('VALIDATION_FAILED', 'the request body is not valid JSON');
     }
     const callback = parseInput(PaymentCallbackBody, json);
     const [order] = await db.$queryRaw<Array<{ now: Date }>>`SELECT now() AS now FROM orders WHERE id = ${callback.orderId}::uuid`;

@@ -1,0 +1,139 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { createDocument, type oas31, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import { errorCodesOf, type Access, type Answer, type Endpoint } from './endpoint.js';
+import { ERRORS, type ErrorCode } from './errors.js';
+import { MAX_CLOCK_SKEW_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-signature.js';
+
+export type OpenApiDocument = oas31.OpenAPIObject;
+
+const SECURITY_SCHEMES = {
+  adminToken: { type: 'http', scheme: 'bearer', description: 'Operators: `ADMIN_TOKEN`. May do everything, for any customer.' },
+  customerToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      "Customers: a JWT whose `sub` is the customer id and which has an `exp`; HS256 with `CUSTOMER_JWT_SECRET`, or RS256 with the keys at `CUSTOMER_JWKS_URL`. Reaches only that customer's orders.",
+  },
+  paymentTimestamp: { type: 'apiKey', in: 'header', name: TIMESTAMP_HEADER, description: `Unix seconds; at most ${MAX_CLOCK_SKEW_SECONDS} s off the server's clock.` },
+  paymentSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: SIGNATURE_HEADER,
+    description: '`sha256=<hex HMAC-SHA256(PAYMENT_WEBHOOK_SECRET, timestamp + "." + rawBody)>`, over the exact bytes of the body.',
+  },
+} satisfies Record<string, oas31.SecuritySchemeObject>;
+
+/** Alternatives: any one entry of the list lets the call in; an empty list means no credentials. */
+const SECURITY: Record<Access, oas31.SecurityRequirementObject[]> = {
+  public: [],
+  operator: [{ adminToken: [] }],
+  customerOrOperator: [{ customerToken: [] }, { adminToken: [] }],
+  paymentProvider: [{ paymentTimestamp: [], paymentSignature: [] }],
+};
+
+/** The OpenAPI 3.1 document of these routes, their schemas taken from the zod schemas the routes validate with. */
+export function openApiDocument(endpoints: Endpoint[]): OpenApiDocument {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const endpoint of endpoints) {
+    (paths[openApiPath(endpoint.path)] ??= {})[endpoint.method] = operation(endpoint);
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'order-lifecycle',
+      version: '1',
+      description:
+        'Orders that are cancelled on time when unpaid, and payments that are never lost. Amounts are integer cents, times ISO-8601 UTC. ' +
+        'Every error is `{"error": {"code", "message", "details"?}}` with a 4xx or 5xx status. See docs/api.md.',
+    },
+    components: { securitySchemes: SECURITY_SCHEMES },
+    paths,
+  });
+}
+
+/** `/orders/:id` → `/orders/{id}`. */
+export function openApiPath(expressPath: string): string {
+  return expressPath.replace(/:(\w+)/g, '{$1}');
+}
+
+/** Serves the document of the routes this app mounts, built once. */
+export function openApiRouter(endpoints: Endpoint[]): Router {
+  const document = openApiDocument(endpoints);
+  const router = Router();
+  router.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  return router;
+}
+
+function operation(endpoint: Endpoint): ZodOpenApiOperationObject {
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const answer of [endpoint.success, ...(endpoint.otherAnswers ?? [])]) responses[statusKey(answer.status)] = response(answer);
+  for (const [status, codes] of byStatus(errorCodesOf(endpoint))) {
+    responses[statusKey(status)] = {
+      description: codes.map((code) => `\`${code}\`: ${ERRORS[code].message}`).join('; '),
+      content: { 'application/json': { schema: errorBody(codes) } },
+    };
+  }
+  return {
+    operationId: operationId(endpoint),
+    summary: endpoint.summary,
+    ...(endpoint.description || endpoint.devOnly ? { description: description(endpoint) } : {}),
+    tags: [tagOf(endpoint)],
+    security: SECURITY[endpoint.access],
+    requestParams: {
+      ...(endpoint.params ? { path: endpoint.params } : {}),
+      ...(endpoint.query ? { query: endpoint.query } : {}),
+      ...(endpoint.headers ? { header: endpoint.headers } : {}),
+    },
+    ...(endpoint.body ? { requestBody: { required: true, content: { 'application/json': { schema: endpoint.body } } } } : {}),
+    responses,
+  };
+}
+
+function response(answer: Answer) {
+  if (!answer.schema) return { description: answer.description };
+  return { description: answer.description, content: { [answer.contentType ?? 'application/json']: { schema: answer.schema } } };
+}
+
+/** The contract's error shape, its code narrowed to those this route answers with at this status. */
+function errorBody(codes: ErrorCode[]) {
+  return z.strictObject({
+    error: z.strictObject({
+      code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+      details: z.unknown().optional().meta({ description: 'what was wrong, e.g. `issues: [{path, message}]` for VALIDATION_FAILED' }),
+    }),
+  });
+}
+
+function statusKey(status: number): `${1 | 2 | 3 | 4 | 5}${string}` {
+  return `${status}` as `${1 | 2 | 3 | 4 | 5}${string}`;
+}
+
+function byStatus(codes: ErrorCode[]): Map<number, ErrorCode[]> {
+  const groups = new Map<number, ErrorCode[]>();
+  for (const code of codes) groups.set(ERRORS[code].status, [...(groups.get(ERRORS[code].status) ?? []), code]);
+  return new Map([...groups].sort(([a], [b]) => a - b));
+}
+
+function description(endpoint: Endpoint): string {
+  const devOnly = endpoint.devOnly ? 'Dev and tests only: mounted when `FAULTS_ENABLED=true`, 404 otherwise.' : '';
+  return [endpoint.description, devOnly].filter(Boolean).join(' ');
+}
+
+function tagOf(endpoint: Endpoint): string {
+  if (endpoint.devOnly) return 'dev';
+  const first = endpoint.path.split('/')[1];
+  if (first === 'products' || first === 'coupons') return 'catalog';
+  if (first === 'orders' || first === 'payments') return first;
+  return 'operations';
+}
+
+/** `post /orders/:id/cancel` → `postOrdersIdCancel`. */
+function operationId(endpoint: Endpoint): string {
+  const words = endpoint.path.split(/[/:._-]+/).filter(Boolean);
+  return endpoint.method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}

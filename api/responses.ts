@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import {
+  CANCEL_REASONS,
+  COUPON_STATUSES,
+  FULFILLMENT_STEP_NAMES,
+  ORDER_STATUSES,
+  PAYMENT_STATUSES,
+  STEP_STATUSES,
+} from '../domain/statuses.js';
+
+/**
+ * The shapes of what the API answers with, for the OpenAPI document (api/openapi.ts). Strict, so
+ * test/api/openapi-errors.test.ts fails when a route answers with a field the document does not
+ * name; the routes' own types are inferred from these where they build the answer.
+ */
+const timestamp = z.iso.datetime({ offset: true });
+const StepStatus = z.enum(STEP_STATUSES);
+
+export const ProductView = z
+  .strictObject({
+    sku: z.string(),
+    name: z.string(),
+    priceCents: z.int(),
+    available: z.int().meta({ description: 'units that can be ordered now' }),
+    reserved: z.int().meta({ description: 'units held by unpaid orders' }),
+    sold: z.int().meta({ description: 'units of paid orders' }),
+  })
+  .meta({ id: 'Product' });
+export type ProductView = z.infer<typeof ProductView>;
+
+export const CouponView = z
+  .strictObject({
+    code: z.string(),
+    discountCents: z.int(),
+    status: z.enum(COUPON_STATUSES).meta({ description: 'single-use: LOCKED by an unpaid order, REDEEMED once it is paid' }),
+    orderId: z.uuid().nullable(),
+  })
+  .meta({ id: 'Coupon' });
+export type CouponView = z.infer<typeof CouponView>;
+
+const OrderItem = z.strictObject({ sku: z.string(), quantity: z.int(), unitPriceCents: z.int() });
+
+export const PlacedOrderView = z
+  .strictObject({
+    id: z.uuid(),
+    customerId: z.string(),
+    status: z.enum(ORDER_STATUSES),
+    totalCents: z.int(),
+    expiresAt: timestamp.meta({ description: 'the payment deadline, by the database clock' }),
+    couponCode: z.string().nullable(),
+    items: z.array(OrderItem),
+    workflowId: z.string().meta({ description: 'the order\'s Temporal workflow, `order-<id>`' }),
+  })
+  .meta({ id: 'PlacedOrder' });
+
+export const OrderView = z
+  .strictObject({
+    id: z.uuid(),
+    customerId: z.string(),
+    status: z.enum(ORDER_STATUSES),
+    payable: z.boolean().meta({ description: 'false once expiresAt has passed, even before the cancellation has landed' }),
+    totalCents: z.int(),
+    createdAt: timestamp,
+    expiresAt: timestamp,
+    paidAt: timestamp.nullable(),
+    cancelledAt: timestamp.nullable(),
+    cancelReason: z.enum(CANCEL_REASONS).nullable(),
+    items: z.array(OrderItem),
+    couponCode: z.string().nullable(),
+    workflowId: z.string(),
+    payments: z.array(
+      z.strictObject({
+        paymentId: z.string(),
+        amountCents: z.int(),
+        status: z.enum(PAYMENT_STATUSES),
+        refundError: z.string().optional().meta({ description: 'why the provider rejected the refund (REFUND_FAILED)' }),
+      }),
+    ),
+    fulfillment: z
+      .strictObject(Object.fromEntries(FULFILLMENT_STEP_NAMES.map((step) => [step, StepStatus])) as Record<(typeof FULFILLMENT_STEP_NAMES)[number], typeof StepStatus>)
+      .nullable()
+      .meta({ description: 'null until the order is paid' }),
+  })
+  .meta({ id: 'Order' });
+export type OrderView = z.infer<typeof OrderView>;
+
+export const OrderList = z.strictObject({ orders: z.array(OrderView).meta({ description: 'newest first' }) });
+
+export const CancelRequested = z.strictObject({ id: z.uuid(), cancelRequested: z.literal(true) });
+
+export const DeadlineExtended = z.strictObject({ expiresAt: timestamp });
+
+export const StepRetried = z.strictObject({ step: z.enum(FULFILLMENT_STEP_NAMES), status: StepStatus });
+
+export const RefundRetried = z.strictObject({ paymentId: z.string(), status: z.enum(PAYMENT_STATUSES) });
+
+export const PaymentAccepted = z.strictObject({ accepted: z.literal(true), paymentId: z.string() });
+
+export const Health = z.strictObject({ db: z.enum(['ok', 'down']), temporal: z.enum(['ok', 'down']) });
+
+export const UiConfig = z.strictObject({
+  temporalUiUrl: z.string(),
+  namespace: z.string(),
+  devMode: z.boolean().meta({ description: 'FAULTS_ENABLED: the page offers "simulate payment"' }),
+});
+
+export const SimulatedPayment = z.strictObject({ paymentId: z.string(), callbackStatus: z.literal(202) });

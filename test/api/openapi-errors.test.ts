@@ -1,0 +1,333 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Endpoint } from '../../api/endpoint.js';
+import { DEV_ENDPOINTS, ENDPOINTS } from '../../api/endpoints.js';
+import type { ErrorCode } from '../../api/errors.js';
+import { FAULT_ENDPOINTS } from '../../api/routes/fault-endpoints.js';
+import { signedHeaders } from '../../api/webhook-signature.js';
+import { placeOrder, seedCatalog } from '../helpers/catalog.js';
+import { eventually } from '../helpers/eventually.js';
+import { ADMIN_TOKEN, startOrderHarness, WEBHOOK_SECRET, type HttpResult, type OrderHarness } from '../helpers/order-harness.js';
+
+/**
+ * Drives every route of the OpenAPI document through the real service: one call that succeeds,
+ * whose body must match the documented schema, and one call per documented error code, which must
+ * answer that code at the documented status. A route that answers a code it does not document, or
+ * documents one that no call here produces, fails. INTERNAL (any route, when something of ours
+ * breaks) is the one code not driven.
+ */
+const NOT_DRIVEN: ErrorCode[] = ['INTERNAL'];
+const RATE_LIMIT = 3;
+
+let h: OrderHarness;
+let f: Fixture;
+let document: any;
+
+interface Order {
+  id: string;
+  totalCents: number;
+}
+interface Fixture {
+  sku: string;
+  couponCode: string;
+  /** Stock 1: two units are out of stock. */
+  scarceSku: string;
+  /** UNPAID; its customer, `holder`, is at the open-order limit (1). */
+  unpaid: Order;
+  /** PAID, its loyalty step FAILED; `paymentId` CAPTURED. */
+  paid: Order & { paymentId: string };
+  /** UNPAID; `paymentId` (of the wrong amount) REFUND_FAILED. */
+  refundFailed: Order & { paymentId: string };
+  toCancel: Order;
+  toSimulate: Order;
+  /** A total above what a payment callback may carry, so the simulated callback is refused. */
+  unpayable: Order;
+}
+
+beforeAll(async () => {
+  h = await startOrderHarness({
+    taskQueue: 'orders-openapi',
+    maxOpenOrdersPerCustomer: 1,
+    ordersRateLimit: { limit: RATE_LIMIT, windowMs: 60_000 },
+  });
+  document = (await h.http('GET', '/openapi.json')).body;
+  f = await fixture();
+}, 180_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+async function fixture(): Promise<Fixture> {
+  const { sku, couponCode } = await seedCatalog(h, { stock: 50 });
+  const scarceSku = (await seedCatalog(h, { stock: 1 })).sku;
+  const pricySku = (await seedCatalog(h, { priceCents: 100_000_000, stock: 2 })).sku;
+  const order = (customerId: string, item = sku, quantity = 1) => placeOrder(h, { sku: item, quantity, customerId });
+
+  const paid = await order('payer');
+  const paidPaymentId = `pay-${paid.id}`;
+  await withFault('loyalty', async () => {
+    expect((await h.pay({ paymentId: paidPaymentId, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(202);
+    await eventually(async () => (await h.admin('GET', `/orders/${paid.id}`)).body.fulfillment?.loyalty === 'FAILED', 30_000);
+  });
+
+  const refundFailed = await order('refundee');
+  const refundPaymentId = `wrong-amount-${refundFailed.id}`;
+  await withFault('payments', async () => {
+    expect((await h.pay({ paymentId: refundPaymentId, orderId: refundFailed.id, amountCents: 1 })).status).toBe(202);
+    await eventually(async () => (await h.db.payment.findUnique({ where: { paymentId: refundPaymentId } }))?.status === 'REFUND_FAILED', 30_000);
+  });
+
+  return {
+    sku,
+    couponCode,
+    scarceSku,
+    unpaid: await order('holder'),
+    paid: { ...paid, paymentId: paidPaymentId },
+    refundFailed: { ...refundFailed, paymentId: refundPaymentId },
+    toCancel: await order('canceller'),
+    toSimulate: await order('simulator'),
+    unpayable: await order('whale', pricySku, 2),
+  };
+}
+
+async function withFault(service: string, during: () => Promise<void>): Promise<void> {
+  expect((await h.admin('PUT', `/admin/faults/${service}`, { failAlways: true })).status).toBe(200);
+  try {
+    await during();
+  } finally {
+    await h.admin('DELETE', `/admin/faults/${service}`);
+  }
+}
+
+/** A customer of their own for each call: the rate and open-order limits count per customer. */
+const someone = () => `c-${randomUUID().slice(0, 8)}`;
+const admin = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  h.http(method, path, body, { ...headers, authorization: `Bearer ${ADMIN_TOKEN}` });
+const customer = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  h.asCustomer(someone(), method, path, body, headers);
+const signed = (body: string, headers: Record<string, string> = {}) =>
+  h.http('POST', '/payments/callback', body, { ...signedHeaders(WEBHOOK_SECRET, body), ...headers });
+/** Over the JSON body parser's 64 kB. */
+const huge = JSON.stringify({ name: 'x'.repeat(70_000) });
+/** body-parser refuses an encoding it cannot decode with 415. */
+const unknownEncoding = { 'content-encoding': 'x-unknown' };
+
+type Send = () => Promise<HttpResult>;
+interface Probes {
+  success: Send;
+  errors: Partial<Record<ErrorCode, Send>>;
+}
+
+/** Keyed like the document: `METHOD /path/{param}`. */
+const PROBES: Record<string, Probes> = {
+  'GET /healthz': { success: () => h.http('GET', '/healthz'), errors: {} },
+  'GET /metrics': {
+    success: () => admin('GET', '/metrics'),
+    errors: { UNAUTHORIZED: () => h.http('GET', '/metrics') },
+  },
+  'GET /openapi.json': { success: () => h.http('GET', '/openapi.json'), errors: {} },
+  'PUT /products/{sku}': {
+    success: () => admin('PUT', `/products/NEW-${randomUUID().slice(0, 8)}`, { name: 'Tea', priceCents: 100, stock: 3 }),
+    errors: {
+      UNAUTHORIZED: () => h.http('PUT', '/products/ABC', { name: 'Tea', priceCents: 100, stock: 3 }),
+      VALIDATION_FAILED: () => admin('PUT', '/products/ABC', { name: 'Tea', priceCents: -1, stock: 3 }),
+      PAYLOAD_TOO_LARGE: () => admin('PUT', '/products/ABC', huge),
+      UNSUPPORTED_MEDIA_TYPE: () => admin('PUT', '/products/ABC', { name: 'Tea', priceCents: 100, stock: 3 }, unknownEncoding),
+    },
+  },
+  'GET /products/{sku}': {
+    success: () => h.http('GET', `/products/${f.sku}`),
+    errors: {
+      VALIDATION_FAILED: () => h.http('GET', '/products/a%20b'),
+      UNKNOWN_SKU: () => h.http('GET', '/products/NO-SUCH-SKU'),
+    },
+  },
+  'PUT /coupons/{code}': {
+    success: () => admin('PUT', `/coupons/NEW-${randomUUID().slice(0, 8)}`, { discountCents: 100 }),
+    errors: {
+      UNAUTHORIZED: () => h.http('PUT', '/coupons/C1', { discountCents: 100 }),
+      VALIDATION_FAILED: () => admin('PUT', '/coupons/C1', { discountCents: 'ten' }),
+      PAYLOAD_TOO_LARGE: () => admin('PUT', '/coupons/C1', huge),
+      UNSUPPORTED_MEDIA_TYPE: () => admin('PUT', '/coupons/C1', { discountCents: 100 }, unknownEncoding),
+    },
+  },
+  'GET /coupons/{code}': {
+    success: () => admin('GET', `/coupons/${f.couponCode}`),
+    errors: {
+      UNAUTHORIZED: () => h.http('GET', `/coupons/${f.couponCode}`),
+      VALIDATION_FAILED: () => admin('GET', '/coupons/a%20b'),
+      UNKNOWN_COUPON: () => admin('GET', '/coupons/NO-SUCH-COUPON'),
+    },
+  },
+  'POST /orders': {
+    success: () => customer('POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }], couponCode: f.couponCode }),
+    errors: {
+      UNAUTHORIZED: () => h.http('POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }),
+      VALIDATION_FAILED: () => customer('POST', '/orders', { items: [] }),
+      CUSTOMER_MISMATCH: () => customer('POST', '/orders', { customerId: 'someone-else', items: [{ sku: f.sku, quantity: 1 }] }),
+      RATE_LIMITED: async () => {
+        const spammer = someone();
+        for (let i = 0; i < RATE_LIMIT; i++) await h.asCustomer(spammer, 'POST', '/orders', {}); // refused calls count too
+        return h.asCustomer(spammer, 'POST', '/orders', {});
+      },
+      UNKNOWN_SKU: () => customer('POST', '/orders', { items: [{ sku: 'NO-SUCH-SKU', quantity: 1 }] }),
+      OUT_OF_STOCK: () => customer('POST', '/orders', { items: [{ sku: f.scarceSku, quantity: 2 }] }),
+      COUPON_UNAVAILABLE: () => customer('POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }], couponCode: 'NO-SUCH-COUPON' }),
+      TOO_MANY_OPEN_ORDERS: () => h.asCustomer('holder', 'POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }),
+      IDEMPOTENCY_KEY_REUSED: async () => {
+        const [who, key] = [someone(), { 'idempotency-key': randomUUID() }];
+        expect((await h.asCustomer(who, 'POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }, key)).status).toBe(201);
+        return h.asCustomer(who, 'POST', '/orders', { items: [{ sku: f.sku, quantity: 2 }] }, key);
+      },
+      PAYLOAD_TOO_LARGE: () => customer('POST', '/orders', huge),
+      UNSUPPORTED_MEDIA_TYPE: () => customer('POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }, unknownEncoding),
+    },
+  },
+  'GET /orders': {
+    success: () => h.asCustomer('holder', 'GET', '/orders?status=UNPAID'),
+    errors: {
+      UNAUTHORIZED: () => h.http('GET', '/orders'),
+      VALIDATION_FAILED: () => customer('GET', '/orders?limit=1000'),
+      CUSTOMER_MISMATCH: () => customer('GET', '/orders?customerId=someone-else'),
+    },
+  },
+  'GET /orders/{id}': {
+    success: () => admin('GET', `/orders/${f.paid.id}`),
+    errors: {
+      UNAUTHORIZED: () => h.http('GET', `/orders/${f.unpaid.id}`),
+      VALIDATION_FAILED: () => customer('GET', '/orders/not-a-uuid'),
+      UNKNOWN_ORDER: () => customer('GET', `/orders/${f.unpaid.id}`), // another customer's: as if it did not exist
+    },
+  },
+  'POST /orders/{id}/cancel': {
+    success: () => h.asCustomer('canceller', 'POST', `/orders/${f.toCancel.id}/cancel`),
+    errors: {
+      UNAUTHORIZED: () => h.http('POST', `/orders/${f.unpaid.id}/cancel`),
+      VALIDATION_FAILED: () => customer('POST', '/orders/not-a-uuid/cancel'),
+      UNKNOWN_ORDER: () => customer('POST', `/orders/${randomUUID()}/cancel`),
+      ORDER_NOT_UNPAID: () => h.asCustomer('payer', 'POST', `/orders/${f.paid.id}/cancel`),
+    },
+  },
+  'POST /orders/{id}/extend': {
+    success: () => admin('POST', `/orders/${f.unpaid.id}/extend`, { minutes: 5 }),
+    errors: {
+      UNAUTHORIZED: () => h.asCustomer('holder', 'POST', `/orders/${f.unpaid.id}/extend`, { minutes: 5 }),
+      VALIDATION_FAILED: () => admin('POST', `/orders/${f.unpaid.id}/extend`, { minutes: 0 }),
+      UNKNOWN_ORDER: () => admin('POST', `/orders/${randomUUID()}/extend`, { minutes: 5 }),
+      ORDER_NOT_UNPAID: () => admin('POST', `/orders/${f.paid.id}/extend`, { minutes: 5 }),
+      PAYLOAD_TOO_LARGE: () => admin('POST', `/orders/${f.unpaid.id}/extend`, huge),
+      UNSUPPORTED_MEDIA_TYPE: () => admin('POST', `/orders/${f.unpaid.id}/extend`, { minutes: 5 }, unknownEncoding),
+    },
+  },
+  'POST /orders/{id}/fulfillment/{step}/retry': {
+    success: () => admin('POST', `/orders/${f.paid.id}/fulfillment/loyalty/retry`),
+    errors: {
+      UNAUTHORIZED: () => h.http('POST', `/orders/${f.paid.id}/fulfillment/loyalty/retry`),
+      VALIDATION_FAILED: () => admin('POST', `/orders/${f.paid.id}/fulfillment/shipping/retry`),
+      UNKNOWN_ORDER: () => admin('POST', `/orders/${randomUUID()}/fulfillment/loyalty/retry`),
+      STEP_NOT_FAILED: () => admin('POST', `/orders/${f.unpaid.id}/fulfillment/loyalty/retry`),
+    },
+  },
+  'POST /orders/{id}/payments/{paymentId}/refund/retry': {
+    success: () => admin('POST', `/orders/${f.refundFailed.id}/payments/${f.refundFailed.paymentId}/refund/retry`),
+    errors: {
+      UNAUTHORIZED: () => h.http('POST', `/orders/${f.refundFailed.id}/payments/${f.refundFailed.paymentId}/refund/retry`),
+      VALIDATION_FAILED: () => admin('POST', `/orders/not-a-uuid/payments/${f.refundFailed.paymentId}/refund/retry`),
+      UNKNOWN_PAYMENT: () => admin('POST', `/orders/${f.unpaid.id}/payments/${f.refundFailed.paymentId}/refund/retry`),
+      REFUND_NOT_FAILED: () => admin('POST', `/orders/${f.paid.id}/payments/${f.paid.paymentId}/refund/retry`),
+    },
+  },
+  'POST /payments/callback': {
+    // A redelivery: accepted again, with one effect.
+    success: () => h.pay({ paymentId: f.paid.paymentId, orderId: f.paid.id, amountCents: f.paid.totalCents }),
+    errors: {
+      INVALID_SIGNATURE: () => h.http('POST', '/payments/callback', { paymentId: 'p', orderId: f.unpaid.id, amountCents: 1, paidAt: new Date().toISOString() }),
+      VALIDATION_FAILED: () => signed(JSON.stringify({ paymentId: 'p', orderId: f.unpaid.id, amountCents: -1, paidAt: 'yesterday' })),
+      UNKNOWN_ORDER: () => signed(JSON.stringify({ paymentId: 'p', orderId: randomUUID(), amountCents: 1, paidAt: new Date().toISOString() })),
+      PAYLOAD_TOO_LARGE: () => signed('x'.repeat(20_000)), // the webhook's own limit: 16 kB
+      UNSUPPORTED_MEDIA_TYPE: () => signed(JSON.stringify({ paymentId: 'p' }), unknownEncoding),
+    },
+  },
+  'GET /ui/config': {
+    success: () => admin('GET', '/ui/config'),
+    errors: { UNAUTHORIZED: () => h.http('GET', '/ui/config') },
+  },
+  'POST /dev/orders/{id}/simulate-payment': {
+    success: () => admin('POST', `/dev/orders/${f.toSimulate.id}/simulate-payment`),
+    errors: {
+      UNAUTHORIZED: () => h.http('POST', `/dev/orders/${f.toSimulate.id}/simulate-payment`),
+      VALIDATION_FAILED: () => admin('POST', '/dev/orders/not-a-uuid/simulate-payment'),
+      UNKNOWN_ORDER: () => admin('POST', `/dev/orders/${randomUUID()}/simulate-payment`),
+      CALLBACK_REFUSED: () => admin('POST', `/dev/orders/${f.unpayable.id}/simulate-payment`),
+    },
+  },
+  'PUT /admin/faults/{service}': {
+    success: () => admin('PUT', '/admin/faults/invoice', { latencyMs: 0 }),
+    errors: {
+      UNAUTHORIZED: () => h.http('PUT', '/admin/faults/invoice', { latencyMs: 0 }),
+      VALIDATION_FAILED: () => admin('PUT', '/admin/faults/printer', { latencyMs: 0 }),
+      PAYLOAD_TOO_LARGE: () => admin('PUT', '/admin/faults/invoice', huge),
+      UNSUPPORTED_MEDIA_TYPE: () => admin('PUT', '/admin/faults/invoice', { latencyMs: 0 }, unknownEncoding),
+    },
+  },
+  'DELETE /admin/faults/{service}': {
+    success: () => admin('DELETE', '/admin/faults/invoice'),
+    errors: {
+      UNAUTHORIZED: () => h.http('DELETE', '/admin/faults/invoice'),
+      VALIDATION_FAILED: () => admin('DELETE', '/admin/faults/printer'),
+    },
+  },
+};
+
+const ENDPOINT_OF = new Map<string, Endpoint>(
+  [...ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [`${e.method.toUpperCase()} ${e.path.replace(/:(\w+)/g, '{$1}')}`, e]),
+);
+
+/** The contract's error shape. */
+const ErrorBody = z.strictObject({ error: z.strictObject({ code: z.string(), message: z.string().min(1), details: z.unknown().optional() }) });
+
+function operationOf(route: string) {
+  const [method, path] = route.split(' ') as [string, string];
+  return document.paths[path]?.[method.toLowerCase()];
+}
+
+/** code → status, as the document's error responses list them (each enumerates its codes). */
+function documentedErrors(operation: any, endpoint: Endpoint): Map<string, number> {
+  const errors = new Map<string, number>();
+  for (const [status, response] of Object.entries<any>(operation.responses)) {
+    if (Number(status) < 400 || endpoint.otherAnswers?.some((answer) => answer.status === Number(status))) continue;
+    for (const code of response.content['application/json'].schema.properties.error.properties.code.enum) errors.set(code, Number(status));
+  }
+  return errors;
+}
+
+describe('every documented route answers as documented', () => {
+  it('has probes for exactly the routes of the document', () => {
+    const documented = Object.entries<Record<string, unknown>>(document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(Object.keys(PROBES).sort()).toEqual(documented.sort());
+  });
+
+  for (const [route, probes] of Object.entries(PROBES)) {
+    it(route, async () => {
+      const operation = operationOf(route);
+      expect(operation, `${route} is documented`).toBeDefined();
+      const endpoint = ENDPOINT_OF.get(route)!;
+
+      const ok = await probes.success();
+      expect(ok.status, JSON.stringify(ok.body)).toBe(endpoint.success.status);
+      expect(Object.keys(operation.responses)).toContain(String(ok.status));
+      if (endpoint.success.schema) endpoint.success.schema.parse(ok.body);
+
+      const documented = documentedErrors(operation, endpoint);
+      for (const [code, send] of Object.entries(probes.errors)) {
+        const res = await send();
+        expect({ code: res.body?.error?.code, status: res.status }, JSON.stringify(res.body)).toEqual({ code, status: documented.get(code) });
+        ErrorBody.parse(res.body);
+      }
+      expect(Object.keys(probes.errors).sort(), 'every documented code is produced by a call above').toEqual(
+        [...documented.keys()].filter((code) => !NOT_DRIVEN.includes(code as ErrorCode)).sort(),
+      );
+    });
+  }
+});

@@ -1,0 +1,86 @@
+import type { AddressInfo } from 'node:net';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { Client } from '@temporalio/client';
+import type { Express } from 'express';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../api/app.js';
+import type { Db } from '../../lib/db.js';
+import { createLogger } from '../../lib/logger.js';
+
+/** The app without a database or Temporal: building it and serving /openapi.json must touch neither. */
+function appWith(faultsEnabled: boolean): Express {
+  const untouchable = new Proxy({}, { get: () => { throw new Error('must not be used'); } });
+  return createApp({
+    db: untouchable as Db,
+    temporal: untouchable as Client,
+    taskQueue: 'q',
+    adminToken: 't',
+    webhookSecret: 's',
+    customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
+    orderIdSecret: 's'.repeat(32),
+    ordersRateLimit: { limit: 0, windowMs: 60_000 },
+    faultsEnabled,
+    temporalUiUrl: 'http://localhost:8233',
+    logger: createLogger('test', 'silent'),
+  });
+}
+
+/** `GET /orders/:id` for every route the app's routers mount (Express 5: app.router.stack). */
+function mountedRoutes(app: Express): string[] {
+  const routes: string[] = [];
+  const walk = (stack: Layer[]) => {
+    for (const layer of stack) {
+      if (layer.route) {
+        expect(typeof layer.route.path, 'a route path the document can name').toBe('string');
+        for (const method of Object.keys(layer.route.methods)) routes.push(`${method.toUpperCase()} ${layer.route.path}`);
+      } else if (layer.handle.stack) {
+        walk(layer.handle.stack);
+      }
+    }
+  };
+  walk((app as unknown as { router: { stack: Layer[] } }).router.stack);
+  return routes.sort();
+}
+interface Layer {
+  route?: { path: unknown; methods: Record<string, boolean> };
+  handle: { stack?: Layer[] };
+}
+
+/** `GET /orders/:id` for every operation of the document, its `{id}` written back the Express way. */
+function documentedRoutes(document: { paths: Record<string, Record<string, unknown>> }): string[] {
+  return Object.entries(document.paths)
+    .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
+    .sort();
+}
+
+async function fetchDocument(app: Express): Promise<{ status: number; contentType: string | null; body: any }> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/openapi.json`); // no credentials: public
+    return { status: res.status, contentType: res.headers.get('content-type'), body: await res.json() };
+  } finally {
+    server.close();
+  }
+}
+
+describe('GET /openapi.json', () => {
+  it.each([true, false])('names exactly the routes the app mounts (FAULTS_ENABLED %s)', async (faultsEnabled) => {
+    const app = appWith(faultsEnabled);
+    const served = await fetchDocument(app);
+    expect(served.status).toBe(200);
+    expect(served.contentType).toMatch(/^application\/json/);
+    const mounted = mountedRoutes(app);
+    expect(mounted).toContain('GET /orders/:id'); // the walk found the routers' routes at all
+    expect(mounted.includes('PUT /admin/faults/:service')).toBe(faultsEnabled);
+    expect(documentedRoutes(served.body)).toEqual(mounted);
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const { body } = await fetchDocument(appWith(true));
+    const result = await new Validator().validate(body);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(body.openapi).toMatch(/^3\.1\./);
+  });
+});
