@@ -6,6 +6,8 @@ import type { CancelReason, FulfillmentStepName, OrderStatus, PaymentStatus, Ste
  * workflow can only talk through these, so both sides are type-checked against one definition.
  */
 export const ORDER_WORKFLOW_TYPE = 'OrderLifecycle';
+/** Settles a payment that arrived after its order's lifecycle ended (workflows/late-payment.ts). */
+export const LATE_PAYMENT_WORKFLOW_TYPE = 'SettleLatePayment';
 export const orderWorkflowId = (orderId: string): string => `order-${orderId}`;
 /** The order an `order-<orderId>` workflow id names, or undefined for any other workflow. */
 export const orderIdOfWorkflow = (workflowId: string): string | undefined => /^order-(.+)$/.exec(workflowId)?.[1];

@@ -3,7 +3,7 @@ import express, { Router } from 'express';
 import type { Db } from '../../lib/db.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ApiMetrics } from '../metrics.js';
-import { orderWorkflowId, paidSignal, latePaymentWorkflowId, type PaymentNotice } from '../../domain/messages.js';
+import { LATE_PAYMENT_WORKFLOW_TYPE, latePaymentWorkflowId, orderWorkflowId, paidSignal, type PaymentNotice } from '../../domain/messages.js';
 import type { SettleLatePayment } from '../../workflows/late-payment.js';
 import { ApiError, businessError, parseInput } from '../errors.js';
 import { PaymentCallbackBody } from '../schemas.js';
@@ -65,7 +65,7 @@ export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger,
       if (!isWorkflowGone(err)) throw err;
     }
     try {
-      await temporal.workflow.start<typeof SettleLatePayment>('SettleLatePayment', {
+      await temporal.workflow.start<typeof SettleLatePayment>(LATE_PAYMENT_WORKFLOW_TYPE, {
         workflowId: latePaymentWorkflowId(notice.paymentId),
         taskQueue,
         args: [notice],

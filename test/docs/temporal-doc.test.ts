@@ -24,10 +24,12 @@ describe('docs/temporal.md names what the code defines', () => {
   it('lists the workflow types the worker registers, with their ids', () => {
     const rows = tableRows(page, '| workflow type | id |');
     expect(rows.map(([type]) => codeIn(type!)).sort()).toEqual(registeredWorkflowTypes().sort());
-    expect(registeredWorkflowTypes()).toEqual(expect.arrayContaining([messages.ORDER_WORKFLOW_TYPE, messages.RECONCILIATION_WORKFLOW_TYPE]));
+    expect(registeredWorkflowTypes().sort()).toEqual(
+      [messages.ORDER_WORKFLOW_TYPE, messages.LATE_PAYMENT_WORKFLOW_TYPE, messages.RECONCILIATION_WORKFLOW_TYPE].sort(),
+    );
     const idOf = Object.fromEntries(rows.map(([type, id]) => [codeIn(type!), id!]));
     expect(idOf[messages.ORDER_WORKFLOW_TYPE]).toContain(`\`${messages.orderWorkflowId('<orderId>')}\``);
-    expect(idOf.SettleLatePayment).toContain(`\`${messages.latePaymentWorkflowId('<paymentId>')}\``);
+    expect(idOf[messages.LATE_PAYMENT_WORKFLOW_TYPE]).toContain(`\`${messages.latePaymentWorkflowId('<paymentId>')}\``);
     expect(idOf[messages.RECONCILIATION_WORKFLOW_TYPE]).toContain(`\`${messages.RECONCILIATION_SCHEDULE_ID}\``);
   });
 
