@@ -1,17 +1,11 @@
 import type { Db } from '../lib/db.js';
-import type { InvoiceService, LoyaltyService } from './third-party/fulfillment-services.js';
-import type { Notifier } from './third-party/notifier.js';
-import type { PaymentProvider } from './third-party/payment-provider.js';
+import type { ThirdParties } from './third-party/index.js';
 
-export interface ActivityDeps {
+export interface ActivityDeps extends ThirdParties {
   db: Db;
   paymentWindowMs: number;
   /** Unpaid orders one customer may hold at once (MAX_OPEN_ORDERS_PER_CUSTOMER); 0: no limit. */
   maxOpenOrdersPerCustomer: number;
-  paymentProvider: PaymentProvider;
-  notifier: Notifier;
-  invoices: InvoiceService;
-  loyalty: LoyaltyService;
   /**
    * The clock the deadline guards compare against. Unset in production: the database's own now(),
    * one clock for every instance. Tests on the time-skipping server pass that server's clock, so

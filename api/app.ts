@@ -1,18 +1,16 @@
 import type { Client } from '@temporalio/client';
-import express, { type Express } from 'express';
+import express, { type Express, type Router } from 'express';
 import helmet from 'helmet';
 import type { CustomerTokenSettings } from '../lib/config.js';
 import type { Db } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
-import { FakeFaults } from '../activities/third-party/faults.js';
 import { createApiMetrics } from './metrics.js';
 import { customerTokenVerifier } from './customer-token.js';
+import type { Endpoint } from './endpoint.js';
 import { DEV_ENDPOINTS, ENDPOINTS } from './endpoints.js';
 import { errorHandler, notFound } from './errors.js';
 import { openApiRouter } from './openapi.js';
 import { catalogRouter } from './routes/catalog.js';
-import { FAULT_ENDPOINTS } from './routes/fault-endpoints.js';
-import { faultsRouter } from './routes/faults.js';
 import { fulfillmentRouter } from './routes/fulfillment.js';
 import { healthRouter } from './routes/health.js';
 import { metricsRouter, observeRequests } from './routes/metrics.js';
@@ -32,8 +30,12 @@ export interface AppDeps {
   orderIdSecret: string;
   /** `POST /orders` calls per customer per window; 0: no limit (config: ORDERS_PER_MINUTE_PER_CLIENT, a 1-minute window). */
   ordersRateLimit: { limit: number; windowMs: number };
-  /** Mounts the fault-injection endpoints for the local fakes (contract: dev and tests only). */
-  faultsEnabled: boolean;
+  /**
+   * FAULTS_ENABLED (contract: dev and tests only): the local fakes' fault-injection routes and their
+   * OpenAPI entries (dev/fakes), mounted as given; their presence also puts the orders page in dev
+   * mode. Absent: those paths are 404 and the document leaves them out.
+   */
+  faultInjection?: DevRoutes | undefined;
   logger: Logger;
   /** Temporal Web UI base URL, for the orders page's links to each order's workflow. */
   temporalUiUrl: string;
@@ -41,9 +43,20 @@ export interface AppDeps {
   clock?: () => Promise<Date>;
 }
 
+/** Routes that only dev and tests mount, with what the OpenAPI document says of them. */
+export interface DevRoutes {
+  router: Router;
+  endpoints: Endpoint[];
+}
+
 /** The HTTP API, built from its dependencies; it does not listen (server.ts and tests do). */
 export function createApp(deps: AppDeps): Express {
-  const routeDeps = { ...deps, metrics: createApiMetrics(deps.db), verifyCustomerToken: customerTokenVerifier(deps.customerTokens) };
+  const routeDeps = {
+    ...deps,
+    faultsEnabled: deps.faultInjection !== undefined,
+    metrics: createApiMetrics(deps.db),
+    verifyCustomerToken: customerTokenVerifier(deps.customerTokens),
+  };
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple'); // `?a[b]=c` stays a string, never an object
@@ -59,13 +72,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(routeDeps));
   app.use(metricsRouter(routeDeps));
   // The document names exactly the routes mounted here: the dev-only ones only when they are.
-  app.use(openApiRouter(deps.faultsEnabled ? [...ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS] : ENDPOINTS));
+  app.use(openApiRouter(deps.faultInjection ? [...ENDPOINTS, ...DEV_ENDPOINTS, ...deps.faultInjection.endpoints] : ENDPOINTS));
   app.use(catalogRouter(routeDeps));
   app.use(ordersRouter(routeDeps));
   app.use(fulfillmentRouter(routeDeps));
   app.use(refundsRouter(routeDeps));
   app.use(ordersPageRouter(routeDeps));
-  if (deps.faultsEnabled) app.use(faultsRouter({ faults: new FakeFaults(deps.db), adminToken: deps.adminToken }));
+  if (deps.faultInjection) app.use(deps.faultInjection.router);
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

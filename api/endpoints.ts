@@ -195,7 +195,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
 ];
 
-/** Routes mounted only with FAULTS_ENABLED, beside the fault-injection endpoints (api/routes/fault-endpoints.ts). */
+/** Routes mounted only with FAULTS_ENABLED, beside the local fakes' fault-injection endpoints (dev/fakes/fault-endpoints.ts). */
 export const DEV_ENDPOINTS: Endpoint[] = [
   {
     method: 'post',

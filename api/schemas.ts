@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { FAKE_SERVICES } from '../activities/third-party/faults.js';
 import { FULFILLMENT_STEP_NAMES, ORDER_STATUSES } from '../domain/statuses.js';
 
 /** The shapes of everything the API accepts. Amounts are integer cents; ids are bounded strings. */
@@ -53,11 +52,3 @@ export const RetryStepParams = z.object({
 });
 
 export const RetryRefundParams = z.object({ id: z.uuid(), paymentId: id });
-
-export const FaultServiceParam = z.object({ service: z.enum(FAKE_SERVICES) });
-
-export const FaultBody = z.strictObject({
-  failNext: z.number().int().min(0).max(1_000_000).optional(),
-  failAlways: z.boolean().optional(),
-  latencyMs: z.number().int().min(0).max(120_000).optional(),
-});

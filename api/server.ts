@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { ConfigError, devSecretsInUse, loadConfig } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
+import { fakeFaultInjection } from '../dev/fakes/index.js';
 import { createLogger } from '../lib/logger.js';
 import { startTracing } from '../lib/tracing.js';
 import { createApp } from './app.js';
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
     customerTokens: config.customerTokens,
     orderIdSecret: config.orderIdSecret,
     ordersRateLimit: { limit: config.ordersPerMinutePerClient, windowMs: 60_000 },
-    faultsEnabled: config.faultsEnabled,
+    faultInjection: config.faultsEnabled ? fakeFaultInjection(db, config.adminToken) : undefined,
     temporalUiUrl: config.temporal.uiUrl,
     logger,
   });

@@ -2,7 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { createOrderActivities } from '../activities/orders.js';
-import { createThirdParties } from '../activities/third-party/index.js';
+import { createFakeThirdParties } from '../dev/fakes/index.js';
 import { loadConfig } from '../lib/config.js';
 import { createDb, type Db } from '../lib/db.js';
 import type { PlaceOrderRequest } from '../domain/messages.js';
@@ -27,7 +27,7 @@ export function createDirectActivities(databaseUrl: string, options: { paymentWi
   const db = createDb(databaseUrl, { maxConnections: options.maxConnections });
   // The service's default limit: the baseline's placement does the same work (a lock and a count).
   const { maxOpenOrdersPerCustomer } = loadConfig({});
-  const deps: ActivityDeps = { db, paymentWindowMs: options.paymentWindowMs, maxOpenOrdersPerCustomer, ...createThirdParties(db) };
+  const deps: ActivityDeps = { db, paymentWindowMs: options.paymentWindowMs, maxOpenOrdersPerCustomer, ...createFakeThirdParties(db) };
   const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('WARN') });
   const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => env.run(fn, ...args);
   return {

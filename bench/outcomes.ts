@@ -20,7 +20,7 @@ export async function cancelOutcome(db: DbObserver, prefix: string): Promise<Can
     `SELECT extract(epoch FROM o.cancelled_at - o.expires_at) * 1000 AS lag_ms,
             extract(epoch FROM e.created_at - o.expires_at) * 1000 AS comp_ms
      FROM orders o
-     LEFT JOIN fake_effects e ON e.service = 'notification' AND e.operation = 'ORDER_CANCELLED'
+     LEFT JOIN fakes.effects e ON e.service = 'notification' AND e.operation = 'ORDER_CANCELLED'
                               AND e.idempotency_key = o.id::text || ':ORDER_CANCELLED'
      WHERE o.customer_id LIKE $1 AND o.status = 'CANCELLED' AND o.cancel_reason = 'PAYMENT_TIMEOUT'`,
     [`${prefix}%`],
@@ -31,7 +31,7 @@ export async function cancelOutcome(db: DbObserver, prefix: string): Promise<Can
             min(o.expires_at) AS first_expiry,
             max(e.created_at) AS last_comp
      FROM orders o
-     LEFT JOIN fake_effects e ON e.service = 'notification' AND e.operation = 'ORDER_CANCELLED'
+     LEFT JOIN fakes.effects e ON e.service = 'notification' AND e.operation = 'ORDER_CANCELLED'
                               AND e.idempotency_key = o.id::text || ':ORDER_CANCELLED'
      WHERE o.customer_id LIKE $1`,
     [`${prefix}%`],
@@ -53,7 +53,7 @@ export async function unsettledCount(db: DbObserver, prefix: string): Promise<{ 
             count(*) FILTER (WHERE o.status = 'CANCELLED' AND e.idempotency_key IS NULL) AS uncompensated,
             count(*) FILTER (WHERE o.status = 'CANCELLED') AS cancelled
      FROM orders o
-     LEFT JOIN fake_effects e ON e.service = 'notification' AND e.operation = 'ORDER_CANCELLED'
+     LEFT JOIN fakes.effects e ON e.service = 'notification' AND e.operation = 'ORDER_CANCELLED'
                               AND e.idempotency_key = o.id::text || ':ORDER_CANCELLED'
      WHERE o.customer_id LIKE $1`,
     [`${prefix}%`],

@@ -2,6 +2,7 @@ import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDatabase, runSql } from '../dev/databases.js';
+import { applyFakesSchema } from '../dev/fakes/schema.js';
 import { ensurePrismaClient, migrateDeploy } from '../dev/migrate.js';
 import { PROJECT_ROOT } from '../dev/paths.js';
 import { assertPortsFree } from '../dev/ports.js';
@@ -65,6 +66,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     stops.push(() => postgres.stop());
     const adminUrl = await ensureDatabase(postgres.url, DATABASE);
     await migrateDeploy(adminUrl);
+    await applyFakesSchema(adminUrl);
     await runSql(adminUrl, [
       'CREATE EXTENSION IF NOT EXISTS pg_stat_statements',
       ...Object.values(ROLES).map((role) => `CREATE ROLE ${role} LOGIN SUPERUSER`),

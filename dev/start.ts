@@ -4,6 +4,7 @@ import { devSecretsInUse, loadConfig, type Config } from '../lib/config.js';
 import { ensurePrismaClient, migrateDeploy } from './migrate.js';
 import { DATA_DIR } from './paths.js';
 import { EMBEDDED, embeddedPostgres } from './embedded.js';
+import { applyFakesSchema } from './fakes/schema.js';
 import { startTypeScript, waitForApi } from './service-processes.js';
 import { assertPortsFree } from './ports.js';
 import { assertReachable, ensureDatabase } from './databases.js';
@@ -86,6 +87,7 @@ async function startAll(stack: Stack, config: Config): Promise<{ name: string; h
   }
   console.log('Applying migrations …');
   await migrateDeploy(databaseUrl);
+  await applyFakesSchema(databaseUrl); // the worker's third parties are the local fakes
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,

@@ -17,7 +17,7 @@ export interface Invariant {
   query(cutoff: Prisma.Sql): Prisma.Sql;
 }
 
-/** The fakes' effects (fake_effects service/operation) that stand for each fulfillment step. */
+/** The fakes' effects (fakes.effects service/operation) that stand for each fulfillment step. */
 const STEP_EFFECTS = Prisma.sql`(VALUES ('INVOICE', 'invoice', 'issue'), ('NOTIFICATION', 'notification', 'PAYMENT_RECEIVED'),
                                         ('LOYALTY', 'loyalty', 'award')) AS k(step, service, operation)`;
 
@@ -32,12 +32,12 @@ function unitsMatchOrders(column: 'reserved' | 'sold', holding: Prisma.Sql): Pri
      WHERE ${units} <> COALESCE(h.held, 0)`;
 }
 
-/** Orders whose effect (fake_effects service/operation, key `<orderId><keySuffix>`) is missing though cancelled, or there though not. */
+/** Orders whose effect (fakes.effects service/operation, key `<orderId><keySuffix>`) is missing though cancelled, or there though not. */
 function onceForEachCancelledOrder(cutoff: Prisma.Sql, service: string, operation: string, keySuffix: string): Prisma.Sql {
   return Prisma.sql`
     SELECT format('order %s (%s): %s %s/%s effects', o.id, o.status, count(e.idempotency_key), ${service}::text, ${operation}::text) AS detail
       FROM orders o
-      LEFT JOIN fake_effects e ON e.service = ${service} AND e.operation = ${operation} AND e.idempotency_key = o.id::text || ${keySuffix}
+      LEFT JOIN fakes.effects e ON e.service = ${service} AND e.operation = ${operation} AND e.idempotency_key = o.id::text || ${keySuffix}
      WHERE o.status <> 'CANCELLED' OR o.cancelled_at < ${cutoff}
      GROUP BY o.id, o.status
     HAVING count(e.idempotency_key) <> CASE WHEN o.status = 'CANCELLED' THEN 1 ELSE 0 END`;
@@ -119,7 +119,7 @@ export const INVARIANTS: readonly Invariant[] = [
         CROSS JOIN LATERAL (SELECT count(*)::int AS n, string_agg(amount_cents::text, ',') AS amounts,
                                    bool_and(amount_cents = p.amount_cents) AS exact
                               FROM refunds WHERE payment_id = p.payment_id) r
-        CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM fake_effects
+        CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM fakes.effects
                              WHERE service = 'payments' AND operation = 'refund' AND idempotency_key = p.payment_id) e
        WHERE (p.status = 'REFUNDED' AND (r.n <> 1 OR e.n <> 1 OR NOT r.exact))
           OR (p.status = 'REFUND_PENDING' AND r.n <> 0)`,
@@ -132,7 +132,7 @@ export const INVARIANTS: readonly Invariant[] = [
                     p.payment_id, p.order_id, p.refund_reason, r.payment_id IS NOT NULL, e.idempotency_key IS NOT NULL) AS detail
         FROM payments p
         LEFT JOIN refunds r ON r.payment_id = p.payment_id
-        LEFT JOIN fake_effects e ON e.service = 'payments' AND e.operation = 'refund' AND e.idempotency_key = p.payment_id
+        LEFT JOIN fakes.effects e ON e.service = 'payments' AND e.operation = 'refund' AND e.idempotency_key = p.payment_id
        WHERE p.status = 'CAPTURED' AND (p.refund_reason IS NOT NULL OR r.payment_id IS NOT NULL OR e.idempotency_key IS NOT NULL)`,
   },
   {
@@ -182,7 +182,7 @@ export const INVARIANTS: readonly Invariant[] = [
     query: () => Prisma.sql`
       WITH effects AS (
         SELECT k.step, e.idempotency_key AS key
-          FROM fake_effects e JOIN ${STEP_EFFECTS} ON k.service = e.service AND k.operation = e.operation)
+          FROM fakes.effects e JOIN ${STEP_EFFECTS} ON k.service = e.service AND k.operation = e.operation)
       SELECT format('%s: step %L, effect %s', COALESCE(s.order_id::text || ':' || s.step::text, e.key),
                     s.status, CASE WHEN e.key IS NULL THEN 'missing' ELSE 'present' END) AS detail
         FROM fulfillment_steps s
@@ -251,8 +251,8 @@ export async function countRows(db: Queryable): Promise<Counts> {
            (SELECT count(*) FROM refunds)::int AS "refunds",
            (SELECT count(*) FROM fulfillment_steps WHERE status = 'PENDING')::int AS "fulfillmentPending",
            (SELECT count(*) FROM fulfillment_steps WHERE status = 'FAILED')::int AS "fulfillmentFailed",
-           (SELECT count(*) FROM fake_effects e JOIN ${STEP_EFFECTS} ON k.service = e.service AND k.operation = e.operation)::int AS "fulfillmentEffects",
-           (SELECT count(*) FROM fake_calls WHERE outcome = 'REPEAT')::int AS "repeatedCalls"`;
+           (SELECT count(*) FROM fakes.effects e JOIN ${STEP_EFFECTS} ON k.service = e.service AND k.operation = e.operation)::int AS "fulfillmentEffects",
+           (SELECT count(*) FROM fakes.calls WHERE outcome = 'REPEAT')::int AS "repeatedCalls"`;
   return row;
 }
 

@@ -1,6 +1,5 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { createThirdParties } from '../activities/third-party/index.js';
 import { ConfigError, loadConfig } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
@@ -10,6 +9,7 @@ import { createOrderWorker, hasPrebuiltWorkflowBundle } from './create-worker.js
 import { temporalLogger } from './temporal-logger.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ensureReconciliationSchedule } from './reconciliation-schedule.js';
+import { createFakeThirdParties } from '../dev/fakes/index.js';
 
 const logger = createLogger('worker');
 
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
       connection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      deps: { db, paymentWindowMs: config.paymentWindowMs, maxOpenOrdersPerCustomer: config.maxOpenOrdersPerCustomer, ...createThirdParties(db) },
+      deps: { db, paymentWindowMs: config.paymentWindowMs, maxOpenOrdersPerCustomer: config.maxOpenOrdersPerCustomer, ...createFakeThirdParties(db) },
       metrics,
       shutdownGraceMs: config.shutdownGraceMs,
       tracing,

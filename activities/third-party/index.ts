@@ -1,23 +1,25 @@
-import type { Db } from '../../lib/db.js';
-import type { ActivityDeps } from '../deps.js';
-import { FakeFaults } from './faults.js';
-import { FakeInvoiceService, FakeLoyaltyService } from './fulfillment-services.js';
-import { FakeNotifier } from './notifier.js';
-import { FakePaymentProvider } from './payment-provider.js';
-import { FakeRecorder } from './recorder.js';
+import type { InvoiceService, LoyaltyService } from './fulfillment-services.js';
+import type { Notifier } from './notifier.js';
+import type { PaymentProvider } from './payment-provider.js';
 
-export type ThirdParties = Pick<ActivityDeps, 'paymentProvider' | 'notifier' | 'invoices' | 'loyalty'>;
+export type { InvoiceService, LoyaltyService, Notifier, PaymentProvider };
 
 /**
- * The third parties this service talks to. Only local fakes exist so far: a deployment that
- * takes real money plugs its provider clients in here.
+ * The third parties this service calls, one adapter each.
+ *
+ * Failure contract: an adapter reports the provider's own failure as an ApplicationFailure whose
+ * type is one of THIRD_PARTY_FAILURES (domain/errors.ts): `THIRD_PARTY_UNAVAILABLE`, retryable (down,
+ * timing out, overloaded), or `THIRD_PARTY_REJECTED`, non-retryable (it refused the request for
+ * good). Only these may end a bounded step: a notice given up, a fulfillment step dead-lettered, a
+ * refund held for an operator. Anything else an adapter throws is taken to be our own fault and is
+ * retried until it succeeds. Every call carries an idempotency key, so a retry acts at most once.
+ *
+ * Only the local fakes implement them so far (dev/fakes/); real clients go into the worker's
+ * wiring, worker/main.ts.
  */
-export function createThirdParties(db: Db): ThirdParties {
-  const recorder = new FakeRecorder(db, new FakeFaults(db));
-  return {
-    paymentProvider: new FakePaymentProvider(recorder),
-    notifier: new FakeNotifier(recorder),
-    invoices: new FakeInvoiceService(recorder),
-    loyalty: new FakeLoyaltyService(recorder),
-  };
+export interface ThirdParties {
+  paymentProvider: PaymentProvider;
+  notifier: Notifier;
+  invoices: InvoiceService;
+  loyalty: LoyaltyService;
 }

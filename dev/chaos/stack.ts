@@ -2,6 +2,7 @@ import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDatabase } from '../databases.js';
+import { applyFakesSchema } from '../fakes/schema.js';
 import { migrateDeploy } from '../migrate.js';
 import type { ManagedProcess } from '../managed-process.js';
 import { findFreePort, holdPort } from '../ports.js';
@@ -59,6 +60,7 @@ export class ChaosStack {
     try {
       await stack.startPostgres();
       await migrateDeploy(stack.databaseUrl);
+      await applyFakesSchema(stack.databaseUrl);
       await stack.startTemporal();
       await stack.startWorker();
       await stack.startApi();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Activities } from '../../activities/index.js';
+import { countFakes } from '../../dev/fakes/recorder.js';
 import { realActivities, runActivity as run } from '../helpers/activities.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -89,7 +90,7 @@ describe('out-of-order events follow the transition table', () => {
     paidAt: new Date().toISOString(),
   });
   const refundsAtProvider = (paymentId: string) =>
-    database.prisma.fakeEffect.count({ where: { service: 'payments', operation: 'refund', idempotencyKey: paymentId } });
+    countFakes(database.prisma, { service: 'payments', operation: 'refund', idempotencyKey: paymentId }).then(({ effects }) => effects);
 
   it('refund before paid: refused, then the payment pays the order, and a refund of a captured payment is refused too', async () => {
     const { order } = await placedOrder();

@@ -31,7 +31,7 @@ async function snapshot() {
     db.product.findMany({ orderBy: { sku: 'asc' } }),
     db.coupon.findMany({ orderBy: { code: 'asc' } }),
     db.payment.count(),
-    db.fakeFault.count(),
+    db.$queryRaw`SELECT * FROM fakes.faults ORDER BY service`,
   ]);
 }
 

@@ -16,7 +16,6 @@ describe('fault injection without FAULTS_ENABLED', () => {
       customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
       orderIdSecret: 's'.repeat(32),
       ordersRateLimit: { limit: 0, windowMs: 60_000 },
-      faultsEnabled: false,
       temporalUiUrl: 'http://localhost:8233',
       logger: createLogger('test', 'silent'),
     });

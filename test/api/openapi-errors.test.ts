@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Endpoint } from '../../api/endpoint.js';
 import { DEV_ENDPOINTS, ENDPOINTS } from '../../api/endpoints.js';
 import type { ErrorCode } from '../../api/errors.js';
-import { FAULT_ENDPOINTS } from '../../api/routes/fault-endpoints.js';
+import { FAULT_ENDPOINTS } from '../../dev/fakes/fault-endpoints.js';
 import { signedHeaders } from '../../api/webhook-signature.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';

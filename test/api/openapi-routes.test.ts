@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app.js';
+import { fakeFaultInjection } from '../../dev/fakes/index.js';
 import type { Db } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
 
@@ -19,7 +20,7 @@ function appWith(faultsEnabled: boolean): Express {
     customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
     orderIdSecret: 's'.repeat(32),
     ordersRateLimit: { limit: 0, windowMs: 60_000 },
-    faultsEnabled,
+    ...(faultsEnabled ? { faultInjection: fakeFaultInjection(untouchable as Db, 't') } : {}),
     temporalUiUrl: 'http://localhost:8233',
     logger: createLogger('test', 'silent'),
   });

@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCustomerToken } from '../../dev/customer-token.js';
+import { countFakes } from '../../dev/fakes/recorder.js';
 import { createLogger } from '../../lib/logger.js';
 import { cancelSignal, orderWorkflowId } from '../../domain/messages.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
@@ -65,7 +66,7 @@ async function snapshot() {
     db.product.findMany({ orderBy: { sku: 'asc' } }),
     db.coupon.findMany({ orderBy: { code: 'asc' } }),
     db.fulfillmentRecord.findMany({ orderBy: [{ orderId: 'asc' }, { step: 'asc' }] }),
-    db.fakeCall.count(),
+    countFakes(db),
   ]);
 }
 

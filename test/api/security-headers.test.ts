@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp } from '../../api/app.js';
+import { fakeFaultInjection } from '../../dev/fakes/index.js';
 import type { Db } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
 
@@ -18,7 +19,7 @@ beforeAll(async () => {
     customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
     orderIdSecret: 's'.repeat(32),
     ordersRateLimit: { limit: 0, windowMs: 60_000 },
-    faultsEnabled: true,
+    faultInjection: fakeFaultInjection(unused as Db, 't'),
     temporalUiUrl: 'http://localhost:8233',
     logger: createLogger('test', 'silent'),
   });

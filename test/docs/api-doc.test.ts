@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Endpoint } from '../../api/endpoint.js';
 import { DEV_ENDPOINTS, ENDPOINTS } from '../../api/endpoints.js';
 import { ERRORS } from '../../api/errors.js';
-import { FAULT_ENDPOINTS } from '../../api/routes/fault-endpoints.js';
+import { FAULT_ENDPOINTS } from '../../dev/fakes/fault-endpoints.js';
 import { codeIn, readDoc, tableRows } from '../helpers/markdown.js';
 
 const page = readDoc('api.md');

@@ -1,7 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type Activities } from '../../activities/index.js';
-import { createThirdParties } from '../../activities/third-party/index.js';
+import { createFakeThirdParties } from '../../dev/fakes/index.js';
 import type { Db } from '../../lib/db.js';
 
 /**
@@ -9,7 +9,7 @@ import type { Db } from '../../lib/db.js';
  * No open-order limit unless given: these tests place many unpaid orders for one customer.
  */
 export function realActivities(db: Db, { maxOpenOrdersPerCustomer = 0 } = {}): Activities {
-  return createActivities({ db, paymentWindowMs: 30 * 60_000, maxOpenOrdersPerCustomer, ...createThirdParties(db) });
+  return createActivities({ db, paymentWindowMs: 30 * 60_000, maxOpenOrdersPerCustomer, ...createFakeThirdParties(db) });
 }
 
 const quiet = new DefaultLogger('WARN');

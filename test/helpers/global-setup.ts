@@ -1,6 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { ensurePrismaClient, migrateDeploy } from '../../dev/migrate.js';
 import { createDatabase } from '../../dev/databases.js';
+import { applyFakesSchema } from '../../dev/fakes/schema.js';
 import { startThrowawayPostgres } from '../../dev/postgres.js';
 import { ensureChromium } from './browser.js';
 import { DEV_SERVER_MISSING, resolveDevServer, resolveTestServer, TEST_SERVER_MISSING } from '../../dev/temporal-binaries.js';
@@ -9,7 +10,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Superuser URL of the run's PostgreSQL (database `postgres`). */
     postgresUrl: string;
-    /** A database with every migration applied, which createTestDatabase() copies. */
+    /** A database with every migration and the fakes' schema applied, which createTestDatabase() copies. */
     migratedTemplate: string;
     /** Temporal CLI for createLocalEnv(); null lets the SDK download one (online only). */
     devServerPath: string | null;
@@ -37,7 +38,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   const postgres = await startThrowawayPostgres();
   try {
-    await migrateDeploy(await createDatabase(postgres.url, MIGRATED_TEMPLATE));
+    const template = await createDatabase(postgres.url, MIGRATED_TEMPLATE);
+    await migrateDeploy(template);
+    await applyFakesSchema(template); // the tests run on the local fakes, as the dev stack does
   } catch (err) {
     await postgres.stop();
     throw err;

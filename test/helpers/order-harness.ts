@@ -6,10 +6,12 @@ import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
 import type { Activities, ActivityDeps } from '../../activities/index.js';
-import { createThirdParties, type ThirdParties } from '../../activities/third-party/index.js';
+import type { ThirdParties } from '../../activities/third-party/index.js';
 import { createApp } from '../../api/app.js';
 import { signedHeaders } from '../../api/webhook-signature.js';
 import { signCustomerToken } from '../../dev/customer-token.js';
+import { createFakeThirdParties, fakeFaultInjection } from '../../dev/fakes/index.js';
+import { countFakes } from '../../dev/fakes/recorder.js';
 import type { Db } from '../../lib/db.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
 import { createWorkerMetrics, type WorkerMetrics } from '../../worker/metrics.js';
@@ -102,7 +104,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
   const workerMetrics = createWorkerMetrics();
   const db = database.prisma;
   // Tests swap a fake's behaviour (e.g. a notifier that fails twice) without restarting the worker.
-  const thirdParties: ThirdParties = createThirdParties(db);
+  const thirdParties: ThirdParties = createFakeThirdParties(db);
   const forward = <K extends keyof ThirdParties>(name: K): ThirdParties[K] =>
     new Proxy({} as ThirdParties[K], {
       get: (_target, method) => (...args: unknown[]) => (thirdParties[name] as any)[method](...args),
@@ -148,7 +150,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET },
     orderIdSecret: ORDER_ID_SECRET,
     ordersRateLimit: options.ordersRateLimit ?? { limit: 0, windowMs: 60_000 },
-    faultsEnabled: true,
+    faultInjection: fakeFaultInjection(db, ADMIN_TOKEN),
     temporalUiUrl: webUiUrl ?? 'http://localhost:8233',
     logger: options.logger ?? createLogger('api-test', 'silent'),
     ...(clock ? { clock } : {}),
@@ -182,11 +184,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
       const raw = JSON.stringify({ ...rest, paidAt });
       return http('POST', '/payments/callback', raw, signedHeaders(WEBHOOK_SECRET, raw));
     },
-    async fakeCount(service, operation, key) {
-      const where = { service, operation, ...(key === undefined ? {} : { idempotencyKey: key }) };
-      const [effects, calls] = await Promise.all([db.fakeEffect.count({ where }), db.fakeCall.count({ where })]);
-      return { effects, calls };
-    },
+    fakeCount: (service, operation, key) => countFakes(db, { service, operation, idempotencyKey: key }),
     thirdParties,
     databaseUrl: database.url,
     baseUrl: base,

@@ -91,6 +91,13 @@ describe('docker-compose.yml', () => {
     expect(loadConfig(interpolate(services.api!.environment!)).port).toBe(3000);
   });
 
+  it("migrates the production schema, then creates the fakes' schema the workers run on", () => {
+    expect(services.migrate!.command).toEqual(['sh', '-c', 'npm run db:deploy && npm run db:fakes']);
+    const scripts = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts['db:deploy']).toBe('tsx dev/migrate-deploy.ts');
+    expect(scripts['db:fakes']).toBe('tsx dev/fakes/apply-schema.ts');
+  });
+
   it('registers every search attribute the workflows use, with its type', () => {
     const setup = JSON.stringify(services['temporal-setup']!.command);
     for (const key of SEARCH_ATTRIBUTES) expect(setup).toContain(`${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`);

@@ -79,23 +79,23 @@ const CORRUPTIONS: Record<string, Prisma.Sql> = {
   'order-status-matches-timestamps': sql`UPDATE orders SET cancelled_at = now() WHERE id = ${orders.paid}::uuid`,
   'no-unpaid-past-deadline': sql`UPDATE orders SET expires_at = now() - interval '1 hour' WHERE id = ${orders.unpaid}::uuid`,
   'cancelled-stock-released': sql`UPDATE orders SET stock_released_at = NULL WHERE id = ${orders.cancelled}::uuid`,
-  'payment-intent-closed-once': sql`DELETE FROM fake_effects WHERE operation = 'closeIntent' AND idempotency_key = ${orders.cancelled}`,
+  'payment-intent-closed-once': sql`DELETE FROM fakes.effects WHERE operation = 'closeIntent' AND idempotency_key = ${orders.cancelled}`,
   'cancellation-notified-once': sql`
-    INSERT INTO fake_effects (service, operation, idempotency_key, payload)
+    INSERT INTO fakes.effects (service, operation, idempotency_key, payload)
     VALUES ('notification', 'ORDER_CANCELLED', ${orders.paid} || ':ORDER_CANCELLED', '{}')`,
   'losing-payments-refunded': sql`
     INSERT INTO payments (payment_id, order_id, amount_cents, status, paid_at, received_at, refund_reason)
     VALUES ('pay-forgotten', ${orders.unpaid}::uuid, 1, 'REFUND_PENDING', now(), now() - interval '1 hour', 'AMOUNT_MISMATCH')`,
-  'refunded-once': sql`DELETE FROM fake_effects WHERE operation = 'refund' AND idempotency_key = ${payments.refunded}`,
+  'refunded-once': sql`DELETE FROM fakes.effects WHERE operation = 'refund' AND idempotency_key = ${payments.refunded}`,
   'captured-never-refunded': sql`
-    INSERT INTO fake_effects (service, operation, idempotency_key, payload) VALUES ('payments', 'refund', ${payments.captured}, '{}')`,
+    INSERT INTO fakes.effects (service, operation, idempotency_key, payload) VALUES ('payments', 'refund', ${payments.captured}, '{}')`,
   'paid-order-one-captured-payment': sql`
     INSERT INTO payments (payment_id, order_id, amount_cents, status, paid_at)
     SELECT 'pay-twice', id, total_cents, 'CAPTURED', now() FROM orders WHERE id = ${orders.paid}::uuid`,
   'coupon-locked-only-by-unpaid-order': sql`UPDATE coupons SET status = 'LOCKED', order_id = ${orders.cancelled}::uuid WHERE code = ${coupons.cancelled}`,
   'coupon-redeemed-only-by-paid-order': sql`UPDATE coupons SET status = 'REDEEMED', order_id = ${orders.cancelled}::uuid WHERE code = ${coupons.cancelled}`,
   'fulfillment-steps-owed': sql`INSERT INTO fulfillment_steps (order_id, step) VALUES (${orders.cancelled}::uuid, 'INVOICE')`,
-  'fulfillment-effect-once': sql`DELETE FROM fake_effects WHERE service = 'invoice' AND idempotency_key = ${orders.paid} || ':INVOICE'`,
+  'fulfillment-effect-once': sql`DELETE FROM fakes.effects WHERE service = 'invoice' AND idempotency_key = ${orders.paid} || ':INVOICE'`,
 };
 
 describe('checkInvariants', () => {

@@ -1,0 +1,33 @@
+-- The local fakes' tables, in a schema of their own that the production migrations never create.
+-- Applied by the dev stacks (npm start, chaos, bench), the tests' template database and the
+-- compose demo (`npm run db:fakes`); idempotent, so it runs on every start.
+CREATE SCHEMA IF NOT EXISTS fakes;
+
+-- What a fake did: one row per idempotency key (the primary key), as a real provider acts once per key.
+CREATE TABLE IF NOT EXISTS fakes.effects (
+  service         text NOT NULL,
+  operation       text NOT NULL,
+  idempotency_key text NOT NULL,
+  payload         jsonb NOT NULL,
+  created_at      timestamptz(3) NOT NULL DEFAULT now(),
+  PRIMARY KEY (service, operation, idempotency_key)
+);
+
+-- Every call, whether it acted, repeated an earlier key or failed (injected).
+CREATE TABLE IF NOT EXISTS fakes.calls (
+  id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  service         text NOT NULL,
+  operation       text NOT NULL,
+  idempotency_key text NOT NULL,
+  outcome         text NOT NULL CHECK (outcome IN ('EFFECT', 'REPEAT', 'FAILED')),
+  created_at      timestamptz(3) NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS calls_service_operation_idempotency_key_idx ON fakes.calls (service, operation, idempotency_key);
+
+-- Injected failures, set through /admin/faults/:service by the API and obeyed by every worker's fakes.
+CREATE TABLE IF NOT EXISTS fakes.faults (
+  service     text PRIMARY KEY,
+  fail_next   integer NOT NULL DEFAULT 0,   -- the next N calls fail, retryably
+  fail_always boolean NOT NULL DEFAULT false, -- every call fails, non-retryably, until cleared
+  latency_ms  integer NOT NULL DEFAULT 0
+);
