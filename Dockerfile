@@ -1,7 +1,9 @@
 # The order service's images, built in stages (docker-compose.yml picks the target):
 #   build    — every dependency, the Prisma client generated, `npm run build` (dist/, workflow bundle)
-#   migrate  — runs `npm run db:deploy` (the Prisma CLI and its schema engine are dev dependencies)
-#   runtime  — production dependencies only, the compiled service, no TypeScript at run time
+#   migrate  — runs `npm run db:deploy` (the Prisma CLI and its schema engine are dev dependencies);
+#              compose adds `npm run db:fakes`, the local fakes' schema
+#   runtime  — production dependencies only, the compiled service (the local fakes compiled in, for
+#              THIRD_PARTIES=fake), no TypeScript at run time
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 # Dependencies first (cached while only the code changes). The postinstall generates the Prisma client

@@ -3,10 +3,10 @@ import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { ConfigError, devSecretsInUse, loadConfig } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
-import { fakeFaultInjection } from '../dev/fakes/index.js';
 import { createLogger } from '../lib/logger.js';
 import { startTracing } from '../lib/tracing.js';
 import { createApp } from './app.js';
+import { loadFaultInjection } from './fault-injection.js';
 import { closeGracefully } from './graceful-close.js';
 
 const logger = createLogger('api');
@@ -21,6 +21,7 @@ async function main(): Promise<void> {
   if (devSecrets.length > 0) logger.warn({ variables: devSecrets }, 'these secrets are the public development defaults; set them in production');
   const tracing = config.otlpEndpoint ? startTracing('order-api', { otlpEndpoint: config.otlpEndpoint }) : undefined;
   const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
+  const faultInjection = config.faultsEnabled ? await loadFaultInjection(db, config.adminToken) : undefined;
   const connection = await Connection.connect({ address: config.temporal.address, ...config.temporal.connection });
   const temporal = new Client({
     connection,
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
     customerTokens: config.customerTokens,
     orderIdSecret: config.orderIdSecret,
     ordersRateLimit: { limit: config.ordersPerMinutePerClient, windowMs: 60_000 },
-    faultInjection: config.faultsEnabled ? fakeFaultInjection(db, config.adminToken) : undefined,
+    faultInjection,
     temporalUiUrl: config.temporal.uiUrl,
     logger,
   });

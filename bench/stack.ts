@@ -101,6 +101,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       PAYMENT_WINDOW: `${options.windowS}s`,
       // The safety net must not touch the baseline's orders: give it a grace longer than the run.
       RECONCILE_GRACE: '1h',
+      THIRD_PARTIES: 'fake',
       FAULTS_ENABLED: 'false',
       LOG_LEVEL: 'warn',
       ...options.serviceEnv,

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { devSecretsInUse, loadConfig, type Config } from '../lib/config.js';
+import { devSecretsInUse, loadConfig, requireThirdParties, type Config } from '../lib/config.js';
 import { ensurePrismaClient, migrateDeploy } from './migrate.js';
 import { DATA_DIR } from './paths.js';
 import { EMBEDDED, embeddedPostgres } from './embedded.js';
@@ -43,6 +43,7 @@ async function startAll(stack: Stack, config: Config): Promise<{ name: string; h
   const embeddedDb = config.databaseUrl === undefined;
   const embeddedTemporal = config.temporal.address === undefined;
   // Check everything that can be wrong before starting anything.
+  const thirdParties = requireThirdParties(config);
   await assertPortsFree([
     { port: config.port, use: 'PORT, the API' },
     { port: config.workerMetricsPort, use: "WORKER_METRICS_PORT, the worker's /metrics" },
@@ -87,13 +88,14 @@ async function startAll(stack: Stack, config: Config): Promise<{ name: string; h
   }
   console.log('Applying migrations …');
   await migrateDeploy(databaseUrl);
-  await applyFakesSchema(databaseUrl); // the worker's third parties are the local fakes
+  await applyFakesSchema(databaseUrl); // THIRD_PARTIES=fake, the only kind there is yet
 
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
     // Decided here, where "embedded" is known: the children see both addresses set.
+    THIRD_PARTIES: thirdParties,
     FAULTS_ENABLED: String(config.faultsEnabled),
   };
   stack.add(startTypeScript('worker', 'worker/main.ts', env));
@@ -126,6 +128,7 @@ function printBanner(config: Config, embeddedDatabaseUrl: string | undefined, em
   if (config.customerTokens.algorithm === 'HS256') lines.push('  Customers    `npm run token -- <customerId>` prints a bearer token for curl');
   if (embeddedTemporal) lines.push(`  Temporal UI  http://localhost:${EMBEDDED.temporalUiPort}`);
   if (embeddedDatabaseUrl !== undefined) lines.push(`  Database     ${embeddedDatabaseUrl}`);
+  lines.push('  Providers    the local fakes (THIRD_PARTIES=fake): nothing real is paid or sent');
   lines.push(`  Faults       ${config.faultsEnabled ? 'enabled (PUT /admin/faults/:service)' : 'disabled'}`);
   const devSecrets = devSecretsInUse(config);
   if (devSecrets.length > 0) lines.push('  Dev secrets (public defaults, never for production):', ...devSecrets.map(([name, value]) => `    ${name}=${value}`));

@@ -14,6 +14,10 @@ export const DEV_ADMIN_TOKEN = 'dev-admin-token';
 export const DEV_CUSTOMER_JWT_SECRET = 'dev-customer-jwt-secret-not-for-production';
 export const DEV_ORDER_ID_SECRET = 'dev-order-id-secret-not-for-production';
 
+/** The implementations of the third parties there are: the local fakes (dev/fakes), nothing real yet. */
+export const THIRD_PARTY_KINDS = ['fake'] as const;
+export type ThirdPartyKind = (typeof THIRD_PARTY_KINDS)[number];
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
@@ -35,6 +39,8 @@ const EnvSchema = z.object({
   PAYMENT_WEBHOOK_SECRET: nonEmpty.default(DEV_WEBHOOK_SECRET),
   ADMIN_TOKEN: nonEmpty.default(DEV_ADMIN_TOKEN),
   FAULTS_ENABLED: z.enum(['true', 'false']).optional(),
+  // Addition (README "Configuration"): which third parties the worker calls; only the fakes exist yet.
+  THIRD_PARTIES: z.enum(THIRD_PARTY_KINDS).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RECONCILE_EVERY: nonEmpty.default('2m'),
   RECONCILE_GRACE: nonEmpty.default('1m'),
@@ -78,6 +84,12 @@ export interface Config {
   paymentWindowMs: number;
   webhookSecret: string;
   adminToken: string;
+  /**
+   * The third parties the worker calls. Unset (the default, except under the fully embedded stack):
+   * none is configured and the worker refuses to start (requireThirdParties).
+   */
+  thirdParties: ThirdPartyKind | undefined;
+  /** The fault-injection endpoints for the local fakes; only with THIRD_PARTIES=fake. */
   faultsEnabled: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
   reconciliation: {
@@ -131,7 +143,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const shutdownGraceMs = duration('SHUTDOWN_GRACE', e.SHUTDOWN_GRACE);
   const reconcileEveryMs = duration('RECONCILE_EVERY', e.RECONCILE_EVERY);
   const reconcileGraceMs = duration('RECONCILE_GRACE', e.RECONCILE_GRACE);
+  // The fakes and their fault injection are on by default only under the fully embedded stack,
+  // where nothing real is at stake (the contract's rule for FAULTS_ENABLED).
   const embedded = e.DATABASE_URL === undefined && e.TEMPORAL_ADDRESS === undefined;
+  const thirdParties = e.THIRD_PARTIES ?? (embedded ? 'fake' : undefined);
+  const faultsEnabled = e.FAULTS_ENABLED === undefined ? embedded : e.FAULTS_ENABLED === 'true';
+  if (faultsEnabled && thirdParties !== 'fake') {
+    throw new ConfigError('FAULTS_ENABLED: fault injection drives the local fakes only; it needs THIRD_PARTIES=fake');
+  }
   return {
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
@@ -145,8 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     paymentWindowMs,
     webhookSecret: e.PAYMENT_WEBHOOK_SECRET,
     adminToken: e.ADMIN_TOKEN,
-    // Contract: on by default only under the fully embedded stack, where nothing real is at stake.
-    faultsEnabled: e.FAULTS_ENABLED === undefined ? embedded : e.FAULTS_ENABLED === 'true',
+    thirdParties,
+    faultsEnabled,
     logLevel: e.LOG_LEVEL,
     reconciliation: { everyMs: reconcileEveryMs, graceMs: reconcileGraceMs },
     workerMetricsPort: e.WORKER_METRICS_PORT,
@@ -159,6 +178,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxOpenOrdersPerCustomer: e.MAX_OPEN_ORDERS_PER_CUSTOMER,
     ordersPerMinutePerClient: e.ORDERS_PER_MINUTE_PER_CLIENT,
   };
+}
+
+/**
+ * The third parties the worker must call, or a ConfigError saying that none is configured. There
+ * is no real provider client yet, so a deployment opts into the fakes knowingly.
+ */
+export function requireThirdParties(config: Config): ThirdPartyKind {
+  if (config.thirdParties !== undefined) return config.thirdParties;
+  throw new ConfigError(
+    'THIRD_PARTIES: no real payment provider, notifier, invoicing or loyalty client is configured (none exists yet); ' +
+      'set THIRD_PARTIES=fake to run on the local fakes (development and demos only, nothing real is paid or sent)',
+  );
 }
 
 /** The secrets this configuration leaves at their public development defaults, as `[variable, value]`. */

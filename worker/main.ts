@@ -9,7 +9,7 @@ import { createOrderWorker, hasPrebuiltWorkflowBundle } from './create-worker.js
 import { temporalLogger } from './temporal-logger.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ensureReconciliationSchedule } from './reconciliation-schedule.js';
-import { createFakeThirdParties } from '../dev/fakes/index.js';
+import { loadThirdParties } from './third-parties.js';
 
 const logger = createLogger('worker');
 
@@ -19,6 +19,11 @@ async function main(): Promise<void> {
   if (!config.databaseUrl || !config.temporal.address) {
     throw new ConfigError('the worker needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)');
   }
+  const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
+  const thirdParties = await loadThirdParties(config, db).catch(async (err: unknown) => {
+    await db.$disconnect();
+    throw err;
+  });
   // One JSON stream: the SDK's own logs, Core's (forwarded), and workflow and activity logs go to pino.
   Runtime.install({
     logger: temporalLogger(logger),
@@ -30,14 +35,13 @@ async function main(): Promise<void> {
   const metrics = createWorkerMetrics();
   const metricsServer = await startMetricsServer({ port: config.workerMetricsPort, registry: metrics.registry, sdkMetricsAddress: config.sdkMetricsAddress });
   const tracing = config.otlpEndpoint ? startTracing('order-worker', { otlpEndpoint: config.otlpEndpoint }) : undefined;
-  const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
   const connection = await NativeConnection.connect({ address: config.temporal.address, ...config.temporal.connection });
   try {
     const worker = await createOrderWorker({
       connection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      deps: { db, paymentWindowMs: config.paymentWindowMs, maxOpenOrdersPerCustomer: config.maxOpenOrdersPerCustomer, ...createFakeThirdParties(db) },
+      deps: { db, paymentWindowMs: config.paymentWindowMs, maxOpenOrdersPerCustomer: config.maxOpenOrdersPerCustomer, ...thirdParties },
       metrics,
       shutdownGraceMs: config.shutdownGraceMs,
       tracing,

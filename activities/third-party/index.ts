@@ -14,8 +14,8 @@ export type { InvoiceService, LoyaltyService, Notifier, PaymentProvider };
  * refund held for an operator. Anything else an adapter throws is taken to be our own fault and is
  * retried until it succeeds. Every call carries an idempotency key, so a retry acts at most once.
  *
- * Only the local fakes implement them so far (dev/fakes/); real clients go into the worker's
- * wiring, worker/main.ts.
+ * Only the local fakes implement them so far (dev/fakes/, chosen with THIRD_PARTIES=fake); real
+ * clients go into the worker's wiring, worker/third-parties.ts.
  */
 export interface ThirdParties {
   paymentProvider: PaymentProvider;

@@ -180,6 +180,7 @@ export class ChaosStack {
       // unpaid: the anti-hoarding limits would refuse them, and they are not what chaos tests.
       MAX_OPEN_ORDERS_PER_CUSTOMER: '0',
       ORDERS_PER_MINUTE_PER_CLIENT: '0',
+      THIRD_PARTIES: 'fake',
       FAULTS_ENABLED: 'true',
       LOG_LEVEL: 'warn',
     };

@@ -1,5 +1,6 @@
 import type { ThirdParties } from '../../activities/third-party/index.js';
 import type { DevRoutes } from '../../api/app.js';
+import { ConfigError } from '../../lib/config.js';
 import type { Db } from '../../lib/db.js';
 import { FAULT_ENDPOINTS } from './fault-endpoints.js';
 import { FakeFaults } from './faults.js';
@@ -8,10 +9,12 @@ import { FakeInvoiceService, FakeLoyaltyService } from './fulfillment-services.j
 import { FakeNotifier } from './notifier.js';
 import { FakePaymentProvider } from './payment-provider.js';
 import { FakeRecorder } from './recorder.js';
+import { hasFakesSchema } from './schema.js';
 
 /**
  * The local fakes of every third party, recording in the database (the `fakes` schema) and obeying
- * the injected faults.
+ * the injected faults. Only the dev stacks and the tests wire them: the worker and the API load
+ * this module on demand, only with THIRD_PARTIES=fake (and FAULTS_ENABLED for the router).
  */
 export function createFakeThirdParties(db: Db): ThirdParties {
   const recorder = new FakeRecorder(db, new FakeFaults(db));
@@ -28,3 +31,13 @@ export function fakeFaultInjection(db: Db, adminToken: string): DevRoutes {
   return { router: faultsRouter({ faults: new FakeFaults(db), adminToken }), endpoints: FAULT_ENDPOINTS };
 }
 
+/**
+ * One line at start-up rather than every fake call failing on a missing table. Only a database that
+ * answers counts: one that is unreachable now is waited out by the activities' retries, as always.
+ */
+export async function assertFakesSchema(db: Db): Promise<void> {
+  const present = await hasFakesSchema(db).catch(() => undefined);
+  if (present === false) {
+    throw new ConfigError('THIRD_PARTIES=fake, but the database has no `fakes` schema: create it with `npm run db:fakes` (npm start, chaos and bench do it themselves)');
+  }
+}

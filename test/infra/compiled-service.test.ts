@@ -43,6 +43,7 @@ beforeAll(async () => {
     DATABASE_URL: h.databaseUrl,
     TEMPORAL_ADDRESS: h.env.address,
     TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+    THIRD_PARTIES: 'fake', // compiled in from dev/fakes, as in compose's image
     PAYMENT_WINDOW: '3s',
     LOG_LEVEL: 'info',
   };

@@ -1,13 +1,14 @@
 import { expect, it } from 'vitest';
-import { ConfigError, DEV_ADMIN_TOKEN, DEV_CUSTOMER_JWT_SECRET, DEV_ORDER_ID_SECRET, devSecretsInUse, loadConfig } from '../../lib/config.js';
+import { ConfigError, DEV_ADMIN_TOKEN, DEV_CUSTOMER_JWT_SECRET, DEV_ORDER_ID_SECRET, devSecretsInUse, loadConfig, requireThirdParties } from '../../lib/config.js';
 
-it('uses the documented defaults, with fault injection on under the embedded stack', () => {
+it('uses the documented defaults, with the fakes and fault injection on under the embedded stack', () => {
   expect(loadConfig({})).toMatchObject({
     port: 3000,
     databaseUrl: undefined,
     temporal: { address: undefined, namespace: 'default', taskQueue: 'orders' },
     paymentWindowMs: 30 * 60_000,
     adminToken: DEV_ADMIN_TOKEN,
+    thirdParties: 'fake',
     faultsEnabled: true,
   });
 });
@@ -16,9 +17,18 @@ it('treats a blank variable as unset', () => {
   expect(loadConfig({ PORT: '', PAYMENT_WINDOW: '' })).toMatchObject({ port: 3000, paymentWindowMs: 30 * 60_000 });
 });
 
-it('turns fault injection off by default once a real database or Temporal is configured', () => {
-  expect(loadConfig({ DATABASE_URL: 'postgresql://db/orders' }).faultsEnabled).toBe(false);
-  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', FAULTS_ENABLED: 'true' }).faultsEnabled).toBe(true);
+it('turns the fakes and fault injection off by default once a real database or Temporal is configured', () => {
+  expect(loadConfig({ DATABASE_URL: 'postgresql://db/orders' })).toMatchObject({ thirdParties: undefined, faultsEnabled: false });
+  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' })).toMatchObject({ thirdParties: undefined, faultsEnabled: false });
+  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', THIRD_PARTIES: 'fake' })).toMatchObject({ thirdParties: 'fake', faultsEnabled: false });
+  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', THIRD_PARTIES: 'fake', FAULTS_ENABLED: 'true' }).faultsEnabled).toBe(true);
+});
+
+it('has no third parties to offer a worker unless THIRD_PARTIES=fake is chosen, and says so in one line', () => {
+  const none = () => requireThirdParties(loadConfig({ DATABASE_URL: 'postgresql://db/orders', TEMPORAL_ADDRESS: 'temporal:7233' }));
+  expect(none).toThrow(ConfigError);
+  expect(none).toThrow(/^THIRD_PARTIES: no real payment provider.*set THIRD_PARTIES=fake [^\n]*$/);
+  expect(requireThirdParties(loadConfig({}))).toBe('fake');
 });
 
 it.each([
@@ -27,6 +37,8 @@ it.each([
   [{ PORT: 'abc' }, /^PORT: /],
   [{ PORT: '70000' }, /^PORT: /],
   [{ FAULTS_ENABLED: 'yes' }, /^FAULTS_ENABLED: /],
+  [{ TEMPORAL_ADDRESS: 'temporal:7233', FAULTS_ENABLED: 'true' }, /^FAULTS_ENABLED: fault injection drives the local fakes only; it needs THIRD_PARTIES=fake$/],
+  [{ THIRD_PARTIES: 'stripe' }, /^THIRD_PARTIES: /],
   [{ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL: /],
 ])('rejects %j with a ConfigError naming the variable', (env, message) => {
   const load = () => loadConfig(env);

@@ -5,7 +5,7 @@ import ts from 'typescript';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../dev/paths.js';
-import { CONFIG_VARIABLES, loadConfig } from '../../lib/config.js';
+import { CONFIG_VARIABLES, loadConfig, requireThirdParties } from '../../lib/config.js';
 import { SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
 import { TypedSearchAttributes } from '@temporalio/common';
 
@@ -82,6 +82,7 @@ describe('docker-compose.yml', () => {
       expect(config.temporal, name).toMatchObject({ address: 'temporal:7233', namespace: 'default', taskQueue: 'orders' });
       expect(new URL(config.databaseUrl!).hostname, name).toBe('postgres');
       expect(config.faultsEnabled, name).toBe(false); // fault injection never in production
+      expect(requireThirdParties(config), name).toBe('fake'); // no real providers exist: the demo runs on the fakes
       // Secrets are required from the environment, never defaulted in the file.
       expect(String(app.environment!.PAYMENT_WEBHOOK_SECRET)).toMatch(/^\$\{PAYMENT_WEBHOOK_SECRET:\?/);
       expect(String(app.environment!.ADMIN_TOKEN)).toMatch(/^\$\{ADMIN_TOKEN:\?/);

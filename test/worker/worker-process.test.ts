@@ -30,6 +30,7 @@ beforeAll(async () => {
       DATABASE_URL: h.databaseUrl,
       TEMPORAL_ADDRESS: h.env.address,
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+      THIRD_PARTIES: 'fake',
       PAYMENT_WINDOW: '2s',
       WORKER_METRICS_PORT: String(metricsPort),
       TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}`,
