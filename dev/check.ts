@@ -4,15 +4,17 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
 import { parseDuration } from '../lib/duration.js';
-import { checkInvariants, formatCounts, formatReport } from '../lib/invariants.js';
+import { checkInvariants, countRows, formatCounts, formatReport } from '../ops/invariants.js';
 import { ping } from './databases.js';
 import { EMBEDDED, embeddedPostgres } from './embedded.js';
+import { countFakeRows, formatFakeCounts, invariantsFor } from './fakes/invariants.js';
 import { startPostgres, type RunningPostgres } from './postgres.js';
 import { runMain, StartupError } from './startup-error.js';
 
 /**
  * `npm run check [-- --grace 1m]`: the invariant checker over DATABASE_URL, else over the embedded
- * database of `npm start` (running, or started from .data/ for the check and stopped again).
+ * database of `npm start` (running, or started from .data/ for the check and stopped again): the
+ * business invariants always, the fakes' effect checks where the database has the fakes' schema.
  * Prints every invariant with PASS/FAIL and the row counts; exits 1 on any violation.
  */
 runMain(async () => {
@@ -21,10 +23,13 @@ runMain(async () => {
   const { url, postgres } = await findDatabase(loadConfig().databaseUrl);
   const db = createDb(url, { maxConnections: 2 });
   try {
-    const report = await checkInvariants(db, { graceMs });
+    const { invariants, fakes } = await invariantsFor(db);
+    const report = await checkInvariants(db, invariants, { graceMs });
     console.log(`Invariants over ${redact(url)} (grace ${values.grace}):`);
     console.log(formatReport(report).join('\n'));
-    console.log(`Counts: ${formatCounts(report.counts)}`);
+    if (!fakes) console.log("No `fakes` schema (real providers keep their own records): the fakes' effect checks are skipped.");
+    const counts = [formatCounts(await countRows(db)), ...(fakes ? [formatFakeCounts(await countFakeRows(db))] : [])];
+    console.log(`Counts: ${counts.join('; ')}`);
     console.log(report.ok ? 'Verdict: PASS' : `Verdict: FAIL (${report.violations.length} violation(s))`);
     process.exitCode = report.ok ? 0 : 1;
   } finally {

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db.js';
-import { checkInvariants, formatCounts, formatReport, INVARIANTS, type Counts, type InvariantReport } from '../../lib/invariants.js';
+import { BUSINESS_INVARIANTS, checkInvariants, countRows, formatCounts, formatReport, type Counts, type InvariantReport } from '../../ops/invariants.js';
+import { countFakeRows, FAKE_EFFECT_INVARIANTS, formatFakeCounts, type FakeCounts } from '../fakes/invariants.js';
 import { describeLatency, latencyStats } from './latency.js';
 import { count, type Ledger, type PaymentPlan } from './load.js';
 
@@ -33,11 +34,15 @@ export interface Verdict {
   duplicated: number;
   facts: Facts;
   report: InvariantReport;
+  counts: Counts;
+  fakeCounts: FakeCounts;
   /** False: the bound ran out first; what was unfinished then counts as lost. */
   settled: boolean;
   settledInMs: number;
 }
 
+/** Chaos runs on the fakes: the business invariants and the fakes' effect checks both. */
+const INVARIANTS = [...BUSINESS_INVARIANTS, ...FAKE_EFFECT_INVARIANTS];
 /** Invariants whose violations the facts already count as lost: an order still UNPAID, a refund still pending. */
 const COUNTED_AS_LOST = new Set(['no-unpaid-past-deadline', 'losing-payments-refunded']);
 for (const name of COUNTED_AS_LOST) if (!INVARIANTS.some((i) => i.name === name)) throw new Error(`no invariant named ${name}`);
@@ -52,15 +57,15 @@ export async function settleAndJudge(db: Db, temporal: Client, taskQueue: string
   const started = Date.now();
   let lastProgress = started;
   for (;;) {
-    const report = await checkInvariants(db, { graceMs: 0 }).catch(() => undefined);
-    const facts = report && (await gatherFacts(db, temporal, taskQueue, ledger, report.counts).catch(() => undefined));
-    const settled = facts && report && lostOf(facts) === 0 && facts.runningWorkflows === 0 && report.ok;
+    const database = await readDatabase(db).catch(() => undefined);
+    const facts = database && (await gatherFacts(db, temporal, taskQueue, ledger, database.counts).catch(() => undefined));
+    const settled = facts && database && lostOf(facts) === 0 && facts.runningWorkflows === 0 && database.report.ok;
     const elapsed = Date.now() - started;
     if (settled || elapsed > boundMs) {
-      if (!facts || !report) throw new Error(`could not read the database or Temporal for ${boundMs / 1000} s`);
+      if (!facts || !database) throw new Error(`could not read the database or Temporal for ${boundMs / 1000} s`);
       const lost = lostOf(facts);
-      const duplicated = report.violations.filter((v) => !COUNTED_AS_LOST.has(v.invariant)).length;
-      return { ok: !!settled && facts.wronglyCaptured === 0, lost, duplicated, facts, report, settled: !!settled, settledInMs: elapsed };
+      const duplicated = database.report.violations.filter((v) => !COUNTED_AS_LOST.has(v.invariant)).length;
+      return { ok: !!settled && facts.wronglyCaptured === 0, lost, duplicated, facts, ...database, settled: !!settled, settledInMs: elapsed };
     }
     if (Date.now() - lastProgress > 10_000) {
       lastProgress = Date.now();
@@ -68,6 +73,12 @@ export async function settleAndJudge(db: Db, temporal: Client, taskQueue: string
     }
     await sleep(1_000);
   }
+}
+
+/** The checker's verdict (grace 0: nothing may still be in flight) and the row counts. */
+async function readDatabase(db: Db): Promise<Pick<Verdict, 'report' | 'counts' | 'fakeCounts'>> {
+  const report = await checkInvariants(db, INVARIANTS, { graceMs: 0 });
+  return { report, counts: await countRows(db), fakeCounts: await countFakeRows(db) };
 }
 
 function lostOf(f: Facts): number {
@@ -123,7 +134,7 @@ export function describeVerdict(name: string, ledger: Ledger, v: Verdict): strin
     ...[...ledger.latencies].map(([kind, samples]) => `   ${kind}: ${describeLatency(latencyStats(samples), 'answered')}`),
     `   orders by payment plan: ${[...v.facts.outcomes].map(([plan, by]) => `${plan} → ${formatMap(by)}`).join('; ')}`,
     `   ${v.settled ? 'settled in' : 'NOT settled within'} ${(v.settledInMs / 1000).toFixed(1)} s; ${describeFacts(v.facts)}`,
-    `   database: ${formatCounts(v.report.counts)}`,
+    `   database: ${formatCounts(v.counts)}; ${formatFakeCounts(v.fakeCounts)}`,
     v.report.ok
       ? `   checker: all ${v.report.results.length} invariants PASS`
       : formatReport(v.report, 3).filter((l) => !l.startsWith('PASS')).map((l) => `   ${l}`).join('\n'),

@@ -1,14 +1,15 @@
 import { Prisma } from '@prisma/client';
-import type { Db } from './db.js';
+import type { Db } from '../lib/db.js';
 
 /**
- * What must hold in the database whatever crashed, restarted or arrived twice: stock adds up, every
- * order reached one final state with its compensation done, every losing payment was refunded, and
- * every effect on a third party exists where it is owed and nowhere else. Twice under the same key
- * cannot happen at all: the fakes, like real providers, act once per idempotency key (their primary
- * key) and count a repeated call as absorbed (`repeatedCalls`). Each invariant is one SQL query (one
- * snapshot) that returns a line per violation. `graceMs` is how long asynchronous work (a timer
- * firing, a compensation, a refund) may take before its absence counts as a violation.
+ * What must hold in the service's own tables whatever crashed, restarted or arrived twice, in any
+ * deployment: stock adds up, every order reached one final state with its compensation done, every
+ * losing payment was refunded, coupons and fulfillment steps follow their orders. What the third
+ * parties did is in their own records, not here; where the local fakes stand in for them,
+ * dev/fakes/invariants.ts checks those effects too.
+ * Each invariant is one SQL query (one snapshot) that returns a line per violation. `graceMs` is how
+ * long asynchronous work (a timer firing, a compensation, a refund) may take before its absence
+ * counts as a violation.
  */
 export interface Invariant {
   name: string;
@@ -16,10 +17,6 @@ export interface Invariant {
   /** Rows `{ detail }`, one per violation; `cutoff` is the SQL for `now() - grace`. */
   query(cutoff: Prisma.Sql): Prisma.Sql;
 }
-
-/** The fakes' effects (fakes.effects service/operation) that stand for each fulfillment step. */
-const STEP_EFFECTS = Prisma.sql`(VALUES ('INVOICE', 'invoice', 'issue'), ('NOTIFICATION', 'notification', 'PAYMENT_RECEIVED'),
-                                        ('LOYALTY', 'loyalty', 'award')) AS k(step, service, operation)`;
 
 /** SKUs whose `column` (reserved or sold) differs from the units in the items of the orders `holding` selects. */
 function unitsMatchOrders(column: 'reserved' | 'sold', holding: Prisma.Sql): Prisma.Sql {
@@ -32,18 +29,7 @@ function unitsMatchOrders(column: 'reserved' | 'sold', holding: Prisma.Sql): Pri
      WHERE ${units} <> COALESCE(h.held, 0)`;
 }
 
-/** Orders whose effect (fakes.effects service/operation, key `<orderId><keySuffix>`) is missing though cancelled, or there though not. */
-function onceForEachCancelledOrder(cutoff: Prisma.Sql, service: string, operation: string, keySuffix: string): Prisma.Sql {
-  return Prisma.sql`
-    SELECT format('order %s (%s): %s %s/%s effects', o.id, o.status, count(e.idempotency_key), ${service}::text, ${operation}::text) AS detail
-      FROM orders o
-      LEFT JOIN fakes.effects e ON e.service = ${service} AND e.operation = ${operation} AND e.idempotency_key = o.id::text || ${keySuffix}
-     WHERE o.status <> 'CANCELLED' OR o.cancelled_at < ${cutoff}
-     GROUP BY o.id, o.status
-    HAVING count(e.idempotency_key) <> CASE WHEN o.status = 'CANCELLED' THEN 1 ELSE 0 END`;
-}
-
-export const INVARIANTS: readonly Invariant[] = [
+export const BUSINESS_INVARIANTS: readonly Invariant[] = [
   {
     name: 'stock-adds-up',
     description: 'for every SKU: stock_added = available + reserved + sold, none negative',
@@ -91,16 +77,6 @@ export const INVARIANTS: readonly Invariant[] = [
         FROM orders WHERE status = 'CANCELLED' AND cancelled_at < ${cutoff} AND stock_released_at IS NULL`,
   },
   {
-    name: 'payment-intent-closed-once',
-    description: 'every CANCELLED order older than grace had its payment intent closed; no other order had it closed',
-    query: (cutoff) => onceForEachCancelledOrder(cutoff, 'payments', 'closeIntent', ''),
-  },
-  {
-    name: 'cancellation-notified-once',
-    description: 'every CANCELLED order older than grace sent ORDER_CANCELLED; no other order sent it',
-    query: (cutoff) => onceForEachCancelledOrder(cutoff, 'notification', 'ORDER_CANCELLED', ':ORDER_CANCELLED'),
-  },
-  {
     name: 'losing-payments-refunded',
     description: 'every payment with a refund_reason is REFUNDED after grace; every payment without one is CAPTURED',
     query: (cutoff) => Prisma.sql`
@@ -111,29 +87,25 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     name: 'refunded-once',
-    description: 'a REFUNDED payment has its refunds row (its amount) and its provider refund; a pending one has no refunds row yet',
+    description: 'a REFUNDED payment has exactly one refunds row, for its amount; a pending one has none yet',
     query: () => Prisma.sql`
-      SELECT format('payment %s (%s, %s cents): %s refund rows (amounts %s), %s provider refunds',
-                    p.payment_id, p.status, p.amount_cents, r.n, r.amounts, e.n) AS detail
+      SELECT format('payment %s (%s, %s cents): %s refund rows (amounts %s)', p.payment_id, p.status, p.amount_cents, r.n, r.amounts) AS detail
         FROM payments p
         CROSS JOIN LATERAL (SELECT count(*)::int AS n, string_agg(amount_cents::text, ',') AS amounts,
                                    bool_and(amount_cents = p.amount_cents) AS exact
                               FROM refunds WHERE payment_id = p.payment_id) r
-        CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM fakes.effects
-                             WHERE service = 'payments' AND operation = 'refund' AND idempotency_key = p.payment_id) e
-       WHERE (p.status = 'REFUNDED' AND (r.n <> 1 OR e.n <> 1 OR NOT r.exact))
+       WHERE (p.status = 'REFUNDED' AND (r.n <> 1 OR NOT r.exact))
           OR (p.status = 'REFUND_PENDING' AND r.n <> 0)`,
   },
   {
     name: 'captured-never-refunded',
-    description: 'no CAPTURED payment has a refund reason, a refunds row or a provider refund',
+    description: 'no CAPTURED payment has a refund reason or a refunds row',
     query: () => Prisma.sql`
-      SELECT format('payment %s (order %s): CAPTURED but refund_reason %L, refunded by us %s, by the provider %s',
-                    p.payment_id, p.order_id, p.refund_reason, r.payment_id IS NOT NULL, e.idempotency_key IS NOT NULL) AS detail
+      SELECT format('payment %s (order %s): CAPTURED but refund_reason %L, refunded by us %s',
+                    p.payment_id, p.order_id, p.refund_reason, r.payment_id IS NOT NULL) AS detail
         FROM payments p
         LEFT JOIN refunds r ON r.payment_id = p.payment_id
-        LEFT JOIN fakes.effects e ON e.service = 'payments' AND e.operation = 'refund' AND e.idempotency_key = p.payment_id
-       WHERE p.status = 'CAPTURED' AND (p.refund_reason IS NOT NULL OR r.payment_id IS NOT NULL OR e.idempotency_key IS NOT NULL)`,
+       WHERE p.status = 'CAPTURED' AND (p.refund_reason IS NOT NULL OR r.payment_id IS NOT NULL)`,
   },
   {
     name: 'paid-order-one-captured-payment',
@@ -176,19 +148,6 @@ export const INVARIANTS: readonly Invariant[] = [
        GROUP BY o.id, o.status
       HAVING count(s.step) <> CASE WHEN o.status = 'PAID' THEN 3 ELSE 0 END`,
   },
-  {
-    name: 'fulfillment-effect-once',
-    description: 'each fulfillment effect belongs to a step of a paid order; every DONE step has its effect',
-    query: () => Prisma.sql`
-      WITH effects AS (
-        SELECT k.step, e.idempotency_key AS key
-          FROM fakes.effects e JOIN ${STEP_EFFECTS} ON k.service = e.service AND k.operation = e.operation)
-      SELECT format('%s: step %L, effect %s', COALESCE(s.order_id::text || ':' || s.step::text, e.key),
-                    s.status, CASE WHEN e.key IS NULL THEN 'missing' ELSE 'present' END) AS detail
-        FROM fulfillment_steps s
-        FULL JOIN effects e ON e.step = s.step::text AND e.key = s.order_id::text || ':' || s.step::text
-       WHERE s.order_id IS NULL OR (s.status = 'DONE' AND e.key IS NULL)`,
-  },
 ];
 
 export interface InvariantResult {
@@ -199,26 +158,26 @@ export interface InvariantResult {
 
 export interface InvariantReport {
   ok: boolean;
-  /** Every invariant with its number of violations, in INVARIANTS order. */
+  /** Every invariant checked, with its number of violations, in the order given. */
   results: InvariantResult[];
   violations: Array<{ invariant: string; detail: string }>;
-  counts: Counts;
 }
 
 /** The checker only reads: a client or a transaction (tests corrupt data inside one and roll it back). */
 export type Queryable = Pick<Db, '$queryRaw'>;
 
-export async function checkInvariants(db: Queryable, options: { graceMs: number }): Promise<InvariantReport> {
+/** Runs `invariants` (the business ones, to which a dev database adds the fakes' own) over `db`. */
+export async function checkInvariants(db: Queryable, invariants: readonly Invariant[], options: { graceMs: number }): Promise<InvariantReport> {
   const cutoff = Prisma.sql`now() - ${options.graceMs} * interval '1 millisecond'`;
   const violations: InvariantReport['violations'] = [];
   const results: InvariantResult[] = [];
   // One after another: each is one statement, so each judges one consistent snapshot.
-  for (const invariant of INVARIANTS) {
+  for (const invariant of invariants) {
     const rows = await db.$queryRaw<Array<{ detail: string }>>(invariant.query(cutoff));
     results.push({ invariant: invariant.name, description: invariant.description, violations: rows.length });
     violations.push(...rows.map(({ detail }) => ({ invariant: invariant.name, detail })));
   }
-  return { ok: violations.length === 0, results, violations, counts: await countRows(db) };
+  return { ok: violations.length === 0, results, violations };
 }
 
 export interface Counts {
@@ -233,9 +192,6 @@ export interface Counts {
   refunds: number;
   fulfillmentPending: number;
   fulfillmentFailed: number;
-  fulfillmentEffects: number;
-  /** Calls the fakes absorbed because their key had already acted: retries and redeliveries made harmless. */
-  repeatedCalls: number;
 }
 
 export async function countRows(db: Queryable): Promise<Counts> {
@@ -250,9 +206,7 @@ export async function countRows(db: Queryable): Promise<Counts> {
            (SELECT count(*) FROM payments WHERE status = 'REFUNDED')::int AS "refunded",
            (SELECT count(*) FROM refunds)::int AS "refunds",
            (SELECT count(*) FROM fulfillment_steps WHERE status = 'PENDING')::int AS "fulfillmentPending",
-           (SELECT count(*) FROM fulfillment_steps WHERE status = 'FAILED')::int AS "fulfillmentFailed",
-           (SELECT count(*) FROM fakes.effects e JOIN ${STEP_EFFECTS} ON k.service = e.service AND k.operation = e.operation)::int AS "fulfillmentEffects",
-           (SELECT count(*) FROM fakes.calls WHERE outcome = 'REPEAT')::int AS "repeatedCalls"`;
+           (SELECT count(*) FROM fulfillment_steps WHERE status = 'FAILED')::int AS "fulfillmentFailed"`;
   return row;
 }
 
@@ -272,6 +226,6 @@ export function formatCounts(c: Counts): string {
   return (
     `orders ${c.orders} (paid ${c.paid}, cancelled ${c.cancelled}, unpaid ${c.unpaid}); ` +
     `payments ${c.payments} (captured ${c.captured}, refunded ${c.refunded}, refund pending ${c.refundPending}); refunds ${c.refunds}; ` +
-    `fulfillment effects ${c.fulfillmentEffects} (steps pending ${c.fulfillmentPending}, failed ${c.fulfillmentFailed}); repeated calls absorbed ${c.repeatedCalls}`
+    `fulfillment steps pending ${c.fulfillmentPending}, failed ${c.fulfillmentFailed}`
   );
 }
