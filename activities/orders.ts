@@ -4,7 +4,9 @@ import type { Db } from '../lib/db.js';
 import type { PlacedOrder, PlaceOrderRequest } from '../domain/messages.js';
 import { canTransition, COUPON_TRANSITIONS, INITIAL_STATUS, ORDER_TRANSITIONS, type CancelReason, type OrderStatus } from '../domain/statuses.js';
 import { asOf, type ActivityDeps } from './deps.js';
+import { releaseLockedCoupon } from './coupons.js';
 import { businessFailure } from './errors.js';
+import { releaseReservedStock } from './inventory.js';
 import { nowOr, statusMove, statusValue } from './guarded-sql.js';
 
 export type CancelOutcome =
@@ -83,12 +85,22 @@ export function createOrderActivities(deps: ActivityDeps) {
 
     /**
      * The guarded cancel: only an UNPAID order changes, and for a timeout only once its deadline
-     * has passed by the database's clock. The affected row count decides who won the race.
+     * has passed by the database's clock. The affected row count decides who won the race. The
+     * winner gives the reserved stock and the locked coupon back in the same transaction, so a
+     * cancelled order never holds either, not even for a moment.
      */
     async cancelOrder(input: { orderId: string; reason: CancelReason }): Promise<CancelOutcome> {
-      const [cancelled] = await db.$queryRaw<Array<{ cancelled_at: Date; expires_at: Date }>>(guardedCancel(input, await asOf(deps)));
+      const now = await asOf(deps);
+      const cancelled = await db.$transaction(async (tx) => {
+        const [won] = await tx.$queryRaw<Array<{ cancelled_at: Date; expires_at: Date }>>(guardedCancel(input, now));
+        if (won) {
+          await releaseReservedStock(tx, input.orderId);
+          await releaseLockedCoupon(tx, input.orderId);
+        }
+        return won;
+      });
       if (cancelled) {
-        log.info('order cancelled', { orderId: input.orderId, reason: input.reason });
+        log.info('order cancelled', { orderId: input.orderId, reason: input.reason, stockAndCouponReleased: true });
         return { outcome: 'CANCELLED', cancelledAt: cancelled.cancelled_at.toISOString(), expiresAt: cancelled.expires_at.toISOString() };
       }
       const order = await db.order.findUnique({ where: { id: input.orderId }, select: { status: true, expiresAt: true } });

@@ -1,6 +1,6 @@
 import { getClient, log } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { ORDER_WORKFLOW_TYPE, orderWorkflowId } from '../domain/messages.js';
+import { ORDER_WORKFLOW_TYPE, orderLifecycleInput, orderWorkflowId } from '../domain/messages.js';
 import { ORDER_TRANSITIONS } from '../domain/statuses.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, statusIn } from './guarded-sql.js';
@@ -38,7 +38,7 @@ export function createReconciliationActivities(deps: ActivityDeps) {
         await client.workflow.start(ORDER_WORKFLOW_TYPE, {
           workflowId,
           taskQueue: input.taskQueue,
-          args: [{ orderId: id, adopt: true }],
+          args: [orderLifecycleInput(id, { adopt: true })],
           workflowIdConflictPolicy: 'USE_EXISTING',
         });
         adopted.push(id);

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { ORDER_WORKFLOW_TYPE, orderWorkflowId } from '../domain/messages.js';
+import { ORDER_WORKFLOW_TYPE, orderLifecycleInput, orderWorkflowId } from '../domain/messages.js';
 import { OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
 import { postOrder } from './api-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -88,7 +88,7 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
       await client.workflow.start(ORDER_WORKFLOW_TYPE, {
         workflowId: orderWorkflowId(orderId),
         taskQueue: stack.taskQueue,
-        args: [{ orderId, adopt: true }],
+        args: [orderLifecycleInput(orderId, { adopt: true })],
         workflowIdConflictPolicy: 'USE_EXISTING',
       });
       if (++started % 200 === 0) ctx.progress(`started ${started}/${k} workflows (deadline in ${((deadline - Date.now()) / 1000).toFixed(0)} s)`);

@@ -65,6 +65,13 @@ export interface PaymentNotice {
   receivedAt?: string;
 }
 
+/**
+ * The shape every OrderLifecycle started now takes; runs started without it (before it existed)
+ * keep the first shape, which their histories record. Chosen by the input rather than by
+ * patched(), which would cost every order a marker and a search-attribute event.
+ */
+export const ORDER_SHAPE = 'lean';
+
 export interface OrderLifecycleInput {
   orderId: string;
   /**
@@ -72,6 +79,13 @@ export interface OrderLifecycleInput {
    * from the database instead of waiting for the placeOrder update.
    */
   adopt?: boolean;
+  /** ORDER_SHAPE for every run started now (orderLifecycleInput); absent in runs from before it. */
+  shape?: typeof ORDER_SHAPE;
+}
+
+/** The input of a new OrderLifecycle run. */
+export function orderLifecycleInput(orderId: string, options: { adopt?: boolean } = {}): OrderLifecycleInput {
+  return { orderId, ...options, shape: ORDER_SHAPE };
 }
 
 export interface LifecycleStatus {

@@ -8,10 +8,17 @@ import { NeedsAttentionKey } from '../domain/search-attributes.js';
  */
 export class Attention {
   private readonly open = new Map<string, string>();
+  /** What the search attribute says now; undefined until first written. */
+  private published: boolean | undefined;
 
   constructor(
     /** Refreshes the run's Web UI details, which list these items. */
     private readonly showDetails: () => void,
+    /**
+     * Runs from before the lean shape wrote the attribute at every change of a fulfillment step,
+     * flipped or not, and replay must issue the same commands; lean runs write it when it flips.
+     */
+    private readonly writeEveryChange = false,
   ) {}
 
   get needed(): boolean {
@@ -30,14 +37,21 @@ export class Attention {
     else this.showDetails();
   }
 
-  /** Changes one item without publishing: for a caller that publishes at fixed points (fulfillment). */
+  /** Changes one item without publishing: for a caller that reports its changes itself (fulfillment). */
   set(key: string, todo: string | null): void {
     if (todo === null) this.open.delete(key);
     else this.open.set(key, todo);
   }
 
+  /** Something an operator might look at changed: the attribute is written if it must be. */
+  changed(): void {
+    if (this.writeEveryChange || this.needed !== (this.published ?? false)) this.publish();
+    else this.showDetails();
+  }
+
   publish(): void {
     upsertSearchAttributes([{ key: NeedsAttentionKey, value: this.needed }]);
+    this.published = this.needed;
     this.showDetails();
   }
 }

@@ -34,7 +34,7 @@ export class Fulfillment {
   constructor(
     private readonly orderId: string,
     private readonly mustSucceed: MustSucceed,
-    /** Holds the FAILED steps; published whenever a step's status changes. */
+    /** Holds the FAILED steps; told whenever a step's status changes. */
     private readonly attention: Attention,
   ) {}
 
@@ -80,8 +80,7 @@ export class Fulfillment {
     }
   }
 
-  /** NeedsAttention is written at each status change, FAILED or not (the recorded histories expect it). */
   private publish(): void {
-    this.attention.publish();
+    this.attention.changed();
   }
 }

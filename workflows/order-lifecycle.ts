@@ -6,6 +6,7 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -19,6 +20,7 @@ import { Fulfillment } from './fulfillment.js';
 import {
   cancelSignal,
   extendDeadlineUpdate,
+  ORDER_SHAPE,
   paidSignal,
   placeOrderUpdate,
   retryFulfillmentStepUpdate,
@@ -36,19 +38,15 @@ import { CustomerIdKey, NeedsAttentionKey, OrderExpiresAtKey, OrderStatusKey } f
 import { Settlement } from './settlement.js';
 
 const interactive = proxyActivities<Activities>(interactiveOptions);
+/** Lean runs place the order inside the first workflow task: the caller's answer needs no second one. */
+const inline = proxyLocalActivities<Activities>(interactiveOptions);
 const database = proxyActivities<Activities>(databaseOptions);
 const money = proxyActivities<Activities>(moneyOptions);
 
-/** How long the workflow waits for the placeOrder update that update-with-start sends with it. */
+/** First shape only: how long the workflow waited for the placeOrder update sent with the start. */
 const PLACEMENT_TIMEOUT = '1 minute';
 /** If the timer fired but the database clock says "not yet" (clock skew), look again this soon. */
 const NOT_DUE_RECHECK_MS = 100;
-/** Each compensation step's activity, with the retry preset its kind of work needs. */
-const COMPENSATION: Record<(typeof CANCELLATION_COMPENSATION)[number], (orderId: string) => Promise<unknown>> = {
-  releaseStock: database.releaseStock,
-  releaseCoupon: database.releaseCoupon,
-  closePaymentIntent: money.closePaymentIntent,
-};
 
 /**
  * One order, from placement to a final state: waits for payment until the deadline on a durable
@@ -62,8 +60,8 @@ const COMPENSATION: Record<(typeof CANCELLATION_COMPENSATION)[number], (orderId:
  * (It never continues-as-new; a future continue-as-new must go through `finish()` too.) Steps that
  * must succeed retry until they do (MustSucceed), so an outage delays a run but cannot fail it.
  */
-export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleInput): Promise<LifecycleStatus> {
-  return new OrderLifecycleRun(orderId).run(adopt);
+export async function OrderLifecycle({ orderId, adopt = false, shape }: OrderLifecycleInput): Promise<LifecycleStatus> {
+  return new OrderLifecycleRun(orderId, shape === ORDER_SHAPE).run(adopt);
 }
 
 class OrderLifecycleRun {
@@ -77,13 +75,25 @@ class OrderLifecycleRun {
   private waitingFor = 'the order to be placed';
   /** Set while a payment is being settled, whatever phase the run is in. */
   private busyWith: string | null = null;
+  /** True once this run's own guarded cancel won: stock and coupon went back in its transaction. */
+  private cancelledHere = false;
   private readonly attention: Attention;
   private readonly mustSucceed: MustSucceed;
   private readonly settlement: Settlement;
   private readonly fulfillment: Fulfillment;
 
-  constructor(private readonly orderId: string) {
-    this.attention = new Attention(() => this.showDetails());
+  constructor(
+    private readonly orderId: string,
+    /**
+     * The lean shape (ORDER_SHAPE, every run started now): placement as a local activity, done
+     * inside the first workflow task; no placement timer (update-with-start delivers the placement
+     * with the start); the guarded cancel gives stock and coupon back in its own transaction, so
+     * compensation is the provider's payment intent, closed while the customer is told;
+     * NeedsAttention written only when it changes. Runs from before replay the first shape.
+     */
+    private readonly lean: boolean,
+  ) {
+    this.attention = new Attention(() => this.showDetails(), !this.lean);
     this.mustSucceed = new MustSucceed(orderId, this.attention);
     this.settlement = new Settlement(orderId, this.mustSucceed, this.attention, () => this.markPaid(), (what) => {
       this.busyWith = what;
@@ -100,8 +110,11 @@ class OrderLifecycleRun {
       const existing = await this.mustSucceed.run('loadOrder', () => database.loadOrder(this.orderId));
       if (existing) this.takeOver(existing);
     } else {
-      // The order itself is written by the placeOrder update that arrives with the start.
-      await condition(() => this.order !== undefined || (this.placementRejected && allHandlersFinished()), PLACEMENT_TIMEOUT);
+      // The order itself is written by the placeOrder update that update-with-start delivers with
+      // the start, in the same first task: no timer needs to guard against it never coming.
+      const placedOrRejected = () => this.order !== undefined || (this.placementRejected && allHandlersFinished());
+      if (this.lean) await condition(placedOrRejected);
+      else await condition(placedOrRejected, PLACEMENT_TIMEOUT);
     }
     if (!this.order) {
       upsertSearchAttributes([{ key: OrderStatusKey, value: 'REJECTED' }]);
@@ -130,7 +143,7 @@ class OrderLifecycleRun {
       placeOrderUpdate,
       async (request) => {
         try {
-          const placed = await interactive.placeOrder(request);
+          const placed = await (this.lean ? inline : interactive).placeOrder(request);
           this.takeOver(placed);
           return placed;
         } catch (err) {
@@ -194,6 +207,7 @@ class OrderLifecycleRun {
       if (result.outcome === 'CANCELLED') {
         this.status = 'CANCELLED';
         this.cancelReason = reason;
+        this.cancelledHere = true;
       } else if (result.outcome === 'NOT_DUE') {
         // The deadline moved, or our clock ran ahead of the database's: wait for the database's deadline.
         this.expiresAt = result.expiresAt;
@@ -205,15 +219,20 @@ class OrderLifecycleRun {
     }
   }
 
-  /** Only the winner of the guarded cancel gets here, so each step runs for one order once. */
+  /**
+   * Only the winner of the guarded cancel gets here, so each step runs for one order once. A lean
+   * run's own cancel gave stock and coupon back in its transaction: what is left is the provider's
+   * payment intent, closed while the customer is told. An order found cancelled already (a
+   * replayed placement), or a first-shape run, gives everything back here; every step is idempotent.
+   */
   private async compensateCancellation(): Promise<void> {
-    this.waitFor('stock, coupon and payment intent to be released');
-    const released = await Promise.allSettled(
-      CANCELLATION_COMPENSATION.map((step) => this.mustSucceed.run(step, () => COMPENSATION[step](this.orderId))),
-    );
-    this.waitFor('the customer to be notified');
+    const steps = this.lean && this.cancelledHere ? CANCELLATION_COMPENSATION.filter((step) => step === 'closePaymentIntent') : CANCELLATION_COMPENSATION;
+    this.waitFor(`${steps.join(', ')} and the customer's notice`);
+    const givingBack = Promise.allSettled(steps.map((step) => this.mustSucceed.run(step, () => this.compensationStep(step))));
+    if (!this.lean) await givingBack; // the first shape notified only after giving back
     await notifyCustomer({ orderId: this.orderId, template: 'ORDER_CANCELLED' }, this.mustSucceed, this.attention);
-    const failed = released.flatMap((r, i) => (r.status === 'rejected' ? [{ step: CANCELLATION_COMPENSATION[i]!, reason: r.reason as unknown }] : []));
+    const released = await givingBack;
+    const failed = released.flatMap((r, i) => (r.status === 'rejected' ? [{ step: steps[i]!, reason: r.reason as unknown }] : []));
     if (failed.length === 0) return;
     if (!patched(SETTLE_EVERY_PAYMENT_PATCH)) {
       // Runs from before: a failed workflow, listed by NeedsAttention.
@@ -226,6 +245,17 @@ class OrderLifecycleRun {
       const error = rootCauseMessage(reason);
       log.error('compensation step failed for good', { orderId: this.orderId, step, error });
       this.attention.note(`compensation:${step}`, `${step} failed for good (${error}): do it by hand at the provider`);
+    }
+  }
+
+  private compensationStep(step: (typeof CANCELLATION_COMPENSATION)[number]): Promise<unknown> {
+    switch (step) {
+      case 'releaseStock':
+        return database.releaseStock(this.orderId);
+      case 'releaseCoupon':
+        return database.releaseCoupon(this.orderId);
+      case 'closePaymentIntent':
+        return money.closePaymentIntent(this.orderId);
     }
   }
 

@@ -7,6 +7,7 @@ import {
   cancelSignal,
   extendDeadlineUpdate,
   ORDER_WORKFLOW_TYPE,
+  orderLifecycleInput,
   orderSummary,
   orderWorkflowId,
   placeOrderUpdate,
@@ -59,7 +60,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     const start = new WithStartWorkflowOperation<typeof OrderLifecycle>(ORDER_WORKFLOW_TYPE, {
       workflowId: orderWorkflowId(orderId),
       taskQueue,
-      args: [{ orderId }],
+      args: [orderLifecycleInput(orderId)],
       workflowIdConflictPolicy: 'USE_EXISTING',
       typedSearchAttributes: [{ key: CustomerIdKey, value: customerId }],
       staticSummary: orderSummary(request),

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { ORDER_SHAPE } from '../../domain/messages.js';
 import { NOTIFY_REFUNDS_PATCH, SETTLE_EVERY_PAYMENT_PATCH } from '../../workflows/patches.js';
 import { loadHistoryFixtures } from './history-fixtures.js';
 
@@ -29,25 +30,26 @@ async function replayAll(workflowBundle: WorkflowBundle): Promise<Record<string,
 }
 
 describe('replaying recorded histories', () => {
-  it('has a history for every main path', () => {
-    expect(histories.map((h) => h.name)).toEqual(
-      expect.arrayContaining([
-        'paid-and-fulfilled',
-        'expired-and-compensated',
-        'late-payment-refunded',
-        'customer-cancelled',
-        'extended-then-expired',
-        'fulfillment-failed-then-retried',
-        'rejected-out-of-stock',
-        'late-payment-after-close',
-        'reconciliation-sweep',
-        'adopted-by-reconciliation',
-        'compensation-and-refund-rejected-then-refund-retried',
-        'late-payment-refund-rejected-then-retried',
-        'payment-during-update-at-end-refunded',
-        'database-outage-then-paid',
-      ]),
-    );
+  it('has a history for every main path, each order path in both shapes', () => {
+    const orderPaths = [
+      'paid-and-fulfilled',
+      'expired-and-compensated',
+      'late-payment-refunded',
+      'customer-cancelled',
+      'extended-then-expired',
+      'fulfillment-failed-then-retried',
+      'rejected-out-of-stock',
+      'adopted-by-reconciliation',
+    ];
+    const names = histories.map((h) => h.name);
+    expect(names).toEqual(expect.arrayContaining([...orderPaths, ...orderPaths.map((path) => `${path}-${ORDER_SHAPE}`)]));
+    expect(names).toEqual(expect.arrayContaining(['late-payment-after-close', 'reconciliation-sweep', 'late-payment-refund-rejected-then-retried']));
+    // The lean histories are the lean shape's (their runs were started with it); the others are not.
+    const shapeOf = (name: string) => histories.find((h) => h.name === name)!.history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+    for (const path of orderPaths) {
+      expect(JSON.parse(Buffer.from(shapeOf(`${path}-${ORDER_SHAPE}`)!).toString('utf8'))).toMatchObject({ shape: ORDER_SHAPE });
+      expect(JSON.parse(Buffer.from(shapeOf(path)!).toString('utf8')).shape).toBeUndefined();
+    }
   });
 
   it('every history replays against the current workflow code', async () => {
