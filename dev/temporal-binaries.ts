@@ -3,19 +3,22 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { buildOnce } from './cached-build.js';
+import { buildGoBinaries, buildKey, GO_TOOLCHAIN, requiredVersion, type GoBinary } from './go-modules.js';
 import { StartupError } from './startup-error.js';
 
 /**
  * Where the Temporal servers come from. The SDK would download them from the internet; offline
- * they come from the package registries instead: the CLI (dev server + Web UI) built with Go, the
- * Java time-skipping test server assembled with Maven, both cached outside the clone so every
- * clone, CI run and `npm start` reuses them.
+ * they come from the package registries instead: Temporal Server, its SQL schema tool and the Web
+ * UI server built with Go from the pinned modules in dev/go/, the Java time-skipping test server
+ * assembled with Maven, and the CLI's dev server (kept for the benchmark's before/after), all
+ * cached outside the clone so every clone, CI run and `npm start` reuses them.
  */
 
-/** The one place the server versions are pinned. CLI 1.6+ cannot be `go install`ed (its go.mod replaces a nested module). */
+/** Pinned here; Temporal Server and the UI server are pinned by their go.mod in dev/go/. CLI 1.6+ cannot be `go install`ed (its go.mod replaces a nested module). */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 export const TEMPORAL_TEST_SERVER_VERSION = '1.38.0';
 
+export const TEMPORAL_SERVER_MISSING = `no Temporal Server: install Go (1.21 or later; the build fetches the ${GO_TOOLCHAIN} toolchain itself) so it can be built`;
 export const DEV_SERVER_MISSING =
   'no Temporal CLI: set TEMPORAL_CLI_PATH to a `temporal` executable, put `temporal` on PATH, or install Go so it can be built';
 export const TEST_SERVER_MISSING =
@@ -32,8 +35,48 @@ function knobs() {
   };
 }
 
+export interface TemporalServerBinaries {
+  /** `temporal-server`: every service, or the ones named with `--service`. */
+  server: string;
+  /** `temporal-sql-tool`: creates and upgrades the PostgreSQL schemas (embedded in it). */
+  sqlTool: string;
+  /** The Web UI server, the built UI embedded. */
+  uiServer: string;
+  /** For messages, e.g. `Temporal Server 1.32.2`. */
+  title: string;
+}
+
+const SERVER_BINARIES: readonly GoBinary[] = [
+  { module: 'temporal-server', pkg: 'go.temporal.io/server/cmd/server', name: 'temporal-server' },
+  { module: 'temporal-server', pkg: 'go.temporal.io/server/cmd/tools/sql', name: 'temporal-sql-tool' },
+  { module: 'temporal-ui-server', pkg: 'github.com/temporalio/ui-server/v2/cmd/server', name: 'temporal-ui-server' },
+];
+
 /**
- * The Temporal CLI (`temporal server start-dev`): TEMPORAL_CLI_PATH, else the cached build, else
+ * Temporal Server, its SQL tool and the UI server: the cached build of the pinned modules, else a
+ * fresh one with Go (about 5 minutes on 2 cores). undefined: no Go to build them with.
+ */
+export async function resolveTemporalServer(): Promise<TemporalServerBinaries | undefined> {
+  const { cacheDir, searchPath } = knobs();
+  const serverVersion = requiredVersion('temporal-server', 'go.temporal.io/server');
+  const uiVersion = requiredVersion('temporal-ui-server', 'github.com/temporalio/ui-server/v2');
+  const dir = join(cacheDir, `temporal-server-${serverVersion}-ui-${uiVersion}-${buildKey(SERVER_BINARIES)}`);
+  const path = (name: string) => join(dir, name);
+  const binaries = { server: path('temporal-server'), sqlTool: path('temporal-sql-tool'), uiServer: path('temporal-ui-server'), title: `Temporal Server ${serverVersion}` };
+  if (existsSync(dir)) return binaries;
+  const go = findExecutable('go', searchPath);
+  if (!go) return undefined;
+  await buildOnce({
+    title: `Temporal Server ${serverVersion}, its SQL tool and UI server ${uiVersion} (go build, ${GO_TOOLCHAIN})`,
+    dir,
+    build: (workDir, run) => buildGoBinaries(go, SERVER_BINARIES, workDir, run),
+  });
+  return binaries;
+}
+
+/**
+ * The Temporal CLI (`temporal server start-dev`), for the benchmark's `--temporal cli` only:
+ * TEMPORAL_CLI_PATH, else the cached build, else
  * `temporal` on PATH, else a fresh build with Go. undefined: none of these is possible (the SDK
  * may still download one when online).
  */
