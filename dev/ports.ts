@@ -27,6 +27,22 @@ export function findFreePort(): Promise<number> {
 }
 
 /**
+ * A free port below 32768, held like findFreePort's: for a server that stores its port in a signed
+ * 16-bit column (Temporal Server's membership table on PostgreSQL), which the ports listen(0)
+ * picks (32768-60999) overflow.
+ */
+export async function findFreeLowPort(): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const candidate = 10_000 + Math.floor(Math.random() * 22_768);
+    try {
+      return await holdPort(candidate);
+    } catch (err) {
+      if (attempt >= 100) throw err;
+    }
+  }
+}
+
+/**
  * The same hold for a port given (0: any free one), e.g. one a server just let go of and will bind
  * again after a pause; fails if something listens on it.
  */
