@@ -11,7 +11,7 @@ let tracing: Tracing;
 let h: OrderHarness;
 beforeAll(async () => {
   tracing = startTracing('order-test', { exporter });
-  h = await startOrderHarness({ temporal: 'dev-server', taskQueue: 'orders-tracing', tracing });
+  h = await startOrderHarness({ temporal: 'real', taskQueue: 'orders-tracing', tracing });
 });
 afterAll(async () => {
   await h?.close();

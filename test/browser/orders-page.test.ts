@@ -7,7 +7,7 @@ import { ADMIN_TOKEN, startOrderHarness, WEBHOOK_SECRET, type OrderHarness } fro
 
 /**
  * The orders page and the Temporal Web UI in headless Chromium (Debian's package, driven by
- * playwright-core), against the whole service on a real dev server with its Web UI.
+ * playwright-core), against the whole service on a real Temporal Server with its Web UI.
  */
 const skip = browserSkipReason();
 if (skip) console.warn(`browser tests skipped: ${skip}`);
@@ -22,7 +22,7 @@ const cspViolations: string[] = [];
 describe.skipIf(skip !== undefined)('in headless Chromium', () => {
   beforeAll(async () => {
     [h, browser] = await Promise.all([
-      startOrderHarness({ temporal: 'dev-server', taskQueue: 'orders-browser', paymentWindowMs: WINDOW_MS, webUi: true }),
+      startOrderHarness({ temporal: 'real', taskQueue: 'orders-browser', paymentWindowMs: WINDOW_MS, webUi: true }),
       launchBrowser(),
     ]);
     page = await browser.context.newPage();

@@ -4,7 +4,7 @@ import { createDatabase } from '../../dev/databases.js';
 import { applyFakesSchema } from '../../dev/fakes/schema.js';
 import { startThrowawayPostgres } from '../../dev/postgres.js';
 import { ensureChromium } from './browser.js';
-import { DEV_SERVER_MISSING, resolveDevServer, resolveTestServer, TEST_SERVER_MISSING } from '../../dev/temporal-binaries.js';
+import { resolveTemporalServer, resolveTestServer, TEMPORAL_SERVER_MISSING, TEST_SERVER_MISSING, type TemporalServerBinaries } from '../../dev/temporal-binaries.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,8 +12,8 @@ declare module 'vitest' {
     postgresUrl: string;
     /** A database with every migration and the fakes' schema applied, which createTestDatabase() copies. */
     migratedTemplate: string;
-    /** Temporal CLI for createLocalEnv(); null lets the SDK download one (online only). */
-    devServerPath: string | null;
+    /** Temporal Server for createLocalEnv(); null: it could not be built (no Go). */
+    temporalServer: TemporalServerBinaries | null;
     /** Java test server for createTimeSkippingEnv(); null lets the SDK download one (online only). */
     testServerPath: string | null;
     /** Debian's chromium for the browser tests; null when it cannot be installed (see chromiumSkipReason). */
@@ -29,8 +29,8 @@ const MIGRATED_TEMPLATE = 'migrated_template';
  * minutes and prints progress), the Prisma client, and one throwaway PostgreSQL for all test files.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [devServerPath, testServerPath] = await Promise.all([resolveDevServer(), resolveTestServer()]);
-  if (devServerPath === undefined) console.warn(`${DEV_SERVER_MISSING}; the Temporal SDK will try to download one`);
+  const [temporalServer, testServerPath] = await Promise.all([resolveTemporalServer(), resolveTestServer()]);
+  if (temporalServer === undefined) console.warn(`${TEMPORAL_SERVER_MISSING}; the tests on a real server will fail`);
   if (testServerPath === undefined) console.warn(`${TEST_SERVER_MISSING}; the Temporal SDK will try to download one`);
   await ensurePrismaClient();
   const browser = ensureChromium();
@@ -47,7 +47,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide('postgresUrl', postgres.url);
   project.provide('migratedTemplate', MIGRATED_TEMPLATE);
-  project.provide('devServerPath', devServerPath ?? null);
+  project.provide('temporalServer', temporalServer ?? null);
   project.provide('testServerPath', testServerPath ?? null);
   project.provide('chromiumPath', 'path' in browser ? browser.path : null);
   project.provide('chromiumSkipReason', 'skip' in browser ? browser.skip : '');

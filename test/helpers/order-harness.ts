@@ -16,7 +16,6 @@ import type { Db } from '../../lib/db.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
 import { createWorkerMetrics, type WorkerMetrics } from '../../worker/metrics.js';
 import type { Tracing } from '../../lib/tracing.js';
-import { findFreePort } from '../../dev/ports.js';
 import { createOrderWorker, WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { createDb } from '../../lib/db.js';
 import { createTestDatabase } from './database.js';
@@ -71,10 +70,10 @@ export interface OrderHarness {
 
 export interface HarnessOptions {
   taskQueue?: string;
-  /** `time-skipping` (default): the Java test server. `dev-server`: a real Temporal server, real time. */
-  temporal?: 'time-skipping' | 'dev-server';
+  /** `time-skipping` (default): the Java test server. `real`: Temporal Server as `npm start` runs it, in real time. */
+  temporal?: 'time-skipping' | 'real';
   paymentWindowMs?: number;
-  /** dev-server only: also serve the Temporal Web UI (on a free port; `webUiUrl` says where). */
+  /** `real` only: also serve the Temporal Web UI (on a free port; `webUiUrl` says where). */
   webUi?: boolean;
   /** False: no worker in this process (a test runs worker/main.ts itself on this task queue). */
   inProcessWorker?: boolean;
@@ -98,9 +97,9 @@ export interface HarnessOptions {
 export async function startOrderHarness(options: HarnessOptions = {}): Promise<OrderHarness> {
   const { taskQueue = 'orders-test', temporal = 'time-skipping', paymentWindowMs = PAYMENT_WINDOW_MS, tracing } = options;
   const database = await createTestDatabase();
-  const uiPort = options.webUi ? await findFreePort() : undefined;
-  const env = temporal === 'time-skipping' ? await createTimeSkippingEnv() : await createLocalEnv({ uiPort });
-  const webUiUrl = uiPort === undefined ? undefined : `http://127.0.0.1:${uiPort}`;
+  const local = temporal === 'real' ? await createLocalEnv({ webUi: options.webUi }) : undefined;
+  const env = local?.env ?? (await createTimeSkippingEnv());
+  const webUiUrl = local?.webUiUrl;
   const workerMetrics = createWorkerMetrics();
   const db = database.prisma;
   // Tests swap a fake's behaviour (e.g. a notifier that fails twice) without restarting the worker.
@@ -195,7 +194,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
       await new Promise((resolve) => server.close(resolve));
       worker?.shutdown();
       await running;
-      await env.teardown();
+      await (local ?? env).teardown();
       if (workerDatabase) {
         await workerDb.$disconnect();
         await workerDatabase.close();

@@ -1,39 +1,58 @@
-import proto from '@temporalio/proto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { inject } from 'vitest';
-import { SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
+import { findFreePort } from '../../dev/ports.js';
+import { TEMPORAL_SERVER_MISSING } from '../../dev/temporal-binaries.js';
+import { searchAttributeTypes } from '../../dev/temporal/namespace.js';
+import { freeServerPorts } from '../../dev/temporal/server.js';
+import { startTemporal } from '../../dev/temporal/start.js';
 
 /**
- * The SDK's test environments, started from the binaries global setup resolved (offline, the SDK's
- * own download cannot work). Each starts its own server: tear it down in afterAll.
+ * The test environments, started from the binaries global setup resolved (offline, the SDK's own
+ * download cannot work). Each starts its own server: tear it down in afterAll.
  */
 
 /** The Java test server: timers skip ahead whenever the test awaits a workflow result. */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: executable(inject('testServerPath')) } });
+  const path = inject('testServerPath');
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: path === null ? undefined : { type: 'existing-path', path } } });
   // The Java server refuses an upsert of an attribute it does not know, so register ours first.
-  const { IndexedValueType } = proto.temporal.api.enums.v1;
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((k) => [k.name, IndexedValueType[`INDEXED_VALUE_TYPE_${k.type}`]])),
-  });
+  await env.connection.operatorService.addSearchAttributes({ namespace: env.namespace ?? 'default', searchAttributes: searchAttributeTypes() });
   return env;
 }
 
-/**
- * A real Temporal server (the CLI's dev server, in memory) with the order search attributes
- * registered; with `uiPort`, its Web UI too (headless otherwise).
- */
-export function createLocalEnv(options: { uiPort?: number | undefined } = {}): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: executable(inject('devServerPath')),
-      searchAttributes: [...SEARCH_ATTRIBUTES],
-      ...(options.uiPort === undefined ? {} : { ui: true, uiPort: options.uiPort }),
-    },
-  });
+export interface LocalEnv {
+  env: TestWorkflowEnvironment;
+  /** The Web UI, when asked for. */
+  webUiUrl: string | undefined;
+  /** Tears down the environment and the server. */
+  teardown(): Promise<void>;
 }
 
-function executable(path: string | null) {
-  return path === null ? undefined : ({ type: 'existing-path', path } as const);
+/**
+ * A real Temporal Server, as `npm start` runs it but in memory and on free ports, with the order
+ * search attributes registered; with `webUi`, its Web UI too.
+ */
+export async function createLocalEnv(options: { webUi?: boolean | undefined } = {}): Promise<LocalEnv> {
+  const binaries = inject('temporalServer');
+  if (binaries === null) throw new Error(TEMPORAL_SERVER_MISSING);
+  const logDir = await mkdtemp(join(tmpdir(), 'order-lifecycle-temporal-'));
+  const uiPort = options.webUi ? await findFreePort() : undefined;
+  const temporal = await startTemporal({ binaries, persistence: { kind: 'sqlite' }, ports: await freeServerPorts(), uiPort, namespace: 'default', logDir }).catch(async (err: unknown) => {
+    await rm(logDir, { recursive: true, force: true });
+    throw err;
+  });
+  const env = await TestWorkflowEnvironment.createFromExistingServer({ address: temporal.address, namespace: 'default' });
+  return {
+    env,
+    webUiUrl: uiPort === undefined ? undefined : `http://127.0.0.1:${uiPort}`,
+    async teardown() {
+      await env.teardown();
+      await temporal.webUi?.stop();
+      await temporal.server.kill(); // in memory: nothing to shut down cleanly for
+      await rm(logDir, { recursive: true, force: true });
+    },
+  };
 }

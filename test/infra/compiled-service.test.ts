@@ -35,7 +35,7 @@ function startCompiled(name: string, entry: string, env: Record<string, string>)
 beforeAll(async () => {
   const build = spawnSync('npm', ['run', 'build'], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 240_000 });
   expect(build.status, `${build.stdout}\n${build.stderr}`).toBe(0);
-  h = await startOrderHarness({ temporal: 'dev-server', taskQueue: TASK_QUEUE, inProcessWorker: false });
+  h = await startOrderHarness({ temporal: 'real', taskQueue: TASK_QUEUE, inProcessWorker: false });
   const [apiPort, metricsPort, sdkPort] = [await findFreePort(), await findFreePort(), await findFreePort()];
   const env = {
     ...SECRETS,

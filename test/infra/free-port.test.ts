@@ -13,7 +13,7 @@ async function close(server: net.Server): Promise<void> {
 }
 
 describe('findFreePort', () => {
-  // The chaos stack picks the API port before the Temporal dev server picks its own with listen(0).
+  // The chaos stack picks its ports (Temporal's services, the API) before the processes bind them.
   // Ports plainly released (listen, close) were handed out again 81 times in the same kind of loop
   // (200 ports, 3,000 binds) on the development machine; reserved ones never.
   it('keeps its ports from listen(0) for a while, yet an explicit bind still gets them', async () => {

@@ -10,7 +10,7 @@ import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE } from '../../
 
 /**
  * worker/main.ts as the service runs it (its own process, configured by the environment) against
- * a real dev server; the API runs in the test. Checks its logs, its /metrics and its shutdown.
+ * a real Temporal Server; the API runs in the test. Checks its logs, its /metrics and its shutdown.
  */
 const TASK_QUEUE = 'orders-worker-process';
 let h: OrderHarness;
@@ -19,7 +19,7 @@ let metricsUrl: string;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  h = await startOrderHarness({ temporal: 'dev-server', taskQueue: TASK_QUEUE, inProcessWorker: false });
+  h = await startOrderHarness({ temporal: 'real', taskQueue: TASK_QUEUE, inProcessWorker: false });
   const [metricsPort, sdkPort] = [await findFreePort(), await findFreePort()];
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   worker = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {

@@ -9,7 +9,7 @@ import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.j
 /** The same service on a real Temporal server in real time, with a 2-second payment window. */
 let h: OrderHarness;
 beforeAll(async () => {
-  h = await startOrderHarness({ temporal: 'dev-server', taskQueue: 'orders-dev', paymentWindowMs: 2_000 });
+  h = await startOrderHarness({ temporal: 'real', taskQueue: 'orders-dev', paymentWindowMs: 2_000 });
 });
 afterAll(async () => {
   await h?.close();
@@ -21,7 +21,7 @@ async function listed(query: string): Promise<string[]> {
   return ids.sort();
 }
 
-describe('OrderLifecycle on the real dev server', () => {
+describe('OrderLifecycle on a real Temporal Server', () => {
   it('answers payment webhooks at once while a fulfillment downstream hangs', async () => {
     const HANG_MS = 5_000;
     const { sku } = await seedCatalog(h, { stock: 10 });
