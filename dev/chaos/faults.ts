@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import type { ChaosClient } from './client.js';
+import type { TemporalService } from '../temporal/server.js';
 import type { ChaosStack } from './stack.js';
 
 /** One injected failure. `prepare` runs before the load starts, `inject` in the middle of it. */
@@ -30,12 +31,12 @@ export const FAULTS: readonly Fault[] = [
   {
     name: 'Temporal restart',
     async inject(stack, client) {
-      say('stopping the Temporal dev server');
+      say('stopping Temporal Server');
       const started = Date.now();
       await stack.stopTemporal();
       await sayHealth(client);
       await stack.startTemporal();
-      say(`Temporal dev server back on its persisted SQLite file after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      say(`Temporal Server back on its persisted SQLite file after ${((Date.now() - started) / 1000).toFixed(1)} s`);
       await awaitHealthy(client);
     },
   },
@@ -106,6 +107,42 @@ async function stuckCounters(stack: ChaosStack): Promise<string> {
     }
   }
   return `order_steps_stuck_total ${byStep.size === 0 ? 'none yet' : [...byStep].map(([step, n]) => `${step}=${n}`).join(' ')}`;
+}
+
+/** How long the SIGKILLed history service stays dead: timers come due and tasks queue up meanwhile. */
+const HISTORY_DOWN_MS = 3_000;
+
+/** The faults only a cluster has (`npm run chaos -- --cluster`): one Temporal service at a time. */
+export const CLUSTER_FAULTS: readonly Fault[] = [
+  {
+    name: 'history service SIGKILL',
+    async inject(stack) {
+      say('SIGKILL the history service (every shard it owns, mid-write)');
+      await stack.stopTemporalService('history', 'kill');
+      await sleep(HISTORY_DOWN_MS);
+      stack.startTemporalService('history');
+      say(`history service started again after ${HISTORY_DOWN_MS / 1000} s down; it takes its shards back from the store`);
+    },
+  },
+  {
+    name: 'matching service restart',
+    inject: (stack, client) => restartService(stack, client, 'matching'),
+  },
+  {
+    name: 'frontend restart',
+    inject: (stack, client) => restartService(stack, client, 'frontend'),
+  },
+];
+
+/** A clean stop (SIGTERM) and a start, as a rolling deploy does it. */
+async function restartService(stack: ChaosStack, client: ChaosClient, service: TemporalService): Promise<void> {
+  say(`restarting the ${service} service`);
+  const started = Date.now();
+  await stack.stopTemporalService(service, 'stop');
+  if (service === 'frontend') await sayHealth(client);
+  stack.startTemporalService(service);
+  say(`${service} service started again ${((Date.now() - started) / 1000).toFixed(1)} s after its stop began`);
+  await awaitHealthy(client);
 }
 
 async function sayHealth(client: ChaosClient): Promise<void> {

@@ -7,19 +7,21 @@ import { ensurePrismaClient } from '../migrate.js';
 import { runMain } from '../startup-error.js';
 import { stockCatalog } from './catalog.js';
 import { ChaosClient } from './client.js';
-import { FAULTS, postgresOutage, say } from './faults.js';
+import { CLUSTER_FAULTS, FAULTS, postgresOutage, say } from './faults.js';
 import { LoadGenerator, seededRandom } from './load.js';
 import { CHAOS_SECRETS, ChaosStack } from './stack.js';
 import { runStorm } from './storm.js';
 import { describeVerdict, settleAndJudge } from './verdict.js';
 
 /**
- * `npm run chaos [-- --short | --storm | --outage 15m] [--seed N]`: the service under a steady stream
- * of orders and payments while a worker is SIGKILLed, Temporal restarts, PostgreSQL is down for 20 s
- * and one of two workers dies; after each fault it waits for everything to settle, runs the invariant
- * checker and prints "<fault>: N lost, N duplicated". The default run adds the load-held storm;
- * `--storm` runs only the storm; `--outage D` only PostgreSQL down for D under load. Everything runs
- * on loopback on free ports and is stopped on exit, also on Ctrl-C.
+ * `npm run chaos [-- --short | --storm | --outage 15m] [--cluster] [--seed N]`: the service under a
+ * steady stream of orders and payments while a worker is SIGKILLed, Temporal restarts, PostgreSQL is
+ * down for 20 s and one of two workers dies; after each fault it waits for everything to settle, runs
+ * the invariant checker and prints "<fault>: N lost, N duplicated". The default run adds the load-held
+ * storm; `--storm` runs only the storm; `--outage D` only PostgreSQL down for D under load. `--cluster`
+ * runs Temporal as one process per service with two workers, and injects the faults only a cluster has
+ * instead: the history service SIGKILLed, the matching service and the frontend restarted. Everything
+ * runs on loopback on free ports and is stopped on exit, also on Ctrl-C.
  */
 const PAYMENT_WINDOW = '3s';
 const PROFILES = {
@@ -31,13 +33,16 @@ const PROFILES = {
 } as const;
 
 runMain(async () => {
-  const { values } = parseArgs({ options: { short: { type: 'boolean' }, storm: { type: 'boolean' }, outage: { type: 'string' }, seed: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { short: { type: 'boolean' }, storm: { type: 'boolean' }, outage: { type: 'string' }, cluster: { type: 'boolean', default: false }, seed: { type: 'string' } },
+  });
   const profileName = values.outage !== undefined ? 'outage' : values.storm ? 'storm' : values.short ? 'short' : 'default';
   const profile = PROFILES[profileName];
-  const faults = values.outage === undefined ? FAULTS : [postgresOutage(parseDuration(values.outage), values.outage)];
+  const cluster = values.cluster;
+  const faults = values.outage !== undefined ? [postgresOutage(parseDuration(values.outage), values.outage)] : cluster ? CLUSTER_FAULTS : FAULTS;
   const seed = values.seed === undefined ? Math.floor(Math.random() * 1_000_000) : Number(values.seed);
   const started = Date.now();
-  console.log(`Chaos run (${profileName}, seed ${seed}, PAYMENT_WINDOW ${PAYMENT_WINDOW}) — loopback only, free ports, a temp directory`);
+  console.log(`Chaos run (${profileName}${cluster ? ', Temporal cluster' : ''}, seed ${seed}, PAYMENT_WINDOW ${PAYMENT_WINDOW}) — loopback only, free ports, a temp directory`);
 
   await ensurePrismaClient();
   let stack: ChaosStack | undefined;
@@ -53,7 +58,7 @@ runMain(async () => {
 
   let failed = false;
   try {
-    stack = await ChaosStack.start({ paymentWindow: PAYMENT_WINDOW });
+    stack = await ChaosStack.start({ paymentWindow: PAYMENT_WINDOW, cluster });
     console.log(`Stack up in ${((Date.now() - started) / 1000).toFixed(1)} s: API ${stack.apiUrl}, Temporal ${stack.temporalAddress}, files in ${stack.root}`);
     const client = new ChaosClient(stack.apiUrl, CHAOS_SECRETS);
     const db = createDb(stack.databaseUrl, { maxConnections: 3 });

@@ -9,8 +9,9 @@ import { findFreePort, holdPort } from '../ports.js';
 import { startPostgres, type RunningPostgres } from '../postgres.js';
 import { startTypeScript, waitForApi } from '../service-processes.js';
 import { StartupError } from '../startup-error.js';
-import { DEV_SERVER_MISSING, resolveDevServer } from '../temporal-binaries.js';
-import { startTemporalDevServer, type RunningTemporal } from '../temporal-server.js';
+import { resolveTemporalServer, TEMPORAL_SERVER_MISSING, type TemporalServerBinaries } from '../temporal-binaries.js';
+import { freeServerPorts, TEMPORAL_SERVICES, type ServerPorts, type TemporalService } from '../temporal/server.js';
+import { startTemporal, type RunningTemporal } from '../temporal/start.js';
 
 export const CHAOS_SECRETS = {
   webhookSecret: 'chaos-webhook-secret',
@@ -23,12 +24,15 @@ const TASK_QUEUE = 'orders-chaos';
 export interface ChaosStackOptions {
   /** PAYMENT_WINDOW of the workers (the API does not use it). */
   paymentWindow: string;
+  /** Temporal as one process per service with its store in the PostgreSQL, as `npm start -- --cluster` runs it. */
+  cluster: boolean;
 }
 
 /**
- * The whole service on loopback, in a temp directory, on free ports: a durable PostgreSQL and a
- * Temporal dev server with its SQLite file (both restartable on their data), the worker(s) and the
- * API as child processes. Every piece is the project's own; only the ports and paths are chaos's.
+ * The whole service on loopback, in a temp directory, on free ports: a durable PostgreSQL and
+ * Temporal Server as `npm start` runs it (on its SQLite file, or as a cluster on the PostgreSQL;
+ * restartable on its data), the worker(s) and the API as child processes. Every piece is the
+ * project's own; only the ports and paths are chaos's.
  */
 export class ChaosStack {
   readonly workers: ManagedProcess[] = [];
@@ -45,24 +49,26 @@ export class ChaosStack {
 
   private constructor(
     readonly root: string,
-    private readonly ports: { postgres: number; temporal: number; temporalUi: number; api: number },
-    private readonly cliPath: string,
+    private readonly ports: { postgres: number; temporal: ServerPorts; api: number },
+    private readonly binaries: TemporalServerBinaries,
+    readonly cluster: boolean,
     private paymentWindow: string,
   ) {}
 
   static async start(options: ChaosStackOptions): Promise<ChaosStack> {
-    const cliPath = await resolveDevServer();
-    if (cliPath === undefined) throw new StartupError(DEV_SERVER_MISSING);
+    const binaries = await resolveTemporalServer();
+    if (binaries === undefined) throw new StartupError(TEMPORAL_SERVER_MISSING);
     const root = await mkdtemp(join(tmpdir(), 'order-lifecycle-chaos-'));
     await chmod(root, 0o755); // the `postgres` user must reach its data directory inside
-    const ports = { postgres: await findFreePort(), temporal: await findFreePort(), temporalUi: await findFreePort(), api: await findFreePort() };
-    const stack = new ChaosStack(root, ports, cliPath, options.paymentWindow);
+    const ports = { postgres: await findFreePort(), temporal: await freeServerPorts(), api: await findFreePort() };
+    const stack = new ChaosStack(root, ports, binaries, options.cluster, options.paymentWindow);
     try {
       await stack.startPostgres();
       await migrateDeploy(stack.databaseUrl);
       await applyFakesSchema(stack.databaseUrl);
       await stack.startTemporal();
-      await stack.startWorker();
+      // As `npm start` runs them: two worker replicas beside a cluster, one otherwise.
+      for (let i = 0; i < (options.cluster ? 2 : 1); i++) await stack.startWorker();
       await stack.startApi();
     } catch (err) {
       await stack.stop();
@@ -80,7 +86,7 @@ export class ChaosStack {
   }
 
   get temporalAddress(): string {
-    return `127.0.0.1:${this.ports.temporal}`;
+    return `127.0.0.1:${this.ports.temporal.frontend.grpc}`;
   }
 
   get taskQueue(): string {
@@ -105,21 +111,35 @@ export class ChaosStack {
   }
 
   async startTemporal(): Promise<void> {
-    this.temporal = await startTemporalDevServer({
-      cliPath: this.cliPath,
-      dbFile: join(this.root, 'temporal.db'),
-      port: this.ports.temporal,
-      uiPort: this.ports.temporalUi,
+    this.temporal = await startTemporal({
+      binaries: this.binaries,
+      persistence: this.cluster ? { kind: 'postgres', adminUrl: this.postgres!.url } : { kind: 'sqlite', file: join(this.root, 'temporal.sqlite') },
+      cluster: this.cluster,
+      ports: this.ports.temporal,
       namespace: 'default',
-      logFile: join(this.root, 'temporal.log'),
+      logDir: this.root,
     });
+    for (const service of this.temporal.server.running()) this.watch(service);
   }
 
-  /** Stops the dev server; mid-run, its ports are held until it starts again (it picks others with listen(0)). */
+  /** Stops every Temporal process; mid-run, their ports are held until they start again. */
   async stopTemporal(): Promise<void> {
-    await this.temporal?.stop();
+    const temporal = this.temporal;
     this.temporal = undefined;
-    if (!this.stopped) for (const port of [this.ports.temporal, this.ports.temporalUi]) await holdPort(port);
+    for (const service of temporal?.server.running() ?? []) this.expectedExits.add(service);
+    await temporal?.stop();
+    if (!this.stopped) for (const service of TEMPORAL_SERVICES) for (const port of Object.values(this.ports.temporal[service])) await holdPort(port);
+  }
+
+  /** A cluster's service: SIGKILLed (`kill`) or stopped cleanly; its ports are held until it is started again. */
+  async stopTemporalService(service: TemporalService, how: 'kill' | 'stop'): Promise<void> {
+    const server = this.temporal!.server;
+    for (const proc of server.running()) if (proc.name === `temporal-${service}`) this.expectedExits.add(proc);
+    await server.stopService(service, how);
+  }
+
+  startTemporalService(service: TemporalService): void {
+    this.watch(this.temporal!.server.startService(service));
   }
 
   /** Starts one more worker; later workers get the window given here (the storm uses a longer one). */
