@@ -16,7 +16,7 @@ import { runSustained } from './sustained.js';
 import { seedCatalog } from './workload.js';
 
 // `npm run bench [-- --quick] [--rate N --ramp-step S --duration S --window S --storm K --scan-every P
-// --env KEY=VALUE --untuned-temporal]`: a ramp to the highest rate the durable-timer path sustains, that
+// --env KEY=VALUE --temporal sqlite|postgres|cli --untuned-temporal]`: a ramp to the highest rate the durable-timer path sustains, that
 // path and the scan-based baseline side by side at that rate on one embedded stack, storms, then the
 // machine's limit.
 // Writes .bench/report.md, .bench/results.json and .bench/cancel-lag.svg/.png.

@@ -1,4 +1,16 @@
 import { parseArgs } from 'node:util';
+import { EMBEDDED_TEMPORAL_STORE } from '../dev/embedded.js';
+
+/**
+ * The Temporal the stack runs: Temporal Server 1.32 in one process on a SQLite file or on the
+ * bench's PostgreSQL (its own databases), or the CLI's dev server (Server 1.29.1, the before).
+ */
+export const BENCH_TEMPORALS = {
+  sqlite: 'Temporal Server 1.32 (one process, SQLite file, one history shard)',
+  postgres: "Temporal Server 1.32 (one process, on the bench's PostgreSQL: databases temporal and temporal_visibility, four history shards)",
+  cli: 'Temporal CLI dev server 1.5.1 (Server 1.29.1, SQLite file)',
+} as const;
+export type BenchTemporal = keyof typeof BENCH_TEMPORALS;
 
 /** What one `npm run bench` does; `--quick` is a short smoke run, the default is the full measurement. */
 export interface BenchOptions {
@@ -25,7 +37,9 @@ export interface BenchOptions {
   ceilingConnections: number[];
   /** Environment overrides for the worker and the API (tuning variants), as KEY=VALUE. */
   serviceEnv: Record<string, string>;
-  /** Run the dev server without DEV_SERVER_TUNING (dev/temporal-server.ts): the "before" of that tuning. */
+  /** Which Temporal (`--temporal`); the default is `npm start`'s. */
+  temporal: BenchTemporal;
+  /** `--temporal cli` only: the dev server without DEV_SERVER_TUNING (dev/temporal/cli-dev-server.ts), the "before" of that tuning. */
   untunedTemporal: boolean;
   outDir: string;
 }
@@ -45,6 +59,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'scan-batch': { type: 'string' },
       'port-base': { type: 'string' },
       env: { type: 'string', multiple: true },
+      temporal: { type: 'string', default: EMBEDDED_TEMPORAL_STORE },
       'untuned-temporal': { type: 'boolean', default: false },
       out: { type: 'string', default: '.bench' },
     },
@@ -57,6 +72,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     return n;
   };
   const base = num(values['port-base'], 54_000, 'port-base');
+  const temporal = values.temporal ?? EMBEDDED_TEMPORAL_STORE;
+  if (!(temporal in BENCH_TEMPORALS)) throw new Error(`--temporal: expected one of ${Object.keys(BENCH_TEMPORALS).join(', ')}, got ${temporal}`);
+  if (values['untuned-temporal'] && temporal !== 'cli') throw new Error('--untuned-temporal: only with --temporal cli (the tuning it drops is the dev server\'s)');
   return {
     quick,
     rate: num(values.rate, quick ? 20 : 100, 'rate'),
@@ -77,6 +95,7 @@ export function parseOptions(argv: string[]): BenchOptions {
         return [pair.slice(0, at), pair.slice(at + 1)];
       }),
     ),
+    temporal: temporal as BenchTemporal,
     untunedTemporal: values['untuned-temporal'],
     outDir: values.out,
   };

@@ -1,7 +1,7 @@
 import { loadConfig } from '../lib/config.js';
 import type { CeilingLevel, ClientCost } from './ceiling.js';
 import type { RampResult } from './ramp.js';
-import type { BenchOptions } from './options.js';
+import { BENCH_TEMPORALS, type BenchOptions } from './options.js';
 import type { ResourceUse } from './resources.js';
 import { ROLES } from './stack.js';
 import { ratio, round, type Summary } from './stats.js';
@@ -40,7 +40,7 @@ export function markdownReport(r: BenchResults): string {
     `# order-lifecycle benchmark${o.quick ? ' (--quick)' : ''}`,
     '',
     `${r.startedAt} → ${r.finishedAt}; ${r.machine.cores} cores, ${r.machine.memGiB} GiB; load average before ${r.machine.loadBefore}, after ${r.machine.loadAfter}.`,
-    `Stack: embedded PostgreSQL 18 (durable, pg_stat_statements), Temporal CLI dev server (SQLite file, ${o.untunedTemporal ? 'CLI defaults: --untuned-temporal' : 'DEV_SERVER_TUNING'}), worker and API as child processes, DATABASE_POOL_SIZE ${servicePoolSize(o)} per process.`,
+    `Stack: embedded PostgreSQL 18 (durable, pg_stat_statements), ${BENCH_TEMPORALS[o.temporal]}${o.temporal === 'cli' ? ` with ${o.untunedTemporal ? 'the CLI defaults (--untuned-temporal)' : 'DEV_SERVER_TUNING'}` : ''}, worker and API as child processes, DATABASE_POOL_SIZE ${servicePoolSize(o)} per process.`,
     `Workload: a ramp of the timer path up to ${o.rate} orders/s (${o.rampStepS} s per step), then ${rate} orders/s (the highest it sustained) offered for ${o.durationS} s per path, payment window ${o.windowS} s, ${Math.round(o.payShare * 100)} % of the timer path's orders paid; storm of ${o.storm}; scan canceller every ${o.scanEveryS} s, batches of ${o.scanBatch}.`,
     o.serviceEnv && Object.keys(o.serviceEnv).length ? `Service environment overrides: ${Object.entries(o.serviceEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : 'Service settings: the defaults.',
     '',
@@ -140,7 +140,7 @@ function bottleneck(r: BenchResults): string[] {
     '',
     `- One order at ${step.rate}/s costs ${num(perOrder, 0)} ms of CPU end to end (${parts.map(([c, v]) => `${c} ${num(v, 0)}`).join(', ')}): ${cores} cores allow at most about ${num((cores * 1000) / perOrder, 0)} orders/s, whatever the pool sizes and concurrency limits. PostgreSQL is not the limit: the guarded cancel alone runs at ${Math.round(bestCeiling(r).updatesPerS)}/s.`,
     `- One storm cancellation with its compensation costs ${num(perCancelMs, 0)} ms of CPU (the ${probes} probe orders placed meanwhile taken out at ${num(perOrder, 0)} ms each): ${r.storm.timer.orders} of them need about ${num((r.storm.timer.orders * perCancelMs) / 1000 / cores, 0)} s on ${cores} cores.`,
-    `- The Temporal dev server (SQLite through a single connection) takes ${num((100 * (step.cpuMsPerOrder.temporal ?? 0)) / perOrder, 0)} % of it and the worker ${num((100 * (step.cpuMsPerOrder.worker ?? 0)) / perOrder, 0)} %, on the same cores as everything else. What lifts it: Temporal on its own machines (a cluster with PostgreSQL or Cassandra persistence and more history shards) and more worker processes — workers are stateless, so the service scales out; per order, fewer round trips (local activities for the database steps moved about a quarter of the server's CPU to the worker in a measured trial: no net gain while both share 2 cores).`,
+    `- Temporal (${BENCH_TEMPORALS[r.options.temporal]}) takes ${num((100 * (step.cpuMsPerOrder.temporal ?? 0)) / perOrder, 0)} % of it and the worker ${num((100 * (step.cpuMsPerOrder.worker ?? 0)) / perOrder, 0)} %, on the same cores as everything else. What lifts it: Temporal on its own machines (a cluster with PostgreSQL or Cassandra persistence and more history shards) and more worker processes — workers are stateless, so the service scales out; per order, fewer round trips (local activities for the database steps moved about a quarter of the server's CPU to the worker in a measured trial: no net gain while both share 2 cores).`,
   ];
 }
 

@@ -8,13 +8,15 @@ import { PROJECT_ROOT } from '../dev/paths.js';
 import { assertPortsFree } from '../dev/ports.js';
 import { startPostgres, type RunningPostgres } from '../dev/postgres.js';
 import { startTypeScript, waitForApi } from '../dev/service-processes.js';
-import { DEV_SERVER_MISSING, resolveDevServer } from '../dev/temporal-binaries.js';
-import { startTemporalDevServer, type RunningTemporal } from '../dev/temporal-server.js';
-import type { BenchOptions } from './options.js';
+import { DEV_SERVER_MISSING, resolveDevServer, resolveTemporalServer, TEMPORAL_SERVER_MISSING } from '../dev/temporal-binaries.js';
+import { startTemporalDevServer } from '../dev/temporal/cli-dev-server.js';
+import { freeServerPorts } from '../dev/temporal/server.js';
+import { startTemporal } from '../dev/temporal/start.js';
+import { BENCH_TEMPORALS, type BenchOptions } from './options.js';
 
 /**
  * The embedded stack of `npm start`, on the bench's own ports and in a temp directory: PostgreSQL
- * (with pg_stat_statements preloaded), the Temporal dev server, the worker and the API as child
+ * (with pg_stat_statements preloaded), Temporal (`--temporal`), the worker and the API as child
  * processes. The service and the baseline canceller log in as their own roles, so
  * pg_stat_statements tells their statements apart from each other and from the bench's sampling.
  */
@@ -47,8 +49,6 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     { port: ports.workerMetrics, use: 'bench worker metrics' },
     { port: ports.sdkMetrics, use: 'bench worker SDK metrics' },
   ]);
-  const cliPath = await resolveDevServer();
-  if (cliPath === undefined) throw new Error(DEV_SERVER_MISSING);
   await ensurePrismaClient();
   const root = await mkdtemp(join(tmpdir(), 'order-lifecycle-bench-'));
   await chmod(root, 0o755); // the `postgres` user must reach its data directory inside
@@ -77,16 +77,8 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       return url.toString();
     };
 
-    log(`Temporal dev server on 127.0.0.1:${ports.temporal} …`);
-    const temporal: RunningTemporal = await startTemporalDevServer({
-      cliPath,
-      dbFile: join(root, 'temporal.db'),
-      port: ports.temporal,
-      uiPort: ports.temporalUi,
-      namespace: 'default',
-      logFile: join(logs, 'temporal.log'),
-      tuned: !options.untunedTemporal,
-    });
+    log(`${BENCH_TEMPORALS[options.temporal]} on 127.0.0.1:${ports.temporal} …`);
+    const temporal = await startBenchTemporal(options, root, logs, postgres.url);
     stops.push(() => temporal.stop());
 
     log('worker and API …');
@@ -127,6 +119,35 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     await stop();
     throw err;
   }
+}
+
+/** The Temporal of `--temporal`, with its Web UI (as under `npm start`, so it costs what it costs there). */
+async function startBenchTemporal(options: BenchOptions, root: string, logs: string, postgresUrl: string) {
+  const { ports } = options;
+  if (options.temporal === 'cli') {
+    const cliPath = await resolveDevServer();
+    if (cliPath === undefined) throw new Error(DEV_SERVER_MISSING);
+    return startTemporalDevServer({
+      cliPath,
+      dbFile: join(root, 'temporal.db'),
+      port: ports.temporal,
+      uiPort: ports.temporalUi,
+      namespace: 'default',
+      logFile: join(logs, 'temporal.log'),
+      tuned: !options.untunedTemporal,
+    });
+  }
+  const binaries = await resolveTemporalServer();
+  if (binaries === undefined) throw new Error(TEMPORAL_SERVER_MISSING);
+  const temporal = await startTemporal({
+    binaries,
+    persistence: options.temporal === 'sqlite' ? { kind: 'sqlite', file: join(root, 'temporal.sqlite') } : { kind: 'postgres', adminUrl: postgresUrl },
+    ports: await freeServerPorts(ports.temporal),
+    uiPort: ports.temporalUi,
+    namespace: 'default',
+    logDir: logs,
+  });
+  return { address: temporal.address, pid: temporal.server.running()[0]!.pid, stop: () => temporal.stop() };
 }
 
 function startBenchPostgres(root: string, port: number, logs: string): Promise<RunningPostgres> {

@@ -1,11 +1,17 @@
 import { Connection } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { logTail } from './log-tail.js';
-import { startProcess } from './managed-process.js';
-import { waitForPort } from './ports.js';
-import { SEARCH_ATTRIBUTES } from '../domain/search-attributes.js';
-import { StartupError } from './startup-error.js';
+import { logTail } from '../log-tail.js';
+import { startProcess } from '../managed-process.js';
+import { waitForPort } from '../ports.js';
+import { SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
+import { StartupError } from '../startup-error.js';
+
+/**
+ * The Temporal CLI's dev server (Temporal Server 1.29.1, SQLite, one process), kept only so that
+ * the benchmark can run the same load on it and on Temporal Server 1.32 (`npm run bench --
+ * --temporal cli`): the before and after of issue 13.
+ */
 
 export interface DevServerOptions {
   cliPath: string;
@@ -39,7 +45,7 @@ const DEV_SERVER_TUNING = [
   '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
 ];
 
-export interface RunningTemporal {
+export interface RunningDevServer {
   address: string;
   /** Settles if the server ends, saying how. */
   exited: Promise<string>;
@@ -48,7 +54,7 @@ export interface RunningTemporal {
 }
 
 /** `temporal server start-dev` with the Web UI and the order search attributes registered. */
-export async function startTemporalDevServer(options: DevServerOptions): Promise<RunningTemporal> {
+export async function startTemporalDevServer(options: DevServerOptions): Promise<RunningDevServer> {
   const server = startProcess({
     name: 'Temporal dev server',
     command: options.cliPath,
@@ -87,15 +93,6 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
 /** `--search-attribute Name=Type` for each order search attribute (the CLI registers them at start). */
 function searchAttributeArgs(): string[] {
   return SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`]);
-}
-
-/** One line naming the server when TEMPORAL_ADDRESS cannot be used. */
-export async function assertTemporalReachable(address: string, namespace: string): Promise<void> {
-  try {
-    await describeNamespace(address, namespace);
-  } catch (err) {
-    throw new StartupError(`TEMPORAL_ADDRESS: cannot use namespace "${namespace}" at ${address} (${(err as Error).message.split('\n')[0]})`);
-  }
 }
 
 async function isServing(address: string, namespace: string): Promise<boolean> {
