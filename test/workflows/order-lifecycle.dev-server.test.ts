@@ -25,7 +25,14 @@ describe('OrderLifecycle on a real Temporal Server', () => {
   it('answers payment webhooks at once while a fulfillment downstream hangs', async () => {
     const HANG_MS = 5_000;
     const { sku } = await seedCatalog(h, { stock: 10 });
-    const orders = await Promise.all(Array.from({ length: 6 }, () => placeOrder(h, { sku, quantity: 1 })));
+    // Each extended as soon as it is placed: payable for the whole test, even on a machine so busy that
+    // placing six takes longer than the file's 2-s window.
+    const orders: Awaited<ReturnType<typeof placeOrder>>[] = [];
+    for (let i = 0; i < 6; i++) {
+      const order = await placeOrder(h, { sku, quantity: 1 });
+      expect((await h.admin('POST', `/orders/${order.id}/extend`, { minutes: 10 })).status).toBe(200);
+      orders.push(order);
+    }
     expect((await h.admin('PUT', '/admin/faults/invoice', { latencyMs: HANG_MS })).status).toBe(200);
     try {
       const latencies: number[] = [];
