@@ -48,11 +48,16 @@ export async function findFreeLowPort(): Promise<number> {
  */
 export async function holdPort(wanted: number): Promise<number> {
   const server = net.createServer();
+  let client: net.Socket | undefined;
+  // Peers of a stopped server keep redialling its port (a cluster's other services, gRPC clients):
+  // accept only our own client's connection and refuse theirs, as the stopped server would have.
+  const accepted = new Promise<net.Socket>((resolve) => {
+    server.on('connection', (socket) => (client !== undefined && socket.remotePort === client.localPort ? resolve(socket) : socket.destroy()));
+  });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(wanted, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
-  const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
-  const client = net.connect({ host: '127.0.0.1', port });
-  const clientClosed = new Promise((resolve) => client.once('close', resolve).once('error', resolve));
+  client = net.connect({ host: '127.0.0.1', port });
+  const clientClosed = new Promise((resolve) => client!.once('close', resolve).once('error', resolve));
   // The server side closes first, so it is the side left in TIME_WAIT; the client answers the FIN
   // with its own (Node's default for a socket that is not half-open).
   (await accepted).end();

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { findFreePort } from '../../dev/ports.js';
+import { findFreeLowPort, findFreePort, holdPort } from '../../dev/ports.js';
 
 async function listen(port: number): Promise<net.Server> {
   const server = net.createServer();
@@ -33,4 +33,23 @@ describe('findFreePort', () => {
     expect((server.address() as net.AddressInfo).port).toBe(port);
     await close(server);
   });
+});
+
+describe('holdPort', () => {
+  // A stopped cluster service's peers redial its ports all the time; holding them must not wait on
+  // one of those connections (it did: the chaos run's history SIGKILL hung there).
+  it('holds a port that another client keeps dialling', async () => {
+    const port = await findFreeLowPort();
+    let refused = 0;
+    const dialler = setInterval(() => {
+      const socket = net.connect({ host: '127.0.0.1', port });
+      socket.on('error', () => undefined).on('close', () => refused++);
+    }, 1);
+    try {
+      for (let i = 0; i < 50; i++) expect(await holdPort(port)).toBe(port);
+    } finally {
+      clearInterval(dialler);
+    }
+    expect(refused).toBeGreaterThan(0);
+  }, 10_000);
 });
