@@ -23,9 +23,9 @@ export const EMBEDDED_TEMPORAL_PORTS: ServerPorts = {
 };
 
 /**
- * Where `npm start`'s Temporal Server keeps its store, chosen by measurement (README, "Temporal's
- * store"): a SQLite file, or databases of its own on the embedded PostgreSQL. `--cluster` always
- * uses PostgreSQL: a SQLite file cannot be shared by processes.
+ * Where `npm start`'s Temporal Server keeps its store, chosen by measurement (docs/provisioning.md,
+ * "Temporal's store"): a SQLite file, or databases of its own on the embedded PostgreSQL.
+ * `--cluster` always uses PostgreSQL: a SQLite file cannot be shared by processes.
  */
 export const EMBEDDED_TEMPORAL_STORE: 'sqlite' | 'postgres' = 'sqlite';
 export const EMBEDDED_TEMPORAL_SQLITE = join(DATA_DIR, 'temporal-server.sqlite');

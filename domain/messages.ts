@@ -102,7 +102,7 @@ export interface LifecycleStatus {
   needsAttention: string[];
 }
 
-/** The API creates the order through the workflow (update-with-start), see README "Placing an order". */
+/** The API creates the order through the workflow (update-with-start), see docs/architecture.md, "Placing an order". */
 export const placeOrderUpdate = defineUpdate<PlacedOrder, [PlaceOrderRequest]>('placeOrder');
 export const paidSignal = defineSignal<[PaymentNotice]>('paid');
 /** The customer gives up an unpaid order; it takes the same guarded path as the timeout. */

@@ -39,19 +39,19 @@ const EnvSchema = z.object({
   PAYMENT_WEBHOOK_SECRET: nonEmpty.default(DEV_WEBHOOK_SECRET),
   ADMIN_TOKEN: nonEmpty.default(DEV_ADMIN_TOKEN),
   FAULTS_ENABLED: z.enum(['true', 'false']).optional(),
-  // Addition (README "Configuration"): which third parties the worker calls; only the fakes exist yet.
+  // Addition (docs/operations.md, "Configuration"): which third parties the worker calls; only the fakes exist yet.
   THIRD_PARTIES: z.enum(THIRD_PARTY_KINDS).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RECONCILE_EVERY: nonEmpty.default('2m'),
   RECONCILE_GRACE: nonEmpty.default('1m'),
-  // Additions to the contract (README "Configuration"): operability.
+  // Additions to the contract (docs/operations.md, "Configuration"): operability.
   WORKER_METRICS_PORT: port.default(9464),
   TEMPORAL_SDK_METRICS_ADDRESS: z.string().regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port').default('127.0.0.1:9465'),
   SHUTDOWN_GRACE: nonEmpty.default('10s'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
   TEMPORAL_UI_URL: z.url().default('http://localhost:8233'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-  // Additions (README "Who may call what"): customer identity, order ids, anti-hoarding limits.
+  // Additions (docs/api.md, "Who may call what"): customer identity, order ids, anti-hoarding limits.
   CUSTOMER_JWT_SECRET: hmacKey.optional(),
   CUSTOMER_JWKS_URL: z.url().optional(),
   CUSTOMER_JWT_ISSUER: nonEmpty.optional(),
@@ -61,7 +61,7 @@ const EnvSchema = z.object({
   ORDERS_PER_MINUTE_PER_CLIENT: limit.default(10),
 });
 
-/** Every variable loadConfig() reads (the contract's and the README's additions). */
+/** Every variable loadConfig() reads (the contract's and its additions, docs/operations.md). */
 export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape) as ReadonlyArray<keyof typeof EnvSchema.shape>;
 
 export interface Config {

@@ -6,11 +6,11 @@ import { BUSINESS_ERROR_CODES } from '../domain/errors.js';
  * that fails is retried with exponential backoff, and every activity is idempotent, so a retry
  * after an unseen success has no second effect. Business failures are never retried.
  *
- * Which steps may give up, and why (README "What happens when X fails"):
+ * Which steps may give up, and why (docs/failure-modes.md, "Which steps may give up"):
  * - never: our own database steps and the money we owe (refunds, closing a payment intent). An
  *   outage of any length only delays them; each call is bounded by STEP_STUCK_AFTER instead, so a
  *   step that long without success comes back to the workflow, which flags the order and calls it
- *   again (workflows/stuck-steps.ts);
+ *   again (workflows/must-succeed.ts);
  * - after bounded retries, where giving up is the business answer: a caller is waiting (placement,
  *   an admin's extension: nothing was written, the caller is told); a courtesy message (the
  *   customer is not told, the order is flagged); fulfillment (the dead letter, retried by an operator).

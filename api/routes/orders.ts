@@ -56,7 +56,7 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     const request: PlaceOrderRequest = { orderId, customerId, ...body, idempotencyKey, requestHash: hashRequest({ customerId, ...body }) };
 
     // The workflow is started first and writes the order itself (update-with-start): there is no
-    // moment when an order exists without the workflow that will cancel it. See README.
+    // moment when an order exists without the workflow that will cancel it. See docs/architecture.md.
     const start = new WithStartWorkflowOperation<typeof OrderLifecycle>(ORDER_WORKFLOW_TYPE, {
       workflowId: orderWorkflowId(orderId),
       taskQueue,

@@ -26,7 +26,7 @@ export interface DevServerOptions {
 }
 
 /**
- * Measured with `npm run bench` on 2 cores (README "Benchmark"): together they cut the dev server's
+ * Measured with `npm run bench` on 2 cores (docs/benchmark.md): together they cut the dev server's
  * CPU per order roughly in half and ended the "context deadline exceeded" failures at 20 orders/s.
  * - The dev server writes through a single SQLite connection, so every workflow's persistence
  *   waits in one line: a write-ahead log without a sync per commit shortens it. A crashed or killed
