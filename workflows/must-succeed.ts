@@ -35,13 +35,16 @@ export class MustSucceed {
         }
         return result;
       } catch (err) {
-        if (!isActivityFailure(err) || isTheirs(err)) throw err;
-        // Stuck calls cannot occur in runs from before the rule; their own failures ended those runs.
-        if (!isStuck(err) && !patched(SETTLE_EVERY_PAYMENT_PATCH)) throw err;
+        if (!isActivityFailure(err)) throw err;
+        // Stuck first: a step that must succeed ran out of time, whoever's failure its last attempt
+        // was (a provider down for long is no reason to give up a refund). Then: a bounded step
+        // that a business refusal or the provider ended is the caller's; one ended by our own
+        // failure goes on. Stuck calls cannot occur in runs from before the rule.
+        if (!isStuck(err) && (isTheirs(err) || !patched(SETTLE_EVERY_PAYMENT_PATCH))) throw err;
         const error = rootCauseMessage(err);
         stuckSteps.add(1, { step });
         log.error('step stuck: still failing, still retrying', { orderId: this.orderId, step, rounds, error });
-        this.attention.note(`stuck:${step}`, `${step} keeps failing through our own fault (${error}; round ${rounds}): it is retried until it succeeds`);
+        this.attention.note(`stuck:${step}`, `${step} keeps failing (${error}; round ${rounds}): it is retried until it succeeds`);
       }
     }
   }
