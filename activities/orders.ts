@@ -83,31 +83,12 @@ export function createOrderActivities(deps: ActivityDeps) {
       return placed!.order;
     },
 
-    /**
-     * The guarded cancel: only an UNPAID order changes, and for a timeout only once its deadline
-     * has passed by the database's clock. The affected row count decides who won the race. The
-     * winner gives the reserved stock and the locked coupon back in the same transaction, so a
-     * cancelled order never holds either, not even for a moment.
-     */
+    /** The guarded cancel with its releases (cancelWithin), as one transaction of its own. */
     async cancelOrder(input: { orderId: string; reason: CancelReason }): Promise<CancelOutcome> {
       const now = await asOf(deps);
-      const cancelled = await db.$transaction(async (tx) => {
-        const [won] = await tx.$queryRaw<Array<{ cancelled_at: Date; expires_at: Date }>>(guardedCancel(input, now));
-        if (won) {
-          await releaseReservedStock(tx, input.orderId);
-          await releaseLockedCoupon(tx, input.orderId);
-        }
-        return won;
-      });
-      if (cancelled) {
-        log.info('order cancelled', { orderId: input.orderId, reason: input.reason, stockAndCouponReleased: true });
-        return { outcome: 'CANCELLED', cancelledAt: cancelled.cancelled_at.toISOString(), expiresAt: cancelled.expires_at.toISOString() };
-      }
-      const order = await db.order.findUnique({ where: { id: input.orderId }, select: { status: true, expiresAt: true } });
-      if (!order) throw businessFailure('UNKNOWN_ORDER', { orderId: input.orderId });
-      return canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, order.status)
-        ? { outcome: 'NOT_DUE', expiresAt: order.expiresAt.toISOString() }
-        : { outcome: 'ALREADY_FINAL', status: order.status };
+      const result = await db.$transaction((tx) => cancelWithin(tx, input, now));
+      if (result.outcome === 'CANCELLED') log.info('order cancelled', { orderId: input.orderId, reason: input.reason });
+      return result;
     },
 
     /** The order as written, for a workflow run that adopts an existing order (reconciliation). */
@@ -127,6 +108,26 @@ export function createOrderActivities(deps: ActivityDeps) {
       return { expiresAt: rows[0]!.expires_at.toISOString() };
     },
   };
+}
+
+/**
+ * The guarded cancel inside the caller's transaction: only an UNPAID order changes, and for a
+ * timeout only once its deadline has passed by `now` (the database's clock when null). The row
+ * count decides who won the race. The winner gives the reserved stock and the locked coupon back
+ * in the same transaction, so a cancelled order never holds either, not even for a moment.
+ */
+export async function cancelWithin(tx: Prisma.TransactionClient, input: { orderId: string; reason: CancelReason }, now: Date | null): Promise<CancelOutcome> {
+  const [won] = await tx.$queryRaw<Array<{ cancelled_at: Date; expires_at: Date }>>(guardedCancel(input, now));
+  if (won) {
+    await releaseReservedStock(tx, input.orderId);
+    await releaseLockedCoupon(tx, input.orderId);
+    return { outcome: 'CANCELLED', cancelledAt: won.cancelled_at.toISOString(), expiresAt: won.expires_at.toISOString() };
+  }
+  const order = await tx.order.findUnique({ where: { id: input.orderId }, select: { status: true, expiresAt: true } });
+  if (!order) throw businessFailure('UNKNOWN_ORDER', { orderId: input.orderId });
+  return canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, order.status)
+    ? { outcome: 'NOT_DUE', expiresAt: order.expiresAt.toISOString() }
+    : { outcome: 'ALREADY_FINAL', status: order.status };
 }
 
 /**

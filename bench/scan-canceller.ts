@@ -1,16 +1,15 @@
 import { statusIn } from '../activities/guarded-sql.js';
-import { createOrderActivities } from '../activities/orders.js';
-import { CANCELLATION_COMPENSATION, ORDER_TRANSITIONS } from '../domain/statuses.js';
-import type { Db } from '../lib/db.js';
+import { cancelWithin } from '../activities/orders.js';
+import { ORDER_TRANSITIONS, OWED_AFTER_THE_CANCEL } from '../domain/statuses.js';
 import type { DirectActivities } from './direct-placement.js';
 
 /**
  * The baseline: the classic scan job this service replaces. Every `everyMs` it range-scans the
  * (status, expires_at) index for UNPAID orders past their deadline, claims a batch with
  * FOR UPDATE SKIP LOCKED (so two scanners never take the same rows), runs the service's own
- * guarded cancel (the cancelOrder activity, inside the claiming transaction) on each, and after
- * the commit compensates the winners inline with the same activities and the same step order as
- * the workflow. It sees only its own orders (customer-id prefix), so it never races the timers.
+ * guarded cancel with its stock and coupon release (cancelWithin, inside the claiming transaction)
+ * on each, and after the commit compensates the winners inline with the same activities as the
+ * workflow: what is owed after the cancel, and the notice. It sees only its own orders (customer-id prefix), so it never races the timers.
  */
 export interface ScanCancellerStats {
   ticks: number;
@@ -25,7 +24,7 @@ export function startScanCanceller(
   options: { everyMs: number; batch: number; prefix: string; compensationConcurrency: number },
 ) {
   const stats: ScanCancellerStats = { ticks: 0, batches: 0, cancelled: 0, compensationFailures: 0, busyMs: 0 };
-  const { run, activities, deps } = direct;
+  const { run, activities } = direct;
   let stopped = false;
   let wake: (() => void) | undefined;
 
@@ -38,10 +37,9 @@ export function startScanCanceller(
           ORDER BY expires_at
           LIMIT ${options.batch}
           FOR UPDATE SKIP LOCKED`;
-        const { cancelOrder } = createOrderActivities({ ...deps, db: tx as unknown as Db });
         const won: string[] = [];
         for (const { id } of due) {
-          const result = await run(cancelOrder, { orderId: id, reason: 'PAYMENT_TIMEOUT' });
+          const result = await cancelWithin(tx, { orderId: id, reason: 'PAYMENT_TIMEOUT' }, null);
           if (result.outcome === 'CANCELLED') won.push(id);
         }
         return won;
@@ -51,9 +49,11 @@ export function startScanCanceller(
   }
 
   async function compensate(orderId: string): Promise<void> {
-    const steps = CANCELLATION_COMPENSATION.map((name) => activities[name] as (orderId: string) => Promise<unknown>);
-    const released = await Promise.allSettled(steps.map((step) => run(step, orderId)));
-    await run(activities.notifyCustomer, { orderId, template: 'ORDER_CANCELLED' });
+    const steps = OWED_AFTER_THE_CANCEL.map((name) => activities[name] as (orderId: string) => Promise<unknown>);
+    const released = await Promise.allSettled([
+      ...steps.map((step) => run(step, orderId)),
+      run(activities.notifyCustomer, { orderId, template: 'ORDER_CANCELLED' }),
+    ]);
     if (released.some((r) => r.status === 'rejected')) stats.compensationFailures++;
   }
 

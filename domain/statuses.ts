@@ -87,10 +87,14 @@ export function isFinal(status: OrderStatus): boolean {
 }
 
 /**
- * What a cancelled order gives back, each an idempotent step run once by the winner of the guarded
- * cancel (in parallel), followed by the ORDER_CANCELLED notice. Named as the activities are.
+ * What a cancelled order gives back, each an idempotent step, with the ORDER_CANCELLED notice.
+ * Named as the activities are.
  */
 export const CANCELLATION_COMPENSATION = ['releaseStock', 'releaseCoupon', 'closePaymentIntent'] as const;
+/** What the guarded cancel gives back in its own transaction (activities/orders.ts cancelWithin). */
+export const RELEASED_BY_THE_CANCEL: ReadonlyArray<(typeof CANCELLATION_COMPENSATION)[number]> = ['releaseStock', 'releaseCoupon'];
+/** What is left to give back once the guarded cancel has won: the provider's side. */
+export const OWED_AFTER_THE_CANCEL = CANCELLATION_COMPENSATION.filter((step) => !RELEASED_BY_THE_CANCEL.includes(step));
 
 /** The messages the customer receives, one per order and template (and key, e.g. per refunded payment). */
 export const NOTIFICATION_TEMPLATES = ['ORDER_CANCELLED', 'PAYMENT_RECEIVED', 'PAYMENT_REFUNDED'] as const;

@@ -32,7 +32,7 @@ import {
 } from '../domain/messages.js';
 import { MustSucceed } from './must-succeed.js';
 import { notifyCustomer } from './notices.js';
-import { CANCELLATION_COMPENSATION, type CancelReason, type OrderStatus } from '../domain/statuses.js';
+import { CANCELLATION_COMPENSATION, OWED_AFTER_THE_CANCEL, type CancelReason, type OrderStatus } from '../domain/statuses.js';
 import { SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
 import { CustomerIdKey, NeedsAttentionKey, OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
 import { Settlement } from './settlement.js';
@@ -226,7 +226,7 @@ class OrderLifecycleRun {
    * replayed placement), or a first-shape run, gives everything back here; every step is idempotent.
    */
   private async compensateCancellation(): Promise<void> {
-    const steps = this.lean && this.cancelledHere ? CANCELLATION_COMPENSATION.filter((step) => step === 'closePaymentIntent') : CANCELLATION_COMPENSATION;
+    const steps = this.lean && this.cancelledHere ? OWED_AFTER_THE_CANCEL : CANCELLATION_COMPENSATION;
     this.waitFor(`${steps.join(', ')} and the customer's notice`);
     const givingBack = Promise.allSettled(steps.map((step) => this.mustSucceed.run(step, () => this.compensationStep(step))));
     if (!this.lean) await givingBack; // the first shape notified only after giving back
