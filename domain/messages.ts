@@ -66,11 +66,24 @@ export interface PaymentNotice {
 }
 
 /**
- * The shape every OrderLifecycle started now takes; runs started without it (before it existed)
- * keep the first shape, which their histories record. Chosen by the input rather than by
- * patched(), which would cost every order a marker and a search-attribute event.
+ * The shapes of an OrderLifecycle run, oldest first; each keeps what the one before it introduced.
+ * A run keeps the shape it was started with (its input), so runs in flight replay their own while
+ * new ones take the newest. Chosen by the input rather than by patched(), which would cost every
+ * order a marker and a search-attribute event. Runs from before the first entry have no shape.
+ * - `lean`: placement inside the first workflow task, no placement timer, stock and coupon given
+ *   back in the guarded cancel's transaction, NeedsAttention written only when it changes;
+ * - `local-steps`: the steps that follow a decision run as local activities, inside the workflow
+ *   task that decided (workflows/steps.ts).
  */
-export const ORDER_SHAPE = 'lean';
+export const ORDER_SHAPES = ['lean', 'local-steps'] as const;
+export type OrderShape = (typeof ORDER_SHAPES)[number];
+/** The shape every OrderLifecycle started now takes. */
+export const ORDER_SHAPE: OrderShape = 'local-steps';
+
+/** Whether a run of `shape` has what `since` introduced. */
+export function hasShape(shape: OrderShape | undefined, since: OrderShape): boolean {
+  return shape !== undefined && ORDER_SHAPES.indexOf(shape) >= ORDER_SHAPES.indexOf(since);
+}
 
 export interface OrderLifecycleInput {
   orderId: string;
@@ -79,8 +92,8 @@ export interface OrderLifecycleInput {
    * from the database instead of waiting for the placeOrder update.
    */
   adopt?: boolean;
-  /** ORDER_SHAPE for every run started now (orderLifecycleInput); absent in runs from before it. */
-  shape?: typeof ORDER_SHAPE;
+  /** ORDER_SHAPE when the run was started (orderLifecycleInput); absent in runs from before shapes. */
+  shape?: OrderShape;
 }
 
 /** The input of a new OrderLifecycle run. */

@@ -3,6 +3,7 @@ import { Attention } from './attention.js';
 import { retryRefundUpdate, type PaymentNotice } from '../domain/messages.js';
 import { MustSucceed } from './must-succeed.js';
 import { Settlement } from './settlement.js';
+import { stepsFor } from './steps.js';
 
 /**
  * A payment whose order's lifecycle has already ended (cancelled and compensated, or paid by
@@ -13,7 +14,8 @@ import { Settlement } from './settlement.js';
  */
 export async function SettleLatePayment(notice: PaymentNotice): Promise<{ outcome: 'PAID' | 'REFUNDED' }> {
   const attention = new Attention(() => setCurrentDetails(attention.items.join('\n\n')));
-  const settlement = new Settlement(notice.orderId, new MustSucceed(notice.orderId, attention), attention);
+  // Regular activities: its histories have no shape to tell local ones apart by.
+  const settlement = new Settlement(notice.orderId, stepsFor({ local: false }), new MustSucceed(notice.orderId, attention), attention);
   setHandler(retryRefundUpdate, ({ paymentId }) => settlement.retry(paymentId), {
     validator: ({ paymentId }) => settlement.assertRetryable(paymentId),
   });

@@ -1,13 +1,10 @@
-import { log, patched, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
+import { log, patched } from '@temporalio/workflow';
 import type { NotificationTemplate } from '../domain/statuses.js';
-import { notificationOptions } from './activity-options.js';
 import type { Attention } from './attention.js';
 import { isActivityFailure, rootCauseMessage } from './failures.js';
 import type { MustSucceed } from './must-succeed.js';
 import { SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
-
-const messaging = proxyActivities<Activities>(notificationOptions);
+import type { Steps } from './steps.js';
 
 /**
  * Tells the customer what happened (cancelled, refunded). A message the messaging provider still
@@ -16,6 +13,7 @@ const messaging = proxyActivities<Activities>(notificationOptions);
  */
 export async function notifyCustomer(
   input: { orderId: string; template: NotificationTemplate; key?: string },
+  { messaging }: Steps,
   mustSucceed: MustSucceed,
   attention: Attention,
 ): Promise<void> {

@@ -13,14 +13,14 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { databaseOptions, interactiveOptions, moneyOptions } from './activity-options.js';
+import { interactiveOptions } from './activity-options.js';
 import { Attention } from './attention.js';
 import { businessCause, isActivityFailure, rootCauseMessage } from './failures.js';
 import { Fulfillment } from './fulfillment.js';
 import {
   cancelSignal,
   extendDeadlineUpdate,
-  ORDER_SHAPE,
+  hasShape,
   paidSignal,
   placeOrderUpdate,
   retryFulfillmentStepUpdate,
@@ -28,6 +28,7 @@ import {
   statusQuery,
   type LifecycleStatus,
   type OrderLifecycleInput,
+  type OrderShape,
   type PlacedOrder,
 } from '../domain/messages.js';
 import { MustSucceed } from './must-succeed.js';
@@ -36,12 +37,11 @@ import { CANCELLATION_COMPENSATION, OWED_AFTER_THE_CANCEL, type CancelReason, ty
 import { SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
 import { CustomerIdKey, NeedsAttentionKey, OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
 import { Settlement } from './settlement.js';
+import { stepsFor, type Steps } from './steps.js';
 
 const interactive = proxyActivities<Activities>(interactiveOptions);
 /** Lean runs place the order inside the first workflow task: the caller's answer needs no second one. */
 const inline = proxyLocalActivities<Activities>(interactiveOptions);
-const database = proxyActivities<Activities>(databaseOptions);
-const money = proxyActivities<Activities>(moneyOptions);
 
 /** First shape only: how long the workflow waited for the placeOrder update sent with the start. */
 const PLACEMENT_TIMEOUT = '1 minute';
@@ -61,7 +61,7 @@ const NOT_DUE_RECHECK_MS = 100;
  * must succeed retry until they do (MustSucceed), so an outage delays a run but cannot fail it.
  */
 export async function OrderLifecycle({ orderId, adopt = false, shape }: OrderLifecycleInput): Promise<LifecycleStatus> {
-  return new OrderLifecycleRun(orderId, shape === ORDER_SHAPE).run(adopt);
+  return new OrderLifecycleRun(orderId, shape).run(adopt);
 }
 
 class OrderLifecycleRun {
@@ -81,21 +81,26 @@ class OrderLifecycleRun {
   private readonly mustSucceed: MustSucceed;
   private readonly settlement: Settlement;
   private readonly fulfillment: Fulfillment;
+  /**
+   * Since the lean shape: placement as a local activity, done inside the first workflow task; no
+   * placement timer (update-with-start delivers the placement with the start); the guarded cancel
+   * gives stock and coupon back in its own transaction, so compensation is the provider's payment
+   * intent, closed while the customer is told; NeedsAttention written only when it changes.
+   */
+  private readonly lean: boolean;
+  /** Regular activities, or local ones since the local-steps shape (workflows/steps.ts). */
+  private readonly steps: Steps;
 
   constructor(
     private readonly orderId: string,
-    /**
-     * The lean shape (ORDER_SHAPE, every run started now): placement as a local activity, done
-     * inside the first workflow task; no placement timer (update-with-start delivers the placement
-     * with the start); the guarded cancel gives stock and coupon back in its own transaction, so
-     * compensation is the provider's payment intent, closed while the customer is told;
-     * NeedsAttention written only when it changes. Runs from before replay the first shape.
-     */
-    private readonly lean: boolean,
+    /** The shape this run was started with (domain/messages.ts); runs from before shapes have none. */
+    shape: OrderShape | undefined,
   ) {
+    this.lean = hasShape(shape, 'lean');
+    this.steps = stepsFor({ local: hasShape(shape, 'local-steps') });
     this.attention = new Attention(() => this.showDetails(), !this.lean);
     this.mustSucceed = new MustSucceed(orderId, this.attention);
-    this.settlement = new Settlement(orderId, this.mustSucceed, this.attention, () => this.markPaid(), (what) => {
+    this.settlement = new Settlement(orderId, this.steps, this.mustSucceed, this.attention, () => this.markPaid(), (what) => {
       this.busyWith = what;
       this.showDetails();
     });
@@ -107,7 +112,7 @@ class OrderLifecycleRun {
     this.showDetails();
     if (adopt) {
       // Reconciliation found this order without a running workflow: take it over as it stands.
-      const existing = await this.mustSucceed.run('loadOrder', () => database.loadOrder(this.orderId));
+      const existing = await this.mustSucceed.run('loadOrder', () => this.steps.database.loadOrder(this.orderId));
       if (existing) this.takeOver(existing);
     } else {
       // The order itself is written by the placeOrder update that update-with-start delivers with
@@ -203,7 +208,7 @@ class OrderLifecycleRun {
       if (!this.cancelRequested && woken) continue;
       const reason: CancelReason = this.cancelRequested ? 'CUSTOMER' : 'PAYMENT_TIMEOUT';
       this.cancelRequested = false;
-      const result = await this.mustSucceed.run('cancelOrder', () => database.cancelOrder({ orderId: this.orderId, reason }));
+      const result = await this.mustSucceed.run('cancelOrder', () => this.steps.database.cancelOrder({ orderId: this.orderId, reason }));
       if (result.outcome === 'CANCELLED') {
         this.status = 'CANCELLED';
         this.cancelReason = reason;
@@ -230,7 +235,7 @@ class OrderLifecycleRun {
     this.waitFor(`${steps.join(', ')} and the customer's notice`);
     const givingBack = Promise.allSettled(steps.map((step) => this.mustSucceed.run(step, () => this.compensationStep(step))));
     if (!this.lean) await givingBack; // the first shape notified only after giving back
-    await notifyCustomer({ orderId: this.orderId, template: 'ORDER_CANCELLED' }, this.mustSucceed, this.attention);
+    await notifyCustomer({ orderId: this.orderId, template: 'ORDER_CANCELLED' }, this.steps, this.mustSucceed, this.attention);
     const released = await givingBack;
     const failed = released.flatMap((r, i) => (r.status === 'rejected' ? [{ step: steps[i]!, reason: r.reason as unknown }] : []));
     if (failed.length === 0) return;
@@ -251,11 +256,11 @@ class OrderLifecycleRun {
   private compensationStep(step: (typeof CANCELLATION_COMPENSATION)[number]): Promise<unknown> {
     switch (step) {
       case 'releaseStock':
-        return database.releaseStock(this.orderId);
+        return this.steps.database.releaseStock(this.orderId);
       case 'releaseCoupon':
-        return database.releaseCoupon(this.orderId);
+        return this.steps.database.releaseCoupon(this.orderId);
       case 'closePaymentIntent':
-        return money.closePaymentIntent(this.orderId);
+        return this.steps.money.closePaymentIntent(this.orderId);
     }
   }
 

@@ -1,6 +1,4 @@
-import { ApplicationFailure, log, patched, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import { databaseOptions, moneyOptions } from './activity-options.js';
+import { ApplicationFailure, log, patched } from '@temporalio/workflow';
 import type { Attention } from './attention.js';
 import { isActivityFailure, rootCauseMessage } from './failures.js';
 import type { PaymentNotice } from '../domain/messages.js';
@@ -8,9 +6,7 @@ import type { MustSucceed } from './must-succeed.js';
 import { notifyCustomer } from './notices.js';
 import type { PaymentStatus } from '../domain/statuses.js';
 import { NOTIFY_REFUNDS_PATCH, SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
-
-const database = proxyActivities<Activities>(databaseOptions);
-const money = proxyActivities<Activities>(moneyOptions);
+import type { Steps } from './steps.js';
 
 /** A payment to settle, or a rejected refund an operator asked to try again. */
 interface Work {
@@ -35,6 +31,8 @@ export class Settlement {
 
   constructor(
     private readonly orderId: string,
+    /** The run's activities: regular or local, by its shape. */
+    private readonly steps: Steps,
     private readonly mustSucceed: MustSucceed,
     private readonly attention: Attention,
     /** Called when a payment has paid the order. */
@@ -65,7 +63,7 @@ export class Settlement {
     while (this.queue.length > 0) {
       const work = this.queue.shift()!;
       this.busyWith(`payment ${work.notice.paymentId} to be settled`);
-      if (work.retryRefund) await this.mustSucceed.run('reopenRefund', () => database.reopenRefund(work.notice.paymentId));
+      if (work.retryRefund) await this.mustSucceed.run('reopenRefund', () => this.steps.database.reopenRefund(work.notice.paymentId));
       else if ((await this.record(work.notice)) !== 'REFUND') continue;
       await this.refund(work.notice);
     }
@@ -89,7 +87,7 @@ export class Settlement {
 
   /** PAID: it paid the order. REFUND: it is owed back. HELD: a redelivery of a rejected refund another run holds. */
   private async record(notice: PaymentNotice): Promise<'PAID' | 'REFUND' | 'HELD'> {
-    const settled = await this.mustSucceed.run('settlePayment', () => database.settlePayment(notice));
+    const settled = await this.mustSucceed.run('settlePayment', () => this.steps.database.settlePayment(notice));
     this.payments.set(notice.paymentId, settled.paymentStatus);
     if (settled.outcome === 'PAID') {
       this.onPaid();
@@ -101,7 +99,7 @@ export class Settlement {
   private async refund(notice: PaymentNotice): Promise<void> {
     const { paymentId } = notice;
     try {
-      await this.mustSucceed.run('refundPayment', () => money.refundPayment(paymentId));
+      await this.mustSucceed.run('refundPayment', () => this.steps.money.refundPayment(paymentId));
     } catch (err) {
       if (!isActivityFailure(err) || !patched(SETTLE_EVERY_PAYMENT_PATCH)) throw err;
       await this.holdRejected(notice, rootCauseMessage(err));
@@ -110,13 +108,13 @@ export class Settlement {
     this.payments.set(paymentId, 'REFUNDED');
     this.attention.note(`refund:${paymentId}`, null);
     if (patched(NOTIFY_REFUNDS_PATCH)) {
-      await notifyCustomer({ orderId: this.orderId, template: 'PAYMENT_REFUNDED', key: paymentId }, this.mustSucceed, this.attention);
+      await notifyCustomer({ orderId: this.orderId, template: 'PAYMENT_REFUNDED', key: paymentId }, this.steps, this.mustSucceed, this.attention);
     }
   }
 
   private async holdRejected(notice: PaymentNotice, error: string): Promise<void> {
     const { paymentId } = notice;
-    await this.mustSucceed.run('recordRefundFailure', () => database.recordRefundFailure({ paymentId, error }));
+    await this.mustSucceed.run('recordRefundFailure', () => this.steps.database.recordRefundFailure({ paymentId, error }));
     this.payments.set(paymentId, 'REFUND_FAILED');
     this.rejected.set(paymentId, notice);
     log.error('the payment provider rejected a refund: it is owed and waits for an operator', { orderId: this.orderId, paymentId, error });

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
-import { ORDER_SHAPE } from '../../domain/messages.js';
+import { ORDER_SHAPES } from '../../domain/messages.js';
 import { NOTIFY_REFUNDS_PATCH, SETTLE_EVERY_PAYMENT_PATCH } from '../../workflows/patches.js';
 import { loadHistoryFixtures } from './history-fixtures.js';
 
@@ -30,7 +30,7 @@ async function replayAll(workflowBundle: WorkflowBundle): Promise<Record<string,
 }
 
 describe('replaying recorded histories', () => {
-  it('has a history for every main path, each order path in both shapes', () => {
+  it('has a history for every main path, each order path in every shape', () => {
     const orderPaths = [
       'paid-and-fulfilled',
       'expired-and-compensated',
@@ -42,13 +42,17 @@ describe('replaying recorded histories', () => {
       'adopted-by-reconciliation',
     ];
     const names = histories.map((h) => h.name);
-    expect(names).toEqual(expect.arrayContaining([...orderPaths, ...orderPaths.map((path) => `${path}-${ORDER_SHAPE}`)]));
+    const withShapes = orderPaths.flatMap((path) => [path, ...ORDER_SHAPES.map((shape) => `${path}-${shape}`)]);
+    expect(names).toEqual(expect.arrayContaining(withShapes));
     expect(names).toEqual(expect.arrayContaining(['late-payment-after-close', 'reconciliation-sweep', 'late-payment-refund-rejected-then-retried']));
-    // The lean histories are the lean shape's (their runs were started with it); the others are not.
-    const shapeOf = (name: string) => histories.find((h) => h.name === name)!.history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+    // Each shape's histories are that shape's (their runs were started with it); the first shape's have none.
+    const inputOf = (name: string) => {
+      const data = histories.find((h) => h.name === name)!.history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+      return JSON.parse(Buffer.from(data!).toString('utf8')) as { shape?: string };
+    };
     for (const path of orderPaths) {
-      expect(JSON.parse(Buffer.from(shapeOf(`${path}-${ORDER_SHAPE}`)!).toString('utf8'))).toMatchObject({ shape: ORDER_SHAPE });
-      expect(JSON.parse(Buffer.from(shapeOf(path)!).toString('utf8')).shape).toBeUndefined();
+      for (const shape of ORDER_SHAPES) expect(inputOf(`${path}-${shape}`).shape, `${path}-${shape}`).toBe(shape);
+      expect(inputOf(path).shape, path).toBeUndefined();
     }
   });
 
