@@ -1,6 +1,7 @@
 import { Prisma } from '@prisma/client';
 import { Context, log } from '@temporalio/activity';
 import { FULFILLMENT_STEPS, STEP_TRANSITIONS, type FulfillmentStep, type StepStatus, type Transition } from '../domain/statuses.js';
+import { query } from '../lib/sql.js';
 import type { ActivityDeps } from './deps.js';
 import { statusMove } from './guarded-sql.js';
 
@@ -17,11 +18,15 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
   const { db } = deps;
 
   /** Moves one order's step along a transition, setting the columns that go with it; the row count says whether it moved. */
-  function moveStep(orderId: string, step: FulfillmentStep, transition: Transition<StepStatus>, columns: Prisma.Sql): Promise<number> {
+  async function moveStep(orderId: string, step: FulfillmentStep, transition: Transition<StepStatus>, columns: Prisma.Sql): Promise<number> {
     const move = statusMove('fulfillment_steps', transition);
-    return db.$executeRaw`
-      UPDATE fulfillment_steps SET ${move.set}, ${columns}
-      WHERE order_id = ${orderId}::uuid AND step = ${step}::"FulfillmentStep" AND ${move.guard}`;
+    const { rowCount } = await query(
+      db.pool,
+      Prisma.sql`
+        UPDATE fulfillment_steps SET ${move.set}, ${columns}
+        WHERE order_id = ${orderId}::uuid AND step = ${step}::"FulfillmentStep" AND ${move.guard}`,
+    );
+    return rowCount;
   }
 
   /**
@@ -31,8 +36,12 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
    */
   async function runStep(orderId: string, step: FulfillmentStep, effect: (order: PaidOrder, key: string) => Promise<void>) {
     await moveStep(orderId, step, STEP_TRANSITIONS.attempt, Prisma.sql`attempts = ${Context.current().info.attempt}`);
-    const order = await db.order.findUniqueOrThrow({ where: { id: orderId }, select: { id: true, customerId: true, totalCents: true } });
-    await effect(order, `${orderId}:${step}`);
+    const { rows } = await query<PaidOrder>(
+      db.pool,
+      Prisma.sql`SELECT id, customer_id AS "customerId", total_cents AS "totalCents" FROM orders WHERE id = ${orderId}::uuid`,
+    );
+    if (!rows[0]) throw new Error(`${step}: no order ${orderId}`);
+    await effect(rows[0], `${orderId}:${step}`);
     await moveStep(orderId, step, STEP_TRANSITIONS.complete, Prisma.sql`completed_at = now(), last_error = NULL`);
   }
 

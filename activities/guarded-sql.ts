@@ -7,9 +7,13 @@ import type { CouponStatus, OrderStatus, PaymentStatus, StepStatus, Transition }
  * whether the move happened — who won a race. test/activities/guarded-writes.test.ts fails on any
  * status written another way.
  *
- * Raw SQL or Prisma's API? Raw SQL for every guarded write and for arithmetic that must happen in
- * one statement (stock counters, upserts that compute from the old row); Prisma's API for plain
- * reads and writes that decide nothing.
+ * SQL or Prisma's API? Activities build their SQL with these helpers (Prisma.sql: values always
+ * bound) and run it on node-postgres directly (lib/sql.ts): they are the hot path, and Prisma's
+ * client costs several times the CPU per statement. A decision and what follows from it for the
+ * winner go into one statement where they can (the guarded cancel with its releases, the guarded pay
+ * with sale, redemption and capture). Elsewhere (the API's reads and catalog writes, operator tools)
+ * Prisma's API for plain reads and writes that decide nothing, raw SQL where arithmetic must happen
+ * in one statement.
  */
 interface StatusOf {
   orders: OrderStatus;

@@ -1,33 +1,47 @@
-import type { Prisma } from '@prisma/client';
+import { Prisma } from '@prisma/client';
 import { log } from '@temporalio/activity';
 import { ORDER_TRANSITIONS } from '../domain/statuses.js';
+import { query } from '../lib/sql.js';
 import type { ActivityDeps } from './deps.js';
 import { statusIn } from './guarded-sql.js';
 
 /**
- * Gives a cancelled order's reserved units back, inside the caller's transaction. The order's
- * stock_released_at marker is set with the increments, so a retry or a second caller releases
- * nothing more. True when this call released them.
+ * WITH-query entries that move the reserved units of the orders in `orders` (an earlier WITH query
+ * returning their `id`) on: back to `available` (a cancellation) or to `sold` (a payment). The
+ * products are locked in SKU order first, the one lock order placement uses too, so concurrent
+ * moves cannot deadlock. The caller decides in the same statement that the orders' units move now,
+ * and only once (a guarded status change, or the stock_released_at claim).
  */
-export async function releaseReservedStock(tx: Prisma.TransactionClient, orderId: string): Promise<boolean> {
-  const claimed = await tx.$executeRaw`
-    UPDATE orders SET stock_released_at = now()
-    WHERE id = ${orderId}::uuid AND ${statusIn('orders', [ORDER_TRANSITIONS.cancel.to])} AND stock_released_at IS NULL`;
-  if (claimed === 0) return false;
-  const items = await tx.orderItem.findMany({ where: { orderId }, orderBy: { sku: 'asc' } });
-  for (const item of items) {
-    await tx.$executeRaw`
-      UPDATE products SET available = available + ${item.quantity}, reserved = reserved - ${item.quantity}
-      WHERE sku = ${item.sku}`;
-  }
-  return true;
+export function moveReservedUnits(orders: string, to: 'available' | 'sold'): Prisma.Sql {
+  const moving = Prisma.raw(orders);
+  const column = Prisma.raw(to);
+  return Prisma.sql`
+    units_held AS (
+      SELECT p.sku FROM products p
+      WHERE p.sku IN (SELECT i.sku FROM order_items i JOIN ${moving} o ON i.order_id = o.id)
+      ORDER BY p.sku FOR UPDATE),
+    units_moved AS (
+      UPDATE products p SET ${column} = p.${column} + i.quantity, reserved = p.reserved - i.quantity
+      FROM order_items i JOIN ${moving} o ON i.order_id = o.id JOIN units_held h ON h.sku = i.sku
+      WHERE p.sku = i.sku
+      RETURNING p.sku)`;
 }
 
 export function createInventoryActivities({ db }: ActivityDeps) {
   return {
-    /** The release on its own: for runs that cancelled before it joined the cancel's transaction. */
+    /** The release on its own: for runs that cancelled before it joined the cancel's statement. */
     async releaseStock(orderId: string): Promise<{ released: boolean }> {
-      const released = await db.$transaction((tx) => releaseReservedStock(tx, orderId));
+      const { rows } = await query<{ released: number }>(
+        db.pool,
+        Prisma.sql`
+          WITH claimed AS (
+            UPDATE orders SET stock_released_at = now()
+            WHERE id = ${orderId}::uuid AND ${statusIn('orders', [ORDER_TRANSITIONS.cancel.to])} AND stock_released_at IS NULL
+            RETURNING id),
+          ${moveReservedUnits('claimed', 'available')}
+          SELECT count(*)::int AS released FROM claimed`,
+      );
+      const released = rows[0]!.released === 1;
       if (released) log.info('stock released', { orderId });
       return { released };
     },

@@ -1,13 +1,13 @@
 import { Prisma } from '@prisma/client';
 import { log } from '@temporalio/activity';
-import type { Db } from '../lib/db.js';
 import type { PlacedOrder, PlaceOrderRequest } from '../domain/messages.js';
 import { canTransition, COUPON_TRANSITIONS, INITIAL_STATUS, ORDER_TRANSITIONS, type CancelReason, type OrderStatus } from '../domain/statuses.js';
+import { inTransaction, isUniqueViolation, query, type Queryable } from '../lib/sql.js';
+import { releaseLockedCoupons } from './coupons.js';
 import { asOf, type ActivityDeps } from './deps.js';
-import { releaseLockedCoupon } from './coupons.js';
 import { businessFailure } from './errors.js';
-import { releaseReservedStock } from './inventory.js';
 import { nowOr, statusMove, statusValue } from './guarded-sql.js';
+import { moveReservedUnits } from './inventory.js';
 
 export type CancelOutcome =
   /** Both times from the winning row: cancelledAt - expiresAt is the cancel lag (a worker metric). */
@@ -27,83 +27,46 @@ export function createOrderActivities(deps: ActivityDeps) {
      * order that was written (even once the customer is at the limit).
      */
     async placeOrder(request: PlaceOrderRequest): Promise<PlacedOrder> {
-      const existing = await loadPlacedOrder(db, request.orderId);
+      const existing = await loadPlacedOrder(db.pool, request.orderId);
       if (existing) return replay(existing, request);
 
       const now = await asOf(deps);
-      const lines = [...request.items].sort((a, b) => a.sku.localeCompare(b.sku)); // one lock order: no deadlocks
-      const unitPrices = new Map<string, number>();
       try {
-        await db.$transaction(async (tx) => {
-          await holdOpenOrderLimit(tx, request.customerId, deps.maxOpenOrdersPerCustomer);
-          let subtotal = 0;
-          for (const line of lines) {
-            const reserved = await tx.$queryRaw<Array<{ price_cents: number }>>`
-              UPDATE products SET available = available - ${line.quantity}, reserved = reserved + ${line.quantity}
-              WHERE sku = ${line.sku} AND available >= ${line.quantity}
-              RETURNING price_cents`;
-            if (reserved.length === 0) {
-              const known = await tx.product.count({ where: { sku: line.sku } });
-              throw businessFailure(known ? 'OUT_OF_STOCK' : 'UNKNOWN_SKU', { sku: line.sku });
-            }
-            unitPrices.set(line.sku, reserved[0]!.price_cents);
-            subtotal += reserved[0]!.price_cents * line.quantity;
-          }
-          let discount = 0;
-          if (request.couponCode !== undefined) {
-            const lock = statusMove('coupons', COUPON_TRANSITIONS.lock);
-            const locked = await tx.$queryRaw<Array<{ discount_cents: number }>>`
-              UPDATE coupons SET ${lock.set}, order_id = ${request.orderId}::uuid, updated_at = now()
-              WHERE code = ${request.couponCode} AND ${lock.guard}
-              RETURNING discount_cents`;
-            if (locked.length === 0) throw businessFailure('COUPON_UNAVAILABLE', { couponCode: request.couponCode });
-            discount = locked[0]!.discount_cents;
-          }
-          await tx.$executeRaw`
-            INSERT INTO orders (id, customer_id, status, total_cents, coupon_code, created_at, expires_at, idempotency_key, request_hash)
-            VALUES (${request.orderId}::uuid, ${request.customerId}, ${statusValue('orders', INITIAL_STATUS.order)}, ${Math.max(0, subtotal - discount)},
-                    ${request.couponCode ?? null}, ${nowOr(now)},
-                    ${nowOr(now)} + ${deps.paymentWindowMs} * interval '1 millisecond',
-                    ${request.idempotencyKey ?? null}, ${request.requestHash})`;
-          await tx.orderItem.createMany({
-            data: lines.map((l) => ({ orderId: request.orderId, sku: l.sku, quantity: l.quantity, unitPriceCents: unitPrices.get(l.sku)! })),
-          });
-        });
+        const placed = await inTransaction(db.pool, (tx) => placeWithin(tx, request, now, deps));
+        log.info('order placed', { orderId: request.orderId, expiresAt: placed.expiresAt });
+        return placed;
       } catch (err) {
         // A concurrent replay of the same request wrote the order first: answer like a replay.
-        if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
-          const winner = await loadPlacedOrder(db, request.orderId);
-          if (winner) return replay(winner, request);
-          throw businessFailure('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: request.idempotencyKey });
-        }
-        throw err;
+        if (!isUniqueViolation(err)) throw err;
+        const winner = await loadPlacedOrder(db.pool, request.orderId);
+        if (winner) return replay(winner, request);
+        throw businessFailure('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: request.idempotencyKey });
       }
-      const placed = await loadPlacedOrder(db, request.orderId);
-      log.info('order placed', { orderId: request.orderId, expiresAt: placed!.order.expiresAt });
-      return placed!.order;
     },
 
-    /** The guarded cancel with its releases (cancelWithin), as one transaction of its own. */
+    /** The guarded cancel with its releases: one statement (cancelWithin). */
     async cancelOrder(input: { orderId: string; reason: CancelReason }): Promise<CancelOutcome> {
-      const now = await asOf(deps);
-      const result = await db.$transaction((tx) => cancelWithin(tx, input, now));
+      const result = await cancelWithin(db.pool, input, await asOf(deps));
       if (result.outcome === 'CANCELLED') log.info('order cancelled', { orderId: input.orderId, reason: input.reason });
       return result;
     },
 
     /** The order as written, for a workflow run that adopts an existing order (reconciliation). */
     async loadOrder(orderId: string): Promise<PlacedOrder | null> {
-      return (await loadPlacedOrder(db, orderId))?.order ?? null;
+      return (await loadPlacedOrder(db.pool, orderId))?.order ?? null;
     },
 
     /** Moves the deadline of an order that is still unpaid and not yet expired. */
     async extendDeadline(input: { orderId: string; minutes: number }): Promise<{ expiresAt: string }> {
       const now = await asOf(deps);
       const extend = statusMove('orders', ORDER_TRANSITIONS.extend);
-      const rows = await db.$queryRaw<Array<{ expires_at: Date }>>`
-        UPDATE orders SET ${extend.set}, expires_at = expires_at + ${input.minutes} * interval '1 minute'
-        WHERE id = ${input.orderId}::uuid AND ${extend.guard} AND expires_at > ${nowOr(now)}
-        RETURNING expires_at`;
+      const { rows } = await query<{ expires_at: Date }>(
+        db.pool,
+        Prisma.sql`
+          UPDATE orders SET ${extend.set}, expires_at = expires_at + ${input.minutes} * interval '1 minute'
+          WHERE id = ${input.orderId}::uuid AND ${extend.guard} AND expires_at > ${nowOr(now)}
+          RETURNING expires_at`,
+      );
       if (rows.length === 0) throw businessFailure('ORDER_NOT_UNPAID', { orderId: input.orderId });
       return { expiresAt: rows[0]!.expires_at.toISOString() };
     },
@@ -111,67 +74,155 @@ export function createOrderActivities(deps: ActivityDeps) {
 }
 
 /**
- * The guarded cancel inside the caller's transaction: only an UNPAID order changes, and for a
- * timeout only once its deadline has passed by `now` (the database's clock when null). The row
- * count decides who won the race. The winner gives the reserved stock and the locked coupon back
- * in the same transaction, so a cancelled order never holds either, not even for a moment.
+ * The guarded cancel, run on `on` (the pool, or a caller's transaction): only an UNPAID order
+ * changes, and for a timeout only once its deadline has passed by `now` (the database's clock when
+ * null). Whether the row changed decides who won the race. The winner gives the reserved stock and
+ * the locked coupon back in the same statement, so a cancelled order never holds either, not even
+ * for a moment; the statement also reads what a loser needs to know.
  */
-export async function cancelWithin(tx: Prisma.TransactionClient, input: { orderId: string; reason: CancelReason }, now: Date | null): Promise<CancelOutcome> {
-  const [won] = await tx.$queryRaw<Array<{ cancelled_at: Date; expires_at: Date }>>(guardedCancel(input, now));
-  if (won) {
-    await releaseReservedStock(tx, input.orderId);
-    await releaseLockedCoupon(tx, input.orderId);
-    return { outcome: 'CANCELLED', cancelledAt: won.cancelled_at.toISOString(), expiresAt: won.expires_at.toISOString() };
-  }
-  const order = await tx.order.findUnique({ where: { id: input.orderId }, select: { status: true, expiresAt: true } });
-  if (!order) throw businessFailure('UNKNOWN_ORDER', { orderId: input.orderId });
-  return canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, order.status)
-    ? { outcome: 'NOT_DUE', expiresAt: order.expiresAt.toISOString() }
-    : { outcome: 'ALREADY_FINAL', status: order.status };
+export async function cancelWithin(on: Queryable, input: { orderId: string; reason: CancelReason }, now: Date | null): Promise<CancelOutcome> {
+  const { rows } = await query<{ status: OrderStatus; expires_at: Date; cancelled_at: Date | null }>(on, cancelStatement(input, now));
+  const row = rows[0];
+  if (!row) throw businessFailure('UNKNOWN_ORDER', { orderId: input.orderId });
+  if (row.cancelled_at) return { outcome: 'CANCELLED', cancelledAt: row.cancelled_at.toISOString(), expiresAt: row.expires_at.toISOString() };
+  return canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, row.status)
+    ? { outcome: 'NOT_DUE', expiresAt: row.expires_at.toISOString() }
+    : { outcome: 'ALREADY_FINAL', status: row.status };
 }
 
 /**
- * The guarded cancel as one statement: the order moves UNPAID → CANCELLED only if it is still
- * UNPAID, and for a timeout only once its deadline has passed by `now` (the database's clock when
- * null). It returns the winning row's times, none when something else won.
+ * The guarded cancel and its releases as one statement: `won` is the order if it moved UNPAID →
+ * CANCELLED (claiming its stock release with it), the other WITH queries give its units and its
+ * coupon back, and the final SELECT reads the order as it was before the statement (the status a
+ * loser lost to) with the winner's cancellation time.
  */
-export function guardedCancel(input: { orderId: string; reason: CancelReason }, now: Date | null): Prisma.Sql {
+export function cancelStatement(input: { orderId: string; reason: CancelReason }, now: Date | null): Prisma.Sql {
   const cancel = statusMove('orders', ORDER_TRANSITIONS.cancel);
   const due = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`AND expires_at <= ${nowOr(now)}` : Prisma.empty;
   return Prisma.sql`
-    UPDATE orders SET ${cancel.set}, cancelled_at = ${nowOr(now)}, cancel_reason = ${input.reason}::"CancelReason"
-    WHERE id = ${input.orderId}::uuid AND ${cancel.guard} ${due}
-    RETURNING cancelled_at, expires_at`;
+    WITH won AS (
+      UPDATE orders SET ${cancel.set}, cancelled_at = ${nowOr(now)}, cancel_reason = ${input.reason}::"CancelReason", stock_released_at = now()
+      WHERE id = ${input.orderId}::uuid AND ${cancel.guard} ${due}
+      RETURNING id, cancelled_at),
+    ${moveReservedUnits('won', 'available')},
+    ${releaseLockedCoupons('won')}
+    SELECT o.status, o.expires_at, won.cancelled_at
+    FROM orders o LEFT JOIN won ON won.id = o.id
+    WHERE o.id = ${input.orderId}::uuid`;
+}
+
+/** The placement's writes, in the caller's transaction; returns the order as written. */
+async function placeWithin(tx: Queryable, request: PlaceOrderRequest, now: Date | null, deps: ActivityDeps): Promise<PlacedOrder> {
+  await holdOpenOrderLimit(tx, request.customerId, deps.maxOpenOrdersPerCustomer);
+  const lines = [...request.items].sort((a, b) => a.sku.localeCompare(b.sku)); // one lock order: no deadlocks
+  const items: PlacedOrder['items'] = [];
+  for (const line of lines) {
+    const { rows } = await query<{ price_cents: number }>(
+      tx,
+      Prisma.sql`
+        UPDATE products SET available = available - ${line.quantity}, reserved = reserved + ${line.quantity}
+        WHERE sku = ${line.sku} AND available >= ${line.quantity}
+        RETURNING price_cents`,
+    );
+    if (rows.length === 0) {
+      const known = await query(tx, Prisma.sql`SELECT 1 FROM products WHERE sku = ${line.sku}`);
+      throw businessFailure(known.rowCount ? 'OUT_OF_STOCK' : 'UNKNOWN_SKU', { sku: line.sku });
+    }
+    items.push({ sku: line.sku, quantity: line.quantity, unitPriceCents: rows[0]!.price_cents });
+  }
+  let discount = 0;
+  if (request.couponCode !== undefined) {
+    const lock = statusMove('coupons', COUPON_TRANSITIONS.lock);
+    const { rows } = await query<{ discount_cents: number }>(
+      tx,
+      Prisma.sql`
+        UPDATE coupons SET ${lock.set}, order_id = ${request.orderId}::uuid, updated_at = now()
+        WHERE code = ${request.couponCode} AND ${lock.guard}
+        RETURNING discount_cents`,
+    );
+    if (rows.length === 0) throw businessFailure('COUPON_UNAVAILABLE', { couponCode: request.couponCode });
+    discount = rows[0]!.discount_cents;
+  }
+  const subtotal = items.reduce((sum, i) => sum + i.unitPriceCents * i.quantity, 0);
+  const { rows } = await query<{ total_cents: number; expires_at: Date }>(
+    tx,
+    Prisma.sql`
+      INSERT INTO orders (id, customer_id, status, total_cents, coupon_code, created_at, expires_at, idempotency_key, request_hash)
+      VALUES (${request.orderId}::uuid, ${request.customerId}, ${statusValue('orders', INITIAL_STATUS.order)}, ${Math.max(0, subtotal - discount)},
+              ${request.couponCode ?? null}, ${nowOr(now)},
+              ${nowOr(now)} + ${deps.paymentWindowMs} * interval '1 millisecond',
+              ${request.idempotencyKey ?? null}, ${request.requestHash})
+      RETURNING total_cents, expires_at`,
+  );
+  await query(
+    tx,
+    Prisma.sql`
+      INSERT INTO order_items (order_id, sku, quantity, unit_price_cents)
+      SELECT ${request.orderId}::uuid, * FROM unnest(${items.map((i) => i.sku)}::text[], ${items.map((i) => i.quantity)}::int[], ${items.map((i) => i.unitPriceCents)}::int[])`,
+  );
+  return {
+    id: request.orderId,
+    customerId: request.customerId,
+    status: INITIAL_STATUS.order,
+    totalCents: rows[0]!.total_cents,
+    expiresAt: rows[0]!.expires_at.toISOString(),
+    couponCode: request.couponCode ?? null,
+    items,
+  };
 }
 
 /**
  * Anti-hoarding: refuses a customer's order while they hold `limit` unpaid ones (0: no limit).
  * The per-customer advisory lock, held until the placement commits, makes concurrent placements of
  * one customer count one after the other, so together they can never pass the limit. It is taken
- * first and only here, so it cannot join a deadlock with the row locks that follow.
+ * first and only here, so it cannot join a deadlock with the row locks that follow. (Lock and count
+ * are two statements: a count in the locking statement would read a snapshot taken before the wait.)
  */
-async function holdOpenOrderLimit(tx: Prisma.TransactionClient, customerId: string, limit: number): Promise<void> {
+async function holdOpenOrderLimit(tx: Queryable, customerId: string, limit: number): Promise<void> {
   if (limit === 0) return;
   // Two keys: this lock's own name, then the customer. A hash collision only makes two customers wait for each other.
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('open-orders-per-customer'), hashtext(${customerId}))`;
+  await query(tx, Prisma.sql`SELECT pg_advisory_xact_lock(hashtext('open-orders-per-customer'), hashtext(${customerId}))`);
   // Open: still as placed, holding its stock.
-  const open = await tx.order.count({ where: { customerId, status: INITIAL_STATUS.order } });
-  if (open >= limit) throw businessFailure('TOO_MANY_OPEN_ORDERS', { limit });
+  const { rows } = await query<{ open: number }>(
+    tx,
+    Prisma.sql`SELECT count(*)::int AS open FROM orders WHERE customer_id = ${customerId} AND status = ${statusValue('orders', INITIAL_STATUS.order)}`,
+  );
+  if (rows[0]!.open >= limit) throw businessFailure('TOO_MANY_OPEN_ORDERS', { limit });
 }
 
-async function loadPlacedOrder(db: Db, orderId: string): Promise<{ order: PlacedOrder; requestHash: string } | null> {
-  const row = await db.order.findUnique({ where: { id: orderId }, include: { items: { orderBy: { sku: 'asc' } } } });
+/** The order with its items, in one statement. */
+async function loadPlacedOrder(on: Queryable, orderId: string): Promise<{ order: PlacedOrder; requestHash: string } | null> {
+  const { rows } = await query<{
+    id: string;
+    customer_id: string;
+    status: OrderStatus;
+    total_cents: number;
+    expires_at: Date;
+    coupon_code: string | null;
+    request_hash: string;
+    items: PlacedOrder['items'];
+  }>(
+    on,
+    Prisma.sql`
+      SELECT o.id, o.customer_id, o.status, o.total_cents, o.expires_at, o.coupon_code, o.request_hash,
+             COALESCE(json_agg(json_build_object('sku', i.sku, 'quantity', i.quantity, 'unitPriceCents', i.unit_price_cents) ORDER BY i.sku)
+                      FILTER (WHERE i.sku IS NOT NULL), '[]') AS items
+      FROM orders o LEFT JOIN order_items i ON i.order_id = o.id
+      WHERE o.id = ${orderId}::uuid
+      GROUP BY o.id`,
+  );
+  const row = rows[0];
   if (!row) return null;
   return {
-    requestHash: row.requestHash,
+    requestHash: row.request_hash,
     order: {
       id: row.id,
-      customerId: row.customerId,
+      customerId: row.customer_id,
       status: row.status,
-      totalCents: row.totalCents,
-      expiresAt: row.expiresAt.toISOString(),
-      couponCode: row.couponCode,
-      items: row.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unitPriceCents: i.unitPriceCents })),
+      totalCents: row.total_cents,
+      expiresAt: row.expires_at.toISOString(),
+      couponCode: row.coupon_code,
+      items: row.items,
     },
   };
 }

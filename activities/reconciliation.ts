@@ -1,7 +1,9 @@
+import { Prisma } from '@prisma/client';
 import { getClient, log } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ORDER_WORKFLOW_TYPE, orderLifecycleInput, orderWorkflowId } from '../domain/messages.js';
 import { ORDER_TRANSITIONS } from '../domain/statuses.js';
+import { query } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, statusIn } from './guarded-sql.js';
 
@@ -24,11 +26,14 @@ export function createReconciliationActivities(deps: ActivityDeps) {
      */
     async sweepStrandedOrders(input: { graceMs: number; limit: number; taskQueue: string }): Promise<SweepResult> {
       const now = await asOf(deps);
-      const stranded = await db.$queryRaw<Array<{ id: string }>>`
-        SELECT id FROM orders
-        WHERE ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)} AND expires_at < ${nowOr(now)} - ${input.graceMs} * interval '1 millisecond'
-        ORDER BY expires_at
-        LIMIT ${input.limit}`;
+      const { rows: stranded } = await query<{ id: string }>(
+        db.pool,
+        Prisma.sql`
+          SELECT id FROM orders
+          WHERE ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)} AND expires_at < ${nowOr(now)} - ${input.graceMs} * interval '1 millisecond'
+          ORDER BY expires_at
+          LIMIT ${input.limit}`,
+      );
       const client = getClient();
       const adopted: string[] = [];
       for (const { id } of stranded) {

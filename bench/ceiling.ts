@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createDb } from '../lib/db.js';
-import { guardedCancel } from '../activities/orders.js';
+import { cancelStatement } from '../activities/orders.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PhaseContext } from './context.js';
 import { ResourceMeter, type ResourceUse } from './resources.js';
@@ -8,8 +8,9 @@ import { ROLES } from './stack.js';
 
 /**
  * The machine's limit for the one statement every cancellation needs: the guarded cancel
- * (cancelOrder's UPDATE: by id, status among the transition's from-states, deadline passed) on
- * pre-created due rows, in tight loops on N connections, nothing else running.
+ * (cancelOrder's statement: by id, status among the transition's from-states, deadline passed,
+ * with its stock and coupon release) on pre-created due rows, in tight loops on N connections,
+ * nothing else running.
  */
 export interface CeilingLevel {
   connections: number;
@@ -20,7 +21,8 @@ export interface CeilingLevel {
 /**
  * Prisma vs `pg` for the guarded cancel on one connection: what the client costs the calling
  * process per statement. Both send the service's own statement (activities/orders.ts
- * guardedCancel): Prisma through `$queryRaw`, as cancelOrder does; pg as a named prepared statement.
+ * cancelStatement): Prisma through `$queryRaw`, as cancelOrder did before it ran on pg; pg as a
+ * named prepared statement.
  */
 export interface ClientCost {
   client: 'pg' | 'Prisma $queryRaw';
@@ -35,7 +37,9 @@ export interface CeilingResult {
 }
 
 /** The guarded cancel of a due order by the database's clock, as the timer path sends it. */
-const cancelDue = (orderId: string) => guardedCancel({ orderId, reason: 'PAYMENT_TIMEOUT' }, null);
+const cancelDue = (orderId: string) => cancelStatement({ orderId, reason: 'PAYMENT_TIMEOUT' }, null);
+/** The statement answers every order it was sent; it cancelled the ones with a cancellation time. */
+const cancelled = (rows: Array<{ cancelled_at?: unknown }>) => rows.filter((r) => r.cancelled_at != null).length;
 
 /** The same statement through pg: its text (with $n placeholders) prepared once per connection. */
 function pgCancel(client: pg.ClientBase, orderId: string): Promise<pg.QueryResult> {
@@ -67,8 +71,7 @@ export async function runCeiling(ctx: PhaseContext): Promise<CeilingResult> {
         const client = await pool.connect();
         try {
           while (Date.now() < until && next < ids.length) {
-            const r = await pgCancel(client, ids[next++]!);
-            done += r.rowCount ?? 0;
+            done += cancelled((await pgCancel(client, ids[next++]!)).rows);
           }
         } finally {
           client.release();
@@ -87,7 +90,7 @@ export async function runCeiling(ctx: PhaseContext): Promise<CeilingResult> {
       const client = new pg.Client({ connectionString: stack.urlAs(ROLES.seed) });
       await client.connect();
       return {
-        cancel: async (id) => (await pgCancel(client, id)).rowCount ?? 0,
+        cancel: async (id) => cancelled((await pgCancel(client, id)).rows),
         close: () => client.end(),
       };
     }),
@@ -95,7 +98,7 @@ export async function runCeiling(ctx: PhaseContext): Promise<CeilingResult> {
       const db = createDb(stack.urlAs(ROLES.seed), { maxConnections: 1 });
       await db.$queryRaw`SELECT 1`;
       return {
-        cancel: async (id) => (await db.$queryRaw<unknown[]>(cancelDue(id))).length,
+        cancel: async (id) => cancelled(await db.$queryRaw<Array<{ cancelled_at: Date | null }>>(cancelDue(id))),
         close: () => db.$disconnect(),
       };
     }),

@@ -1,5 +1,7 @@
+import { Prisma } from '@prisma/client';
 import { statusIn } from '../activities/guarded-sql.js';
 import { cancelWithin } from '../activities/orders.js';
+import { inTransaction, query } from '../lib/sql.js';
 import { ORDER_TRANSITIONS, OWED_AFTER_THE_CANCEL } from '../domain/statuses.js';
 import type { DirectActivities } from './direct-placement.js';
 
@@ -29,23 +31,23 @@ export function startScanCanceller(
   let wake: (() => void) | undefined;
 
   async function claimAndCancel(): Promise<string[]> {
-    return direct.db.$transaction(
-      async (tx) => {
-        const due = await tx.$queryRaw<Array<{ id: string }>>`
+    return inTransaction(direct.db.pool, async (tx) => {
+      const { rows: due } = await query<{ id: string }>(
+        tx,
+        Prisma.sql`
           SELECT id FROM orders
           WHERE ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)} AND expires_at < now() AND customer_id LIKE ${`${options.prefix}%`}
           ORDER BY expires_at
           LIMIT ${options.batch}
-          FOR UPDATE SKIP LOCKED`;
-        const won: string[] = [];
-        for (const { id } of due) {
-          const result = await cancelWithin(tx, { orderId: id, reason: 'PAYMENT_TIMEOUT' }, null);
-          if (result.outcome === 'CANCELLED') won.push(id);
-        }
-        return won;
-      },
-      { timeout: 60_000 },
-    );
+          FOR UPDATE SKIP LOCKED`,
+      );
+      const won: string[] = [];
+      for (const { id } of due) {
+        const result = await cancelWithin(tx, { orderId: id, reason: 'PAYMENT_TIMEOUT' }, null);
+        if (result.outcome === 'CANCELLED') won.push(id);
+      }
+      return won;
+    });
   }
 
   async function compensate(orderId: string): Promise<void> {

@@ -71,7 +71,7 @@ export interface PaymentNotice {
  * new ones take the newest. Chosen by the input rather than by patched(), which would cost every
  * order a marker and a search-attribute event. Runs from before the first entry have no shape.
  * - `lean`: placement inside the first workflow task, no placement timer, stock and coupon given
- *   back in the guarded cancel's transaction, NeedsAttention written only when it changes;
+ *   back by the guarded cancel itself, NeedsAttention written only when it changes;
  * - `local-steps`: the steps that follow a decision run as local activities, inside the workflow
  *   task that decided (workflows/steps.ts).
  */

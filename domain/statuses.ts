@@ -91,7 +91,7 @@ export function isFinal(status: OrderStatus): boolean {
  * Named as the activities are.
  */
 export const CANCELLATION_COMPENSATION = ['releaseStock', 'releaseCoupon', 'closePaymentIntent'] as const;
-/** What the guarded cancel gives back in its own transaction (activities/orders.ts cancelWithin). */
+/** What the guarded cancel gives back in its own statement (activities/orders.ts cancelStatement). */
 export const RELEASED_BY_THE_CANCEL: ReadonlyArray<(typeof CANCELLATION_COMPENSATION)[number]> = ['releaseStock', 'releaseCoupon'];
 /** What is left to give back once the guarded cancel has won: the provider's side. */
 export const OWED_AFTER_THE_CANCEL = CANCELLATION_COMPENSATION.filter((step) => !RELEASED_BY_THE_CANCEL.includes(step));

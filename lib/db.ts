@@ -1,10 +1,23 @@
 import { PrismaClient } from '@prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 
-export type Db = PrismaClient;
+/**
+ * The database: Prisma's client for its API (reads, admin writes), and under it the node-postgres
+ * pool, on which the activities run their SQL directly (lib/sql.ts). One pool, one connection
+ * limit; `$disconnect()` closes both.
+ */
+export type Db = PrismaClient & { readonly pool: pg.Pool };
 
 /** Prisma over node-postgres: the Rust-free client needs no engine download. */
 export function createDb(databaseUrl: string, options: { maxConnections?: number } = {}): Db {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: options.maxConnections ?? 10 });
-  return new PrismaClient({ adapter });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.maxConnections ?? 10 });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const disconnect = prisma.$disconnect.bind(prisma);
+  // Prisma leaves a pool it was given open (and never saw it if it never connected): we end it.
+  prisma.$disconnect = async () => {
+    await disconnect();
+    if (!pool.ended) await pool.end();
+  };
+  return Object.defineProperty(prisma, 'pool', { value: pool, enumerable: false }) as Db;
 }

@@ -84,7 +84,7 @@ class OrderLifecycleRun {
   /**
    * Since the lean shape: placement as a local activity, done inside the first workflow task; no
    * placement timer (update-with-start delivers the placement with the start); the guarded cancel
-   * gives stock and coupon back in its own transaction, so compensation is the provider's payment
+   * gives stock and coupon back in its own statement, so compensation is the provider's payment
    * intent, closed while the customer is told; NeedsAttention written only when it changes.
    */
   private readonly lean: boolean;

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
+import { Prisma } from '@prisma/client';
 import type { Db } from '../../lib/db.js';
+import { query } from '../../lib/sql.js';
 import { THIRD_PARTY_FAILURES } from '../../domain/errors.js';
 
 export const FAKE_SERVICES = ['payments', 'invoice', 'notification', 'loyalty'] as const;
@@ -47,16 +49,22 @@ export class FakeFaults {
 
   /** Waits the injected latency, then throws if this call is meant to fail. */
   async apply(service: FakeService): Promise<void> {
-    const [fault] = await this.db.$queryRaw<Array<Pick<Fault, 'failAlways' | 'latencyMs'>>>`
-      SELECT fail_always AS "failAlways", latency_ms AS "latencyMs" FROM fakes.faults WHERE service = ${service}`;
+    const {
+      rows: [fault],
+    } = await query<Pick<Fault, 'failAlways' | 'latencyMs'>>(
+      this.db.pool,
+      Prisma.sql`SELECT fail_always AS "failAlways", latency_ms AS "latencyMs" FROM fakes.faults WHERE service = ${service}`,
+    );
     if (!fault) return;
     if (fault.latencyMs > 0) await sleep(fault.latencyMs);
     if (fault.failAlways) {
       throw ApplicationFailure.nonRetryable(`${service} rejected the call (injected failAlways)`, THIRD_PARTY_FAILURES.rejected);
     }
     // Decrement-if-positive in one statement: concurrent calls consume exactly N failures.
-    const consumed = await this.db.$executeRaw`
-      UPDATE fakes.faults SET fail_next = fail_next - 1 WHERE service = ${service} AND fail_next > 0`;
+    const { rowCount: consumed } = await query(
+      this.db.pool,
+      Prisma.sql`UPDATE fakes.faults SET fail_next = fail_next - 1 WHERE service = ${service} AND fail_next > 0`,
+    );
     if (consumed === 1) {
       throw ApplicationFailure.retryable(`${service} is unavailable (injected failNext)`, THIRD_PARTY_FAILURES.unavailable);
     }

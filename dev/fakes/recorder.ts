@@ -1,5 +1,6 @@
 import { Prisma } from '@prisma/client';
 import type { Db } from '../../lib/db.js';
+import { query } from '../../lib/sql.js';
 import type { FakeFaults, FakeService } from './faults.js';
 
 type Outcome = 'EFFECT' | 'REPEAT' | 'FAILED';
@@ -24,17 +25,29 @@ export class FakeRecorder {
       await this.log(service, operation, idempotencyKey, 'FAILED');
       throw err;
     }
-    const inserted = await this.db.$executeRaw`
-      INSERT INTO fakes.effects (service, operation, idempotency_key, payload)
-      VALUES (${service}, ${operation}, ${idempotencyKey}, ${JSON.stringify(payload)}::jsonb)
-      ON CONFLICT DO NOTHING`;
-    await this.log(service, operation, idempotencyKey, inserted === 1 ? 'EFFECT' : 'REPEAT');
-    return inserted === 1;
+    // The effect and the call's log line in one statement: the call acted if its insert did.
+    const effect: Outcome = 'EFFECT';
+    const repeat: Outcome = 'REPEAT';
+    const { rows } = await query<{ outcome: Outcome }>(
+      this.db.pool,
+      Prisma.sql`
+        WITH acted AS (
+          INSERT INTO fakes.effects (service, operation, idempotency_key, payload)
+          VALUES (${service}, ${operation}, ${idempotencyKey}, ${JSON.stringify(payload)}::jsonb)
+          ON CONFLICT DO NOTHING
+          RETURNING 1)
+        INSERT INTO fakes.calls (service, operation, idempotency_key, outcome)
+        SELECT ${service}, ${operation}, ${idempotencyKey}, CASE WHEN EXISTS (SELECT 1 FROM acted) THEN ${effect} ELSE ${repeat} END
+        RETURNING outcome`,
+    );
+    return rows[0]!.outcome === effect;
   }
 
   private async log(service: FakeService, operation: string, idempotencyKey: string, outcome: Outcome): Promise<void> {
-    await this.db.$executeRaw`
-      INSERT INTO fakes.calls (service, operation, idempotency_key, outcome) VALUES (${service}, ${operation}, ${idempotencyKey}, ${outcome})`;
+    await query(
+      this.db.pool,
+      Prisma.sql`INSERT INTO fakes.calls (service, operation, idempotency_key, outcome) VALUES (${service}, ${operation}, ${idempotencyKey}, ${outcome})`,
+    );
   }
 }
 

@@ -1,0 +1,40 @@
+import type { Prisma } from '@prisma/client';
+import type pg from 'pg';
+
+/**
+ * SQL on node-postgres directly, for the activities: statements are built with Prisma.sql (values
+ * always bound, fragments composable: activities/guarded-sql.ts) and run on the pool or on a
+ * transaction's client. Prisma's client would run the same statement through its query compiler
+ * at several times the CPU (the bench measures both, docs/benchmark.md).
+ */
+export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+export async function query<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+  on: Queryable,
+  statement: Prisma.Sql,
+): Promise<{ rows: Row[]; rowCount: number }> {
+  const result = await on.query<Row>(statement.text, statement.values);
+  return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+}
+
+/** Runs `work` in one transaction on one connection: committed if it returns, rolled back if it throws. */
+export async function inTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+  const tx = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await tx.query('BEGIN');
+    const result = await work(tx);
+    await tx.query('COMMIT');
+    return result;
+  } catch (err) {
+    await tx.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
+    throw err;
+  } finally {
+    tx.release(broken); // a connection that could not roll back is closed, not reused
+  }
+}
+
+/** PostgreSQL's unique_violation: a row with that key exists already. */
+export function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === '23505';
+}
