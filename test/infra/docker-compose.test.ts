@@ -8,10 +8,11 @@ import { PROJECT_ROOT } from '../../dev/paths.js';
 import { CONFIG_VARIABLES, loadConfig, requireThirdParties } from '../../lib/config.js';
 import { SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
 import { TypedSearchAttributes } from '@temporalio/common';
+import { DOCKER_COMPOSE, injectedDebianTool } from '../helpers/debian-tools.js';
 
 /**
  * No Docker engine here: the compose file is checked as data against the contract, and by
- * `docker-compose config` when Debian's docker-compose is installed.
+ * `docker-compose config` (Debian's docker-compose, which global setup installs when it is missing).
  */
 const FILE = join(PROJECT_ROOT, 'docker-compose.yml');
 interface Service {
@@ -104,9 +105,10 @@ describe('docker-compose.yml', () => {
     for (const key of SEARCH_ATTRIBUTES) expect(setup).toContain(`${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`);
   });
 
-  const composeBin = spawnSync('docker-compose', ['version'], { stdio: 'ignore' }).status === 0;
-  it.skipIf(!composeBin)('passes `docker-compose config` (run when the docker-compose package is installed)', () => {
-    const run = spawnSync('docker-compose', ['-f', FILE, 'config', '-q'], {
+  const composeTool = injectedDebianTool(DOCKER_COMPOSE);
+  if ('skip' in composeTool) console.warn(`\`docker-compose config\` skipped: ${composeTool.skip}`);
+  it.skipIf('skip' in composeTool)('passes `docker-compose config`', () => {
+    const run = spawnSync(DOCKER_COMPOSE.path, ['-f', FILE, 'config', '-q'], {
       env: { ...process.env, PAYMENT_WEBHOOK_SECRET: 'x', ADMIN_TOKEN: 'y', CUSTOMER_JWT_SECRET: 'z', ORDER_ID_SECRET: 'w' },
       encoding: 'utf8',
     });
