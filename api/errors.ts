@@ -91,9 +91,14 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 
 function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  const status = (err as { status?: unknown }).status;
+  // The router raises a URIError of status 400 for a path parameter it cannot percent-decode
+  // (`/orders/%ZZ`), before any route runs: the path is at fault, there may be no body at all.
+  if (err instanceof URIError && status === 400) {
+    return new ApiError('VALIDATION_FAILED', 'the request path is not valid: a path parameter is not correctly percent-encoded');
+  }
   // body-parser's errors carry a status: too large 413, bad charset or encoding 415, anything else
   // about the body (malformed JSON, an aborted upload) 400.
-  const status = (err as { status?: unknown }).status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 413) return new ApiError('PAYLOAD_TOO_LARGE', (err as Error).message);
     if (status === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE', (err as Error).message);

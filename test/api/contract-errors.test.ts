@@ -110,6 +110,20 @@ describe('catalog and order reads', () => {
     await expectError(h.http('GET', '/no/such/route'), 404, 'NOT_FOUND');
   });
 
+  it('VALIDATION_FAILED about the path, not the body, when a path parameter does not percent-decode', async () => {
+    const requests = [
+      () => h.asCustomer('c', 'GET', '/orders/%ZZ'),
+      () => h.asCustomer('c', 'POST', '/orders/%E0%A4%A/cancel'),
+      () => h.http('GET', '/products/%ZZ'),
+      () => h.admin('PUT', '/products/%ZZ', { name: 'x', priceCents: 1, stock: 1 }),
+      () => h.admin('GET', '/coupons/100%'),
+    ];
+    for (const request of requests) {
+      const res = await expectError(request(), 400, 'VALIDATION_FAILED');
+      expect(res.body.error.message).toBe('the request path is not valid: a path parameter is not correctly percent-encoded');
+    }
+  });
+
   it('an order past its deadline is never payable, even before the cancellation lands', async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku });
