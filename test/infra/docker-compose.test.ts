@@ -4,6 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { requiredVersion } from '../../dev/go-modules.js';
 import { PROJECT_ROOT } from '../../dev/paths.js';
 import { CONFIG_VARIABLES, loadConfig, requireThirdParties } from '../../lib/config.js';
 import { SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
@@ -43,13 +44,9 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(services).sort()).toEqual(
       ['api', 'migrate', 'postgres', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker-1', 'worker-2'].sort(),
     );
-    // The server version the embedded stack and the tests run (dev/temporal-binaries.ts pins it for builds).
-    expect(services.temporal!.image).toBe('temporalio/server:1.32.2');
-    for (const name of ['temporal-schema', 'temporal-setup']) expect(services[name]!.image).toBe('temporalio/admin-tools:1.32.2');
     expect(services.temporal!.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
     expect(services.temporal!.depends_on).toMatchObject({ 'temporal-schema': { condition: 'service_completed_successfully' } });
     expect(existsSync(join(PROJECT_ROOT, 'ops', 'temporal-schema.sh'))).toBe(true);
-    expect(services['temporal-ui']!.image).toMatch(/^temporalio\/ui:/);
     expect(workers).toHaveLength(2);
     // The compiled service (the Dockerfile's runtime stage): no TypeScript at run time.
     for (const [, worker] of workers) expect(worker.command).toEqual(['node', 'dist/worker/main.js']);
@@ -64,6 +61,19 @@ describe('docker-compose.yml', () => {
         migrate: { condition: 'service_completed_successfully' },
         'temporal-setup': { condition: 'service_completed_successfully' },
       });
+    }
+  });
+
+  it('tags the Temporal images with the versions dev/go/ builds: server and admin-tools as the server, ui as the UI server', () => {
+    // The versions the embedded stack and the tests run: the Go wrapper modules are where they are pinned.
+    const server = requiredVersion('temporal-server', 'go.temporal.io/server');
+    const ui = requiredVersion('temporal-ui-server', 'github.com/temporalio/ui-server/v2');
+    const pinned: Record<string, string> = { 'temporalio/server': server, 'temporalio/admin-tools': server, 'temporalio/ui': ui };
+    const temporalImages = Object.entries(services).filter(([, service]) => service.image?.startsWith('temporalio/'));
+    expect(temporalImages.map(([name]) => name).sort()).toEqual(['temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui']);
+    for (const [name, { image }] of temporalImages) {
+      const [repository, tag] = image!.split(':');
+      expect(`${repository}:${tag}`, name).toBe(`${repository}:${pinned[repository!]}`);
     }
   });
 
