@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { parse } from 'yaml';
@@ -124,6 +125,33 @@ describe('docker-compose.yml', () => {
     });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
+  });
+});
+
+describe('ops/temporal-schema.sh', () => {
+  it("gives temporal-sql-tool the database password in its environment (SQL_PASSWORD), never on its command line, where `ps` shows it", () => {
+    // A stand-in for the admin-tools image's temporal-sql-tool: records each call's arguments and SQL_PASSWORD.
+    const dir = mkdtempSync(join(tmpdir(), 'temporal-schema-sh-'));
+    try {
+      const calls = join(dir, 'calls');
+      writeFileSync(join(dir, 'temporal-sql-tool'), `#!/bin/sh\necho "args=$* password=\${SQL_PASSWORD:-}" >> '${calls}'\n`);
+      chmodSync(join(dir, 'temporal-sql-tool'), 0o755);
+      const password = 'pw-from-compose-0123';
+      const run = spawnSync('sh', [join(PROJECT_ROOT, 'ops', 'temporal-schema.sh')], {
+        env: { PATH: `${dir}:${process.env.PATH}`, POSTGRES_USER: 'orders', POSTGRES_PWD: password },
+        encoding: 'utf8',
+      });
+      expect(run.status, run.stderr).toBe(0);
+      const lines = readFileSync(calls, 'utf8').trim().split('\n');
+      expect(lines).toHaveLength(6); // create, setup-schema and update-schema of each database
+      for (const line of lines) {
+        const [args, given] = line.split(' password=');
+        expect(args).not.toContain(password);
+        expect(given).toBe(password);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
