@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { BUSINESS_ERRORS, type BusinessErrorCode } from '../domain/errors.js';
 import type { Logger } from '../lib/logger.js';
@@ -83,10 +83,20 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return;
     const apiError = toApiError(err);
     if (apiError.status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
+    if (apiError.code === 'UNAUTHORIZED') res.set('WWW-Authenticate', bearerChallenge(req));
     res.status(apiError.status).json({
       error: { code: apiError.code, message: apiError.message, ...(apiError.details === undefined ? {} : { details: apiError.details }) },
     });
   };
+}
+
+/**
+ * RFC 6750's challenge: a 401 names the scheme that would succeed, and says `invalid_token` when a
+ * bearer token was sent and refused (none sent: no error code, as the RFC asks).
+ */
+function bearerChallenge(req: Request): string {
+  const tokenSent = /^Bearer ./.test(req.get('authorization') ?? '');
+  return `Bearer realm="order-lifecycle"${tokenSent ? ', error="invalid_token"' : ''}`;
 }
 
 function toApiError(err: unknown): ApiError {
