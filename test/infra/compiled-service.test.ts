@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { copyFile, cp, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../api/webhook-signature.js';
 import { signCustomerToken } from '../../dev/customer-token.js';
@@ -30,7 +31,12 @@ const processes: Array<{ name: string; child: ChildProcess; lines: string[] }> =
 function startCompiled(name: string, entry: string, env: Record<string, string>) {
   const child = spawn(process.execPath, [entry], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const lines: string[] = [];
-  for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+  // Whole lines: a pipe's chunks may end in the middle of one, which JSON.parse would then refuse.
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+      if (line !== '') lines.push(line);
+    });
+  }
   processes.push({ name, child, lines });
   return lines;
 }
