@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { BUSINESS_ERRORS, type BusinessErrorCode } from '../domain/errors.js';
 import type { Logger } from '../lib/logger.js';
@@ -83,17 +83,32 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return;
     const apiError = toApiError(err);
     if (apiError.status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
+    if (apiError.code === 'UNAUTHORIZED') res.set('WWW-Authenticate', bearerChallenge(req));
     res.status(apiError.status).json({
       error: { code: apiError.code, message: apiError.message, ...(apiError.details === undefined ? {} : { details: apiError.details }) },
     });
   };
 }
 
+/**
+ * RFC 6750's challenge: a 401 names the scheme that would succeed, and says `invalid_token` when a
+ * bearer token was sent and refused (none sent: no error code, as the RFC asks).
+ */
+function bearerChallenge(req: Request): string {
+  const tokenSent = /^Bearer ./.test(req.get('authorization') ?? '');
+  return `Bearer realm="order-lifecycle"${tokenSent ? ', error="invalid_token"' : ''}`;
+}
+
 function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  const status = (err as { status?: unknown }).status;
+  // The router raises a URIError of status 400 for a path parameter it cannot percent-decode
+  // (`/orders/%ZZ`), before any route runs: the path is at fault, there may be no body at all.
+  if (err instanceof URIError && status === 400) {
+    return new ApiError('VALIDATION_FAILED', 'the request path is not valid: a path parameter is not correctly percent-encoded');
+  }
   // body-parser's errors carry a status: too large 413, bad charset or encoding 415, anything else
   // about the body (malformed JSON, an aborted upload) 400.
-  const status = (err as { status?: unknown }).status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 413) return new ApiError('PAYLOAD_TOO_LARGE', (err as Error).message);
     if (status === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE', (err as Error).message);

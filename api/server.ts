@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { ConfigError, devSecretsInUse, loadConfig } from '../lib/config.js';
+import { ConfigError, devSecretsInUse, loadConfig, temporalUnreachable } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
 import { startTracing } from '../lib/tracing.js';
@@ -21,38 +21,48 @@ async function main(): Promise<void> {
   if (devSecrets.length > 0) logger.warn({ variables: devSecrets }, 'these secrets are the public development defaults; set them in production');
   const tracing = config.otlpEndpoint ? startTracing('order-api', { otlpEndpoint: config.otlpEndpoint }) : undefined;
   const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
-  const faultInjection = config.faultsEnabled ? await loadFaultInjection(db, config.adminToken) : undefined;
-  const connection = await Connection.connect({ address: config.temporal.address, ...config.temporal.connection });
-  const temporal = new Client({
-    connection,
-    namespace: config.temporal.namespace,
-    // Carries the request's trace into the workflow start, update and signal headers.
-    interceptors: tracing ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : {},
-  });
-  const app = createApp({
-    db,
-    temporal,
-    taskQueue: config.temporal.taskQueue,
-    adminToken: config.adminToken,
-    webhookSecret: config.webhookSecret,
-    customerTokens: config.customerTokens,
-    orderIdSecret: config.orderIdSecret,
-    ordersRateLimit: { limit: config.ordersPerMinutePerClient, windowMs: 60_000 },
-    faultInjection,
-    temporalUiUrl: config.temporal.uiUrl,
-    logger,
-  });
+  // Set once opened: a later start step failing closes it with the rest, so the process exits with
+  // its one-line error instead of waiting for the pool's idle connections to time out.
+  let connection: Connection | undefined;
+  let outcome: Awaited<ReturnType<typeof closeGracefully>>;
+  try {
+    const faultInjection = config.faultsEnabled ? await loadFaultInjection(db, config.adminToken) : undefined;
+    const address = config.temporal.address;
+    connection = await Connection.connect({ address, ...config.temporal.connection }).catch((err: unknown) => {
+      throw temporalUnreachable(address, err);
+    });
+    const temporal = new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      // Carries the request's trace into the workflow start, update and signal headers.
+      interceptors: tracing ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : {},
+    });
+    const app = createApp({
+      db,
+      temporal,
+      taskQueue: config.temporal.taskQueue,
+      adminToken: config.adminToken,
+      webhookSecret: config.webhookSecret,
+      customerTokens: config.customerTokens,
+      orderIdSecret: config.orderIdSecret,
+      ordersRateLimit: { limit: config.ordersPerMinutePerClient, windowMs: 60_000 },
+      faultInjection,
+      temporalUiUrl: config.temporal.uiUrl,
+      logger,
+    });
 
-  const server = app.listen(config.port, '0.0.0.0');
-  await once(server, 'listening');
-  logger.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening');
+    const server = app.listen(config.port, '0.0.0.0');
+    await once(server, 'listening');
+    logger.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening');
 
-  const [signal] = await Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]);
-  logger.info({ signal, graceMs: config.shutdownGraceMs }, 'API stopping: no new connections, finishing in-flight requests');
-  const outcome = await closeGracefully(server, config.shutdownGraceMs);
-  await connection.close();
-  await db.$disconnect();
-  await tracing?.shutdown();
+    const [signal] = await Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]);
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'API stopping: no new connections, finishing in-flight requests');
+    outcome = await closeGracefully(server, config.shutdownGraceMs);
+  } finally {
+    await connection?.close();
+    await db.$disconnect();
+    await tracing?.shutdown();
+  }
   logger.info({ outcome }, 'API stopped');
 }
 

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
-import { parseDuration } from '../lib/duration.js';
 import { checkInvariants, countRows, formatCounts, formatReport } from '../ops/invariants.js';
+import { durationOption, parseCommandArgs } from './command-args.js';
 import { ping } from './databases.js';
 import { EMBEDDED, embeddedPostgres } from './embedded.js';
 import { countFakeRows, formatFakeCounts, invariantsFor } from './fakes/invariants.js';
@@ -17,9 +16,11 @@ import { runMain, StartupError } from './startup-error.js';
  * business invariants always, the fakes' effect checks where the database has the fakes' schema.
  * Prints every invariant with PASS/FAIL and the row counts; exits 1 on any violation.
  */
+const USAGE = 'npm run check [-- --grace <how long work may still be due, e.g. 1m>]';
+
 runMain(async () => {
-  const { values } = parseArgs({ options: { grace: { type: 'string', default: '1m' } } });
-  const graceMs = parseDuration(values.grace);
+  const { values } = parseCommandArgs({ options: { grace: { type: 'string', default: '1m' } } }, USAGE);
+  const graceMs = durationOption('grace', values.grace, USAGE);
   const { url, postgres } = await findDatabase(loadConfig().databaseUrl);
   const db = createDb(url, { maxConnections: 2 });
   try {

@@ -192,6 +192,15 @@ export function requireThirdParties(config: Config): ThirdPartyKind {
   );
 }
 
+/**
+ * The worker's and the API's first connection to TEMPORAL_ADDRESS failed: one line naming the
+ * variable and the cause, for start-up to stop with.
+ */
+export function temporalUnreachable(address: string, err: unknown): ConfigError {
+  const cause = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+  return new ConfigError(`TEMPORAL_ADDRESS: cannot connect to Temporal at ${address} (${cause}); check that it runs and is reachable from here`);
+}
+
 /** The secrets this configuration leaves at their public development defaults, as `[variable, value]`. */
 export function devSecretsInUse(config: Config): Array<[string, string]> {
   const defaults: Array<[string, string, string | undefined]> = [

@@ -5,9 +5,11 @@
 # what is applied already.
 set -eu
 SCHEMA=/etc/temporal/schema/postgresql/v12
+# The tool reads the password from SQL_PASSWORD: on its command line (--pw) `ps` would show it.
+export SQL_PASSWORD="$POSTGRES_PWD"
 for db in temporal temporal_visibility; do
   dir=temporal; [ "$db" = temporal_visibility ] && dir=visibility
-  sql() { temporal-sql-tool --plugin postgres12 --ep postgres -p 5432 -u "$POSTGRES_USER" --pw "$POSTGRES_PWD" --db "$db" "$@"; }
+  sql() { temporal-sql-tool --plugin postgres12 --ep postgres -p 5432 -u "$POSTGRES_USER" --db "$db" "$@"; }
   sql create || true
   sql setup-schema -v 0.0
   sql update-schema -d "$SCHEMA/$dir/versioned"

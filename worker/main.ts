@@ -1,10 +1,11 @@
+import type { Server } from 'node:http';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { ConfigError, loadConfig } from '../lib/config.js';
+import { ConfigError, loadConfig, temporalUnreachable } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
 import { createWorkerMetrics } from './metrics.js';
-import { startTracing } from '../lib/tracing.js';
+import { startTracing, type Tracing } from '../lib/tracing.js';
 import { createOrderWorker, hasPrebuiltWorkflowBundle } from './create-worker.js';
 import { temporalLogger } from './temporal-logger.js';
 import { startMetricsServer } from './metrics-server.js';
@@ -20,23 +21,29 @@ async function main(): Promise<void> {
     throw new ConfigError('the worker needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)');
   }
   const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
-  const thirdParties = await loadThirdParties(config, db).catch(async (err: unknown) => {
-    await db.$disconnect();
-    throw err;
-  });
-  // One JSON stream: the SDK's own logs, Core's (forwarded), and workflow and activity logs go to pino.
-  Runtime.install({
-    logger: temporalLogger(logger),
-    telemetryOptions: {
-      logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
-      metrics: { prometheus: { bindAddress: config.sdkMetricsAddress } },
-    },
-  });
-  const metrics = createWorkerMetrics();
-  const metricsServer = await startMetricsServer({ port: config.workerMetricsPort, registry: metrics.registry, sdkMetricsAddress: config.sdkMetricsAddress });
-  const tracing = config.otlpEndpoint ? startTracing('order-worker', { otlpEndpoint: config.otlpEndpoint }) : undefined;
-  const connection = await NativeConnection.connect({ address: config.temporal.address, ...config.temporal.connection });
+  // Set as each start step opens them: a later step failing closes what the earlier ones opened,
+  // so the process exits with its one-line error instead of hanging on an open handle.
+  let metricsServer: Server | undefined;
+  let tracing: Tracing | undefined;
+  let connection: NativeConnection | undefined;
   try {
+    const thirdParties = await loadThirdParties(config, db);
+    const metrics = createWorkerMetrics();
+    // Before the SDK's Runtime: once installed it keeps the process alive until a connection made through it closes.
+    metricsServer = await startMetricsServer({ port: config.workerMetricsPort, registry: metrics.registry, sdkMetricsAddress: config.sdkMetricsAddress });
+    // One JSON stream: the SDK's own logs, Core's (forwarded), and workflow and activity logs go to pino.
+    Runtime.install({
+      logger: temporalLogger(logger),
+      telemetryOptions: {
+        logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+        metrics: { prometheus: { bindAddress: config.sdkMetricsAddress } },
+      },
+    });
+    tracing = config.otlpEndpoint ? startTracing('order-worker', { otlpEndpoint: config.otlpEndpoint }) : undefined;
+    const address = config.temporal.address;
+    connection = await NativeConnection.connect({ address, ...config.temporal.connection }).catch((err: unknown) => {
+      throw temporalUnreachable(address, err);
+    });
     const worker = await createOrderWorker({
       connection,
       namespace: config.temporal.namespace,
@@ -63,9 +70,9 @@ async function main(): Promise<void> {
     // lets in-flight activities finish for up to SHUTDOWN_GRACE, then cancels what is left.
     await worker.run();
   } finally {
-    metricsServer.close();
+    metricsServer?.close();
     await tracing?.shutdown();
-    await connection.close();
+    await connection?.close();
     await db.$disconnect();
   }
   logger.info('worker stopped');
@@ -73,6 +80,7 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) logger.error(err.message);
+  else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') logger.error(`WORKER_METRICS_PORT ${(err as { port?: number }).port ?? ''} is already in use`);
   else logger.error({ err }, 'worker failed');
   process.exitCode = 1;
 });

@@ -1,6 +1,7 @@
 import type { ThirdParties } from '../activities/third-party/index.js';
 import { requireThirdParties, type Config } from '../lib/config.js';
 import type { Db } from '../lib/db.js';
+import { importOptionalModule } from '../lib/optional-module.js';
 
 /** What the worker loads dev/fakes for (test/infra/production-imports.test.ts holds the module to it). */
 export interface FakesForWorker {
@@ -9,11 +10,14 @@ export interface FakesForWorker {
 }
 
 /**
- * A path held in a variable, which neither tsc nor the production build follows: the service
- * compiles and runs without dev/ as long as THIRD_PARTIES is not `fake`. tsconfig.build.json
- * compiles dev/fakes when it is there.
+ * Held in a variable, which neither tsc nor the production build follows: the service compiles and
+ * runs without dev/ as long as THIRD_PARTIES is not `fake`. tsconfig.build.json compiles dev/fakes
+ * when it is there.
  */
-const FAKES_MODULE = '../dev/fakes/index.js';
+const FAKES_MODULE = new URL('../dev/fakes/index.js', import.meta.url);
+const NO_FAKES_IN_BUILD =
+  'THIRD_PARTIES=fake: this build has no local fakes (dev/fakes is left out with dev/); ' +
+  'build from a checkout with dev/ (`npm run build` compiles dev/fakes in, as the image does)';
 
 /**
  * The third parties the activities call, as THIRD_PARTIES says; without it the worker refuses to
@@ -21,7 +25,7 @@ const FAKES_MODULE = '../dev/fakes/index.js';
  */
 export async function loadThirdParties(config: Config, db: Db): Promise<ThirdParties> {
   requireThirdParties(config);
-  const fakes = (await import(FAKES_MODULE)) as FakesForWorker;
+  const fakes = await importOptionalModule<FakesForWorker>(FAKES_MODULE, NO_FAKES_IN_BUILD);
   await fakes.assertFakesSchema(db);
   return fakes.createFakeThirdParties(db);
 }

@@ -24,21 +24,30 @@ export function searchAttributeTypes(): Record<string, proto.temporal.api.enums.
   return Object.fromEntries(SEARCH_ATTRIBUTES.map((k) => [k.name, IndexedValueType[`INDEXED_VALUE_TYPE_${k.type}`]]));
 }
 
+/** What one start registered: nothing when the store already had the namespace and every attribute. */
+export interface Registered {
+  namespace: boolean;
+  searchAttributes: string[];
+}
+
 /**
  * Registers what is missing, once the frontend answers, and returns when the namespace and the
- * attributes can be used. Gives up when `failed` settles (the server process ended) or after `timeoutMs`.
+ * attributes can be used, with what it registered. Gives up when `failed` settles (the server
+ * process ended) or after `timeoutMs`.
  */
-export async function ensureNamespace(address: string, namespace: string, failed: Promise<string>, timeoutMs = 60_000): Promise<void> {
+export async function ensureNamespace(address: string, namespace: string, failed: Promise<string>, timeoutMs = 60_000): Promise<Registered> {
   let failure: string | undefined;
   void failed.then((how) => (failure = how));
   const deadline = Date.now() + timeoutMs;
-  const state = { changed: false };
+  // Kept across the attempts: one may register and then fail on a cache the next one finds filled.
+  const registered: Registered = { namespace: false, searchAttributes: [] };
   let lastError = 'no answer';
   for (;;) {
     if (failure !== undefined) throw new StartupError(`Temporal Server stopped during start-up (${failure})`);
     if (Date.now() > deadline) throw new StartupError(`Temporal Server at ${address} not ready after ${timeoutMs / 1000} s (${lastError})`);
     try {
-      return await withConnection(address, (connection) => register(connection, namespace, state));
+      await withConnection(address, (connection) => register(connection, namespace, registered));
+      return registered;
     } catch (err) {
       lastError = (err as Error).message.split('\n')[0]!;
       await sleep(250);
@@ -46,11 +55,10 @@ export async function ensureNamespace(address: string, namespace: string, failed
   }
 }
 
-/** `state.changed`: this start registered something (kept across the attempts of one start). */
-async function register(connection: Connection, namespace: string, state: { changed: boolean }): Promise<void> {
+async function register(connection: Connection, namespace: string, registered: Registered): Promise<void> {
   try {
     await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: RETENTION });
-    state.changed = true;
+    registered.namespace = true;
   } catch (err) {
     if (!(isGrpcServiceError(err) && err.code === ALREADY_EXISTS)) throw err;
   }
@@ -58,13 +66,13 @@ async function register(connection: Connection, namespace: string, state: { chan
   const missing = Object.entries(searchAttributeTypes()).filter(([name]) => !(name in (customAttributes ?? {})));
   if (missing.length > 0) {
     await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing) });
-    state.changed = true;
+    registered.searchAttributes.push(...missing.map(([name]) => name));
   }
   // The frontend's cache has them once a query naming every attribute is accepted ...
   const query = SEARCH_ATTRIBUTES.map((k) => `${k.name} IS NULL`).join(' AND ');
   await connection.workflowService.countWorkflowExecutions({ namespace, query });
   // ... and the other services', refreshed on the same interval, one interval later at most.
-  if (state.changed) await sleep(NAMESPACE_CACHE_REFRESH_MS);
+  if (registered.namespace || registered.searchAttributes.length > 0) await sleep(NAMESPACE_CACHE_REFRESH_MS);
 }
 
 /** One line naming the server when TEMPORAL_ADDRESS cannot be used. */

@@ -3,7 +3,7 @@ import { logTail } from '../log-tail.js';
 import type { ManagedProcess } from '../managed-process.js';
 import { StartupError } from '../startup-error.js';
 import type { TemporalServerBinaries } from '../temporal-binaries.js';
-import { ensureNamespace } from './namespace.js';
+import { ensureNamespace, type Registered } from './namespace.js';
 import { prepareTemporalDatabases } from './schema.js';
 import { TemporalServer, type ServerPorts } from './server.js';
 import { startWebUi } from './web-ui.js';
@@ -30,6 +30,8 @@ export interface RunningTemporal {
   address: string;
   server: TemporalServer;
   webUi: ManagedProcess | undefined;
+  /** What this start had to register: nothing when the store kept the namespace and the attributes. */
+  registered: Registered;
   stop(): Promise<void>;
 }
 
@@ -53,8 +55,9 @@ export async function startTemporal(options: TemporalOptions): Promise<RunningTe
   });
   await server.start();
   let webUi: ManagedProcess | undefined;
+  let registered: Registered;
   try {
-    await ensureNamespace(server.address, options.namespace, server.firstExit());
+    registered = await ensureNamespace(server.address, options.namespace, server.firstExit());
     if (options.uiPort !== undefined) {
       webUi = await startWebUi({
         uiServer: binaries.uiServer,
@@ -74,6 +77,7 @@ export async function startTemporal(options: TemporalOptions): Promise<RunningTe
     address: server.address,
     server,
     webUi,
+    registered,
     async stop() {
       await webUi?.stop();
       await server.stop();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CLOCK_SKEW_SECONDS, signPayload } from '../../api/webhook-signature.js';
 import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
-import { startOrderHarness, WEBHOOK_SECRET, type OrderHarness } from '../helpers/order-harness.js';
+import { startOrderHarness, WEBHOOK_SECRET, type HttpResult, type OrderHarness } from '../helpers/order-harness.js';
 
 let h: OrderHarness;
 beforeAll(async () => {
@@ -26,7 +26,7 @@ async function writes() {
   return { orders, items, payments, refunds, products, coupons };
 }
 
-async function expectError(request: Promise<{ status: number; body: any }>, status: number, code: string) {
+async function expectError(request: Promise<HttpResult>, status: number, code: string) {
   const before = await writes();
   const res = await request;
   expect(res.status, JSON.stringify(res.body)).toBe(status);
@@ -108,6 +108,37 @@ describe('catalog and order reads', () => {
     await expectError(h.http('POST', `/orders/${randomUUID()}/extend`, { minutes: 5 }), 401, 'UNAUTHORIZED');
     await expectError(h.admin('POST', `/orders/${randomUUID()}/extend`, { minutes: 5 }), 404, 'UNKNOWN_ORDER');
     await expectError(h.http('GET', '/no/such/route'), 404, 'NOT_FOUND');
+  });
+
+  it('every UNAUTHORIZED carries WWW-Authenticate: Bearer (RFC 6750), with error="invalid_token" when a token was refused', async () => {
+    const missing = 'Bearer realm="order-lifecycle"';
+    const refused = 'Bearer realm="order-lifecycle", error="invalid_token"';
+    const cases: Array<[() => Promise<HttpResult>, string]> = [
+      [() => h.http('GET', '/coupons/C1'), missing],
+      [() => h.http('GET', '/orders'), missing],
+      [() => h.http('GET', '/metrics', undefined, { authorization: 'Basic b3BzOm9wcw==' }), missing],
+      [() => h.http('PUT', '/coupons/C1', { discountCents: 10 }, { authorization: 'Bearer wrong' }), refused],
+      [() => h.http('GET', '/orders', undefined, { authorization: 'Bearer not.a.jwt' }), refused],
+      [() => h.asCustomer('c', 'GET', '/coupons/C1'), refused], // a customer's valid token where only operators may call
+    ];
+    for (const [request, challenge] of cases) {
+      const res = await expectError(request(), 401, 'UNAUTHORIZED');
+      expect(res.headers.get('www-authenticate')).toBe(challenge);
+    }
+  });
+
+  it('VALIDATION_FAILED about the path, not the body, when a path parameter does not percent-decode', async () => {
+    const requests = [
+      () => h.asCustomer('c', 'GET', '/orders/%ZZ'),
+      () => h.asCustomer('c', 'POST', '/orders/%E0%A4%A/cancel'),
+      () => h.http('GET', '/products/%ZZ'),
+      () => h.admin('PUT', '/products/%ZZ', { name: 'x', priceCents: 1, stock: 1 }),
+      () => h.admin('GET', '/coupons/100%'),
+    ];
+    for (const request of requests) {
+      const res = await expectError(request(), 400, 'VALIDATION_FAILED');
+      expect(res.body.error.message).toBe('the request path is not valid: a path parameter is not correctly percent-encoded');
+    }
   });
 
   it('an order past its deadline is never payable, even before the cancellation lands', async () => {

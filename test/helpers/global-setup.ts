@@ -3,7 +3,7 @@ import { ensurePrismaClient, migrateDeploy } from '../../dev/migrate.js';
 import { createDatabase } from '../../dev/databases.js';
 import { applyFakesSchema } from '../../dev/fakes/schema.js';
 import { startThrowawayPostgres } from '../../dev/postgres.js';
-import { ensureChromium } from './browser.js';
+import { CHROMIUM, DOCKER_COMPOSE, ensureDebianTool, type DebianToolState } from './debian-tools.js';
 import { resolveTemporalServer, resolveTestServer, TEMPORAL_SERVER_MISSING, TEST_SERVER_MISSING, type TemporalServerBinaries } from '../../dev/temporal-binaries.js';
 
 declare module 'vitest' {
@@ -16,9 +16,8 @@ declare module 'vitest' {
     temporalServer: TemporalServerBinaries | null;
     /** Java test server for createTimeSkippingEnv(); null lets the SDK download one (online only). */
     testServerPath: string | null;
-    /** Debian's chromium for the browser tests; null when it cannot be installed (see chromiumSkipReason). */
-    chromiumPath: string | null;
-    chromiumSkipReason: string;
+    /** Debian's tools by package name (chromium, docker-compose): the executable, or why their tests skip. */
+    debianTools: Record<string, DebianToolState>;
   }
 }
 
@@ -26,15 +25,17 @@ const MIGRATED_TEMPLATE = 'migrated_template';
 
 /**
  * Once per `vitest run`: the Temporal servers (built into the cache on a cold machine, which takes
- * minutes and prints progress), the Prisma client, and one throwaway PostgreSQL for all test files.
+ * minutes and prints progress), the Prisma client, Debian's tools some tests need, and one throwaway
+ * PostgreSQL for all test files.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const [temporalServer, testServerPath] = await Promise.all([resolveTemporalServer(), resolveTestServer()]);
   if (temporalServer === undefined) console.warn(`${TEMPORAL_SERVER_MISSING}; the tests on a real server will fail`);
   if (testServerPath === undefined) console.warn(`${TEST_SERVER_MISSING}; the Temporal SDK will try to download one`);
   await ensurePrismaClient();
-  const browser = ensureChromium();
-  if ('skip' in browser) console.warn(`browser tests will be skipped: ${browser.skip}`);
+  // CI services set CI (read as most tools do: set, and neither empty nor "false"); a tool missing there fails the run.
+  const ci = process.env.CI !== undefined && !['', 'false'].includes(process.env.CI);
+  const debianTools = Object.fromEntries([CHROMIUM, DOCKER_COMPOSE].map((tool) => [tool.package, ensureDebianTool(tool, ci)]));
 
   const postgres = await startThrowawayPostgres();
   try {
@@ -49,7 +50,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('migratedTemplate', MIGRATED_TEMPLATE);
   project.provide('temporalServer', temporalServer ?? null);
   project.provide('testServerPath', testServerPath ?? null);
-  project.provide('chromiumPath', 'path' in browser ? browser.path : null);
-  project.provide('chromiumSkipReason', 'skip' in browser ? browser.skip : '');
+  project.provide('debianTools', debianTools);
   return () => postgres.stop();
 }

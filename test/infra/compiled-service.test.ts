@@ -1,5 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { copyFile, cp, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../api/webhook-signature.js';
 import { signCustomerToken } from '../../dev/customer-token.js';
@@ -27,7 +31,12 @@ const processes: Array<{ name: string; child: ChildProcess; lines: string[] }> =
 function startCompiled(name: string, entry: string, env: Record<string, string>) {
   const child = spawn(process.execPath, [entry], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const lines: string[] = [];
-  for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+  // Whole lines: a pipe's chunks may end in the middle of one, which JSON.parse would then refuse.
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+      if (line !== '') lines.push(line);
+    });
+  }
   processes.push({ name, child, lines });
   return lines;
 }
@@ -97,5 +106,45 @@ describe('the compiled service (npm run build, node dist/…)', () => {
     for (const { child } of processes) child.kill('SIGTERM');
     const codes = await Promise.all(processes.map(async ({ child }) => (await once(child, 'exit'))[0]));
     expect(codes).toEqual([0, 0]);
+  });
+});
+
+describe('the compiled service copied without dev/', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'order-lifecycle-no-dev-'));
+    await cp(join(PROJECT_ROOT, 'dist'), join(dir, 'dist'), { recursive: true, filter: (src) => src !== join(PROJECT_ROOT, 'dist', 'dev') });
+    await copyFile(join(PROJECT_ROOT, 'package.json'), join(dir, 'package.json'));
+    await symlink(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'));
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Runs an entry point of the copy to its end: its exit code and the lines it wrote. */
+  function runCopy(entry: string, env: Record<string, string>): { status: number | null; lines: string[] } {
+    const run = spawnSync(process.execPath, [entry], {
+      cwd: dir,
+      env: { ...process.env, ...SECRETS, NODE_ENV: 'production', DATABASE_URL: h.databaseUrl, TEMPORAL_ADDRESS: h.env.address, LOG_LEVEL: 'info', ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return { status: run.status, lines: `${run.stdout}${run.stderr}`.split('\n').filter(Boolean) };
+  }
+
+  it('the worker with THIRD_PARTIES=fake exits 1 with one line: the build has no fakes, build with dev/', () => {
+    const { status, lines } = runCopy('dist/worker/main.js', { THIRD_PARTIES: 'fake' });
+    expect(status).toBe(1);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({ level: 50, msg: expect.stringMatching(/^THIRD_PARTIES=fake: this build has no local fakes .*build from a checkout with dev\//) }),
+    ]);
+  });
+
+  it('the API with FAULTS_ENABLED=true exits 1 with one line: no fakes to inject faults into, turn it off', () => {
+    const { status, lines } = runCopy('dist/api/server.js', { THIRD_PARTIES: 'fake', FAULTS_ENABLED: 'true' });
+    expect(status).toBe(1);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({ level: 50, msg: expect.stringMatching(/^FAULTS_ENABLED=true: this build has no local fakes .*set FAULTS_ENABLED=false/) }),
+    ]);
   });
 });

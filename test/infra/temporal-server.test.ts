@@ -12,7 +12,7 @@ import { requiredVersion } from '../../dev/go-modules.js';
 import { freeServerPorts } from '../../dev/temporal/server.js';
 import { startTemporal, type TemporalOptions } from '../../dev/temporal/start.js';
 import type { TemporalServerBinaries } from '../../dev/temporal-binaries.js';
-import { CustomerIdKey } from '../../domain/search-attributes.js';
+import { CustomerIdKey, SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
 import { createLocalEnv, type LocalEnv } from '../helpers/temporal.js';
 import { markPaid } from './fixtures/workflows.js';
 
@@ -60,16 +60,25 @@ describe('restarted on its store', () => {
   });
 });
 
-/** Starts the server, runs a workflow, stops it, starts it again: the workflow is still listed and its history replays. */
+/**
+ * Starts the server on a new store, runs a workflow, stops it, starts it again. The second start found
+ * the namespace (the same one: its id) and every search attribute in the store and registered nothing,
+ * so they were kept, not made again by start-up; the workflow is still listed by them and its history
+ * complete.
+ */
 async function expectKeptAcrossRestart(options: TemporalOptions): Promise<void> {
   const customerId = `customer-${randomUUID()}`;
   let workflowId: string;
+  let namespaceId: string | undefined;
   {
     const temporal = await startTemporal(options);
     try {
+      // A new store has nothing: the first start registers all of it, as the second would have to had the store lost them.
+      expect(temporal.registered).toEqual({ namespace: true, searchAttributes: SEARCH_ATTRIBUTES.map((k) => k.name) });
       const connection = await NativeConnection.connect({ address: temporal.address });
       const client = new Client({ connection: await Connection.connect({ address: temporal.address }) });
       try {
+        namespaceId = await namespaceIdOf(client, options.namespace);
         workflowId = await runMarkPaid(connection, client, customerId);
       } finally {
         await connection.close();
@@ -81,8 +90,10 @@ async function expectKeptAcrossRestart(options: TemporalOptions): Promise<void> 
   }
   const temporal = await startTemporal(options);
   try {
+    expect(temporal.registered).toEqual({ namespace: false, searchAttributes: [] });
     const client = new Client({ connection: await Connection.connect({ address: temporal.address }) });
     try {
+      expect(await namespaceIdOf(client, options.namespace)).toBe(namespaceId);
       expect(await listed(client, `CustomerId = "${customerId}" AND OrderStatus = "PAID"`)).toEqual([workflowId]);
       const history = await client.workflow.getHandle(workflowId).fetchHistory();
       expect(history.events?.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
@@ -92,6 +103,13 @@ async function expectKeptAcrossRestart(options: TemporalOptions): Promise<void> 
   } finally {
     await temporal.stop();
   }
+}
+
+/** A namespace's id, made when it is registered: a namespace registered again would have another. */
+async function namespaceIdOf(client: Client, namespace: string): Promise<string | undefined> {
+  const { namespaceInfo } = await client.workflowService.describeNamespace({ namespace });
+  expect(namespaceInfo?.id).toBeTruthy();
+  return namespaceInfo?.id ?? undefined;
 }
 
 async function runMarkPaid(connection: NativeConnection, client: Client, customerId: string): Promise<string> {

@@ -9,7 +9,7 @@ import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.j
 /** The same service on a real Temporal server in real time, with a 2-second payment window. */
 let h: OrderHarness;
 beforeAll(async () => {
-  h = await startOrderHarness({ temporal: 'real', taskQueue: 'orders-dev', paymentWindowMs: 2_000 });
+  h = await startOrderHarness({ temporal: 'real', taskQueue: 'orders-real-server', paymentWindowMs: 2_000 });
 });
 afterAll(async () => {
   await h?.close();
@@ -83,15 +83,15 @@ describe('OrderLifecycle on a real Temporal Server', () => {
   });
 
   it('each worker start ensures the one reconciliation schedule, with the configured interval', async () => {
-    const settings = { taskQueue: 'orders-dev', everyMs: 120_000, graceMs: 60_000 };
+    const settings = { taskQueue: 'orders-real-server', everyMs: 120_000, graceMs: 60_000 };
     expect(await ensureReconciliationSchedule(h.env.client, settings)).toBe('created');
     expect(await ensureReconciliationSchedule(h.env.client, { ...settings, everyMs: 300_000 })).toBe('updated');
     const handle = h.env.client.schedule.getHandle(RECONCILIATION_SCHEDULE_ID);
     try {
       const schedule = await handle.describe();
       expect(schedule.spec.intervals).toMatchObject([{ every: 300_000 }]);
-      expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: RECONCILIATION_WORKFLOW_TYPE, taskQueue: 'orders-dev' });
-      expect(schedule.action.type === 'startWorkflow' && schedule.action.args).toEqual([{ graceMs: 60_000, limit: 500, taskQueue: 'orders-dev' }]);
+      expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: RECONCILIATION_WORKFLOW_TYPE, taskQueue: 'orders-real-server' });
+      expect(schedule.action.type === 'startWorkflow' && schedule.action.args).toEqual([{ graceMs: 60_000, limit: 500, taskQueue: 'orders-real-server' }]);
     } finally {
       await handle.delete();
     }
