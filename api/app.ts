@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import type { CustomerTokenSettings } from '../lib/config.js';
 import type { Db } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
+import { CheckoutPriority } from './checkout-priority.js';
 import { createApiMetrics } from './metrics.js';
 import { customerTokenVerifier } from './customer-token.js';
 import type { Endpoint } from './endpoint.js';
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): Express {
     faultsEnabled: deps.faultInjection !== undefined,
     metrics: createApiMetrics(deps.db),
     verifyCustomerToken: customerTokenVerifier(deps.customerTokens),
+    checkoutPriority: new CheckoutPriority(deps.temporal, deps.logger),
   };
   const app = express();
   app.disable('x-powered-by');

@@ -66,6 +66,13 @@ export interface PaymentNotice {
 }
 
 /**
+ * Task priorities of an order's workflow (Temporal: 1 goes first, 3 is the default of 1-5). A new
+ * order starts at `checkout`, so its placement is served before a backlog of other orders' work (a
+ * storm of expiries); once placed it drops to `placed` and queues like any other (api/checkout-priority.ts).
+ */
+export const ORDER_PRIORITY = { checkout: 1, placed: 3 } as const;
+
+/**
  * The shapes of an OrderLifecycle run, oldest first; each keeps what the one before it introduced.
  * A run keeps the shape it was started with (its input), so runs in flight replay their own while
  * new ones take the newest. Chosen by the input rather than by patched(), which would cost every

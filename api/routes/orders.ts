@@ -16,6 +16,7 @@ import {
 import type { OrderLifecycle } from '../../workflows/order-lifecycle.js';
 import { CustomerIdKey } from '../../domain/search-attributes.js';
 import { actingFor, callerOf, mayReach, requireAdmin, requireCaller, type Caller } from '../auth.js';
+import type { CheckoutPriority } from '../checkout-priority.js';
 import type { VerifyCustomerToken } from '../customer-token.js';
 import { ApiError, businessError, parseInput } from '../errors.js';
 import { jsonBody } from '../json-body.js';
@@ -35,10 +36,11 @@ export interface OrderRouteDeps {
   /** `POST /orders` calls per customer per window; 0: no limit. */
   ordersRateLimit: { limit: number; windowMs: number };
   metrics: ApiMetrics;
+  checkoutPriority: CheckoutPriority;
 }
 
 export function ordersRouter(deps: OrderRouteDeps): Router {
-  const { db, temporal, taskQueue, adminToken, orderIdSecret, metrics } = deps;
+  const { db, temporal, taskQueue, adminToken, orderIdSecret, metrics, checkoutPriority } = deps;
   const router = Router();
   const caller = requireCaller(deps);
 
@@ -64,11 +66,13 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       workflowIdConflictPolicy: 'USE_EXISTING',
       typedSearchAttributes: [{ key: CustomerIdKey, value: customerId }],
       staticSummary: orderSummary(request),
+      priority: checkoutPriority.atStart,
     });
     try {
       const placed = await temporal.workflow.executeUpdateWithStart(placeOrderUpdate, { args: [request], startWorkflowOperation: start });
       metrics.ordersPlaced.inc();
       res.status(201).json({ ...placed, workflowId: orderWorkflowId(orderId) });
+      void checkoutPriority.lower(orderWorkflowId(orderId)); // after the answer: the customer does not wait for it
     } catch (err) {
       const code = businessCodeOf(err);
       if (code) throw businessError(code, (err as { details?: unknown }).details);

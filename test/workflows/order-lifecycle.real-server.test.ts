@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderWorkflowId, RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE, statusQuery } from '../../domain/messages.js';
+import { ORDER_PRIORITY, orderWorkflowId, RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE, statusQuery } from '../../domain/messages.js';
 import { ensureReconciliationSchedule } from '../../worker/reconciliation-schedule.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
@@ -80,6 +80,21 @@ describe('OrderLifecycle on a real Temporal Server', () => {
     });
     expect(await stockOf(h, sku)).toMatchObject({ available: 8, reserved: 0, sold: 2 });
     expect((await h.asCustomer(customerId, 'GET', `/orders/${unpaid.id}`)).body).toMatchObject({ status: 'CANCELLED', payable: false, cancelReason: 'PAYMENT_TIMEOUT' });
+  });
+
+  it('starts a new order at checkout priority and lowers it once the order is placed', async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const order = await placeOrder(h, { sku });
+    const handle = h.env.client.workflow.getHandle(orderWorkflowId(order.id));
+    await eventually(async () => (await handle.describe()).priority?.priorityKey === ORDER_PRIORITY.placed);
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events[0]?.workflowExecutionStartedEventAttributes?.priority?.priorityKey).toBe(ORDER_PRIORITY.checkout);
+    const lowered = events.filter((e) => e.workflowExecutionOptionsUpdatedEventAttributes);
+    expect(lowered).toHaveLength(1);
+    // The placement ran at checkout priority: the options changed after the update completed.
+    const updateCompleted = events.findIndex((e) => e.workflowExecutionUpdateCompletedEventAttributes);
+    expect(updateCompleted).toBeGreaterThan(0);
+    expect(events.indexOf(lowered[0]!)).toBeGreaterThan(updateCompleted);
   });
 
   it('each worker start ensures the one reconciliation schedule, with the configured interval', async () => {
