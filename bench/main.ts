@@ -1,7 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../dev/paths.js';
 import { runCeiling } from './ceiling.js';
 import { runRamp } from './ramp.js';
 import { lagChartSvg, renderPng } from './chart.js';
@@ -23,7 +22,7 @@ import { seedCatalog } from './workload.js';
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const outDir = join(PROJECT_ROOT, options.outDir);
+  const { outDir } = options;
   await mkdir(outDir, { recursive: true });
   const startedAt = new Date().toISOString();
   const loadBefore = loadAverage();
@@ -84,7 +83,7 @@ async function main(): Promise<void> {
     await writeFile(join(outDir, 'cancel-lag.svg'), svg);
     await writeFile(join(outDir, 'cancel-lag.png'), renderPng(svg));
     console.log(`\n${report}`);
-    console.log(`Written: ${options.outDir}/report.md, results.json, cancel-lag.svg and .png (logs in ${options.outDir}/logs)`);
+    console.log(`Written: ${outDir}/report.md, results.json, cancel-lag.svg and .png (logs in ${outDir}/logs)`);
   } finally {
     await observer.close().catch(() => undefined);
     if (!stopping) await stack.stop();

@@ -1,5 +1,7 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EMBEDDED_TEMPORAL_STORE } from '../dev/embedded.js';
+import { PROJECT_ROOT } from '../dev/paths.js';
 
 /**
  * The Temporal the stack runs: Temporal Server 1.32 in one process on a SQLite file or on the
@@ -41,6 +43,7 @@ export interface BenchOptions {
   temporal: BenchTemporal;
   /** `--temporal cli` only: the dev server without DEV_SERVER_TUNING (dev/temporal/cli-dev-server.ts), the "before" of that tuning. */
   untunedTemporal: boolean;
+  /** Where the report, results and logs go, absolute (`--out`: absolute, or relative to the project root). */
   outDir: string;
 }
 
@@ -97,6 +100,6 @@ export function parseOptions(argv: string[]): BenchOptions {
     ),
     temporal: temporal as BenchTemporal,
     untunedTemporal: values['untuned-temporal'],
-    outDir: values.out,
+    outDir: resolve(PROJECT_ROOT, values.out),
   };
 }

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { ensureDatabase, runSql } from '../dev/databases.js';
 import { applyFakesSchema } from '../dev/fakes/schema.js';
 import { ensurePrismaClient, migrateDeploy } from '../dev/migrate.js';
-import { PROJECT_ROOT } from '../dev/paths.js';
 import { assertPortsFree } from '../dev/ports.js';
 import { startPostgres, type RunningPostgres } from '../dev/postgres.js';
 import { startTypeScript, waitForApi } from '../dev/service-processes.js';
@@ -39,7 +38,7 @@ export interface BenchStack {
 export async function startBenchStack(options: BenchOptions, log: (line: string) => void): Promise<BenchStack> {
   const { ports } = options;
   // The logs outlive the run (the data directory does not): .bench/logs/.
-  const logs = join(PROJECT_ROOT, options.outDir, 'logs');
+  const logs = join(options.outDir, 'logs');
   await mkdir(logs, { recursive: true });
   await assertPortsFree([
     { port: ports.postgres, use: 'bench PostgreSQL' },
