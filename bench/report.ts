@@ -40,7 +40,7 @@ export function markdownReport(r: BenchResults): string {
     `# order-lifecycle benchmark${o.quick ? ' (--quick)' : ''}`,
     '',
     `${r.startedAt} → ${r.finishedAt}; ${r.machine.cores} cores, ${r.machine.memGiB} GiB; load average before ${r.machine.loadBefore}, after ${r.machine.loadAfter}.`,
-    `Stack: embedded PostgreSQL 18 (durable, pg_stat_statements), ${BENCH_TEMPORALS[o.temporal]}${o.temporal === 'cli' ? ` with ${o.untunedTemporal ? 'the CLI defaults (--untuned-temporal)' : 'DEV_SERVER_TUNING'}` : ''}, worker and API as child processes, DATABASE_POOL_SIZE ${servicePoolSize(o)} per process.`,
+    `Stack: embedded PostgreSQL 18 (durable, pg_stat_statements), ${BENCH_TEMPORALS[o.temporal]}${o.temporal === 'cli' ? ` with ${o.untunedTemporal ? 'the CLI defaults (--untuned-temporal)' : 'DEV_SERVER_TUNING'}` : ''}, ${o.workers} worker process${o.workers === 1 ? '' : 'es'} (\`--workers\`) and the API as child processes, DATABASE_POOL_SIZE ${servicePoolSize(o)} per process.`,
     `Workload: a ramp of the timer path up to ${o.rate} orders/s (${o.rampStepS} s per step), then ${rate} orders/s (the highest it sustained) offered for ${o.durationS} s per path, payment window ${o.windowS} s, ${Math.round(o.payShare * 100)} % of the timer path's orders paid; storm of ${o.storm}; scan canceller every ${o.scanEveryS} s, batches of ${o.scanBatch}.`,
     o.serviceEnv && Object.keys(o.serviceEnv).length ? `Service environment overrides: ${Object.entries(o.serviceEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : 'Service settings: the defaults.',
     '',

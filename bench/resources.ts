@@ -23,8 +23,8 @@ export class ResourceMeter {
   private readonly startedAt = Date.now();
   private readonly timer: NodeJS.Timeout;
 
-  /** `roots`: the top process of each component, by name. */
-  constructor(private readonly roots: Record<string, number | undefined>) {
+  /** `roots`: the top processes of each component, by name (several for the workers). */
+  constructor(private readonly roots: Record<string, ReadonlyArray<number | undefined>>) {
     this.startTicks = this.ticksByComponent();
     this.timer = setInterval(() => this.ticksByComponent(), 1_000);
   }
@@ -48,9 +48,9 @@ export class ResourceMeter {
   private ticksByComponent(): Record<string, number> {
     const stats = readProcStats();
     const ticks: Record<string, number> = {};
-    for (const [name, root] of Object.entries(this.roots)) {
-      if (!root) continue;
-      const members = descendants(stats, root);
+    for (const [name, roots] of Object.entries(this.roots)) {
+      const members = descendants(stats, roots.filter((pid) => pid !== undefined));
+      if (members.length === 0) continue;
       ticks[name] = members.reduce((sum, s) => sum + s.ticks, 0);
       const rss = members.reduce((sum, s) => sum + s.rssBytes, 0);
       this.peak[name] = Math.max(this.peak[name] ?? 0, rss);
@@ -61,9 +61,9 @@ export class ResourceMeter {
   }
 }
 
-/** `root` and every process below it (by parent pid). */
-function descendants(stats: readonly ProcStat[], root: number): ProcStat[] {
-  const inTree = new Set([root]);
+/** The roots and every process below them (by parent pid). */
+function descendants(stats: readonly ProcStat[], roots: readonly number[]): ProcStat[] {
+  const inTree = new Set(roots);
   for (let grew = true; grew; ) {
     grew = false;
     for (const s of stats) {

@@ -30,8 +30,8 @@ export interface BenchStack {
   temporalAddress: string;
   taskQueue: string;
   apiBase: string;
-  /** The top process of each component; resources.ts adds up each one's descendants. */
-  pids: Record<string, number | undefined>;
+  /** The top processes of each component (one per worker under "worker"); resources.ts adds up their descendants. */
+  pids: Record<string, Array<number | undefined>>;
   stop(): Promise<void>;
 }
 
@@ -45,8 +45,10 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     { port: ports.temporal, use: 'bench Temporal' },
     { port: ports.temporalUi, use: 'bench Temporal UI' },
     { port: ports.api, use: 'bench API' },
-    { port: ports.workerMetrics, use: 'bench worker metrics' },
-    { port: ports.sdkMetrics, use: 'bench worker SDK metrics' },
+    ...ports.workers.flatMap((w, i) => [
+      { port: w.metrics, use: `bench worker ${i + 1} metrics` },
+      { port: w.sdkMetrics, use: `bench worker ${i + 1} SDK metrics` },
+    ]),
   ]);
   await ensurePrismaClient();
   const root = await mkdtemp(join(tmpdir(), 'order-lifecycle-bench-'));
@@ -80,15 +82,13 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     const temporal = await startBenchTemporal(options, root, logs, postgres.url);
     stops.push(() => temporal.stop());
 
-    log('worker and API …');
+    log(`${options.workers === 1 ? 'worker' : `${options.workers} workers`} and API …`);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: urlAs(ROLES.service),
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       PORT: String(ports.api),
-      WORKER_METRICS_PORT: String(ports.workerMetrics),
-      TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${ports.sdkMetrics}`,
       PAYMENT_WINDOW: `${options.windowS}s`,
       // The safety net must not touch the baseline's orders: give it a grace longer than the run.
       RECONCILE_GRACE: '1h',
@@ -97,8 +97,12 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       LOG_LEVEL: 'warn',
       ...options.serviceEnv,
     };
-    const worker = startTypeScript('worker', 'worker/main.ts', env, { logFile: join(logs, 'worker.log') });
-    stops.push(() => worker.stop());
+    const workers = ports.workers.map((w, i) => {
+      const name = options.workers === 1 ? 'worker' : `worker-${i + 1}`;
+      const worker = startTypeScript(name, 'worker/main.ts', { ...env, WORKER_METRICS_PORT: String(w.metrics), TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${w.sdkMetrics}` }, { logFile: join(logs, `${name}.log`) });
+      stops.push(() => worker.stop());
+      return worker;
+    });
     const api = startTypeScript('API', 'api/server.ts', env, { logFile: join(logs, 'api.log') });
     stops.push(() => api.stop());
     await waitForApi(api.exited, ports.api).catch((err: Error) => {
@@ -111,7 +115,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       temporalAddress: temporal.address,
       taskQueue: TASK_QUEUE,
       apiBase: `http://127.0.0.1:${ports.api}`,
-      pids: { postgres: postgres.pid, temporal: temporal.pid, worker: worker.pid, api: api.pid },
+      pids: { postgres: [postgres.pid], temporal: [temporal.pid], worker: workers.map((w) => w.pid), api: [api.pid] },
       stop,
     };
   } catch (err) {
