@@ -15,6 +15,18 @@ export interface ResourceUse {
   machineCores: number;
 }
 
+/**
+ * The service's own processes: what "CPU per order, end to end" adds up. The bench's process (the
+ * load generator, and the scan baseline's canceller) is metered as "bench", outside it.
+ */
+export const SERVICE_COMPONENTS = ['postgres', 'temporal', 'worker', 'api'] as const;
+export type ServiceComponent = (typeof SERVICE_COMPONENTS)[number];
+
+/** CPU seconds of the service's processes together. */
+export function serviceCpuS(r: ResourceUse): number {
+  return SERVICE_COMPONENTS.reduce((sum, c) => sum + (r.cpuS[c] ?? 0), 0);
+}
+
 export class ResourceMeter {
   private readonly startTicks: Record<string, number>;
   private readonly peak: Record<string, number> = {};
