@@ -26,6 +26,7 @@ export interface BenchResults {
 const ms = (n: number | null | undefined) => (n == null ? '–' : n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`);
 const num = (n: number | null | undefined, d = 1) => (n == null ? '–' : String(round(n, d)));
 const x = (n: number | null) => (n == null ? '–' : `${round(n, n < 10 ? 2 : 1)}×`);
+const bytes = (n: number) => (Math.abs(n) >= 10_240 ? `${(n / 1024).toFixed(0)} kB` : Math.abs(n) >= 1024 ? `${(n / 1024).toFixed(1)} kB` : `${Math.round(n)} B`);
 const pct = (s: Summary) => `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)} / ${ms(s.max)}`;
 
 export function markdownReport(r: BenchResults): string {
@@ -67,11 +68,13 @@ export function markdownReport(r: BenchResults): string {
     `| cancelled / left unpaid past deadline | ${timer.cancel.lagMs.count} / ${timer.cancel.stillUnpaidPastDeadline} | ${scan.cancel.lagMs.count} / ${scan.cancel.stillUnpaidPastDeadline} | |`,
     `| DB statements per order (all work of the path) | ${num(timerStatementsPerOrder)} (placement, payment, fulfillment, cancel) | ${num(scanCreationPerOrder + scanCancelPerOrder * scan.lagsMs.length / scan.creation.completed)} (placement ${num(scanCreationPerOrder)} + canceller ${num(scanCancelPerOrder)} per cancelled) | |`,
     `| CPU s: postgres / temporal / worker / API / bench | ${cpu(timer.resources)} | ${cpu(scan.resources)} | |`,
+    `| store growth per order created: Temporal (${r.options.temporal === 'postgres' ? 'databases temporal + temporal_visibility' : 'SQLite file + -wal'}) / service tables | ${growth(timer)} | ${growth(scan)} | |`,
     `| peak RSS MB: postgres / temporal / worker / API / bench | ${rss(timer.resources)} | ${rss(scan.resources)} | |`,
     `| CPU used by other people's processes meanwhile | ${num(timer.resources.othersCpuS)} s of ${num(timer.resources.wallS)} s wall | ${num(scan.resources.othersCpuS)} s of ${num(scan.resources.wallS)} s wall | |`,
     '',
     `Webhook → PAID (timer path, ${timer.payment?.webhookToPaidMs.count ?? 0} payments): 202 answered in p50 ${ms(timer.payment?.webhookResponseMs.p50)} / p99 ${ms(timer.payment?.webhookResponseMs.p99)}; order PAID (paid_at − send) p50 ${ms(timer.payment?.webhookToPaidMs.p50)} / p95 ${ms(timer.payment?.webhookToPaidMs.p95)} / p99 ${ms(timer.payment?.webhookToPaidMs.p99)}; not paid: ${timer.payment?.notPaid ?? 0}.`,
     scan.scanner ? `Scan canceller: ${scan.scanner.ticks} scans, ${scan.scanner.batches} batches, busy ${num(scan.scanner.busyMs / 1000)} s.` : '',
+    `Store growth: bytes on disk once the phase settled minus before it, per order created (timer: ${bytes(timer.storeGrowth.after.temporal - timer.storeGrowth.before.temporal)} of Temporal's store and ${bytes(timer.storeGrowth.after.service - timer.storeGrowth.before.service)} of service tables for ${timer.creation.completed} orders); the service tables are schema public with indexes, without the local fakes' schema. Allocation is by pages, so a short phase rounds.`,
     '',
     `## Cancellation storm: ${o.storm} orders expiring in the same second`,
     '',
@@ -178,6 +181,9 @@ function clientCost(r: BenchResults, statementsPerOrder: number): string[] {
   ];
 }
 
+function growth(p: SustainedResult): string {
+  return `${bytes(p.storeGrowth.temporalPerOrder)} / ${bytes(p.storeGrowth.servicePerOrder)}`;
+}
 function probePlaced(p: ProbeResult): string {
   return `${p.sent} (${num(p.offeredRate)}/s), ${ms(p.placeMs.p50)} / ${ms(p.placeMs.p99)}, ${p.placeFailed}`;
 }

@@ -12,6 +12,7 @@ import { startTemporalDevServer } from '../dev/temporal/cli-dev-server.js';
 import { freeServerPorts } from '../dev/temporal/server.js';
 import { startTemporal } from '../dev/temporal/start.js';
 import { BENCH_TEMPORALS, type BenchOptions } from './options.js';
+import type { TemporalStore } from './store-size.js';
 
 /**
  * The embedded stack of `npm start`, on the bench's own ports and in a temp directory: PostgreSQL
@@ -30,6 +31,8 @@ export interface BenchStack {
   temporalAddress: string;
   taskQueue: string;
   apiBase: string;
+  /** Where Temporal keeps its state (store-size.ts measures it). */
+  temporalStore: TemporalStore;
   /** The top processes of each component (one per worker under "worker"); resources.ts adds up their descendants. */
   pids: Record<string, Array<number | undefined>>;
   stop(): Promise<void>;
@@ -79,7 +82,10 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     };
 
     log(`${BENCH_TEMPORALS[options.temporal]} on 127.0.0.1:${ports.temporal} …`);
-    const temporal = await startBenchTemporal(options, root, logs, postgres.url);
+    // The SQLite file of `--temporal sqlite` or `cli` (unused with `postgres`).
+    const sqliteFile = join(root, options.temporal === 'cli' ? 'temporal.db' : 'temporal.sqlite');
+    const temporalStore: TemporalStore = options.temporal === 'postgres' ? { kind: 'postgres' } : { kind: 'sqlite', file: sqliteFile };
+    const temporal = await startBenchTemporal(options, sqliteFile, logs, postgres.url);
     stops.push(() => temporal.stop());
 
     log(`${options.workers === 1 ? 'worker' : `${options.workers} workers`} and API …`);
@@ -114,6 +120,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       urlAs,
       temporalAddress: temporal.address,
       taskQueue: TASK_QUEUE,
+      temporalStore,
       apiBase: `http://127.0.0.1:${ports.api}`,
       pids: { postgres: [postgres.pid], temporal: [temporal.pid], worker: workers.map((w) => w.pid), api: [api.pid] },
       stop,
@@ -125,14 +132,14 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
 }
 
 /** The Temporal of `--temporal`, with its Web UI (as under `npm start`, so it costs what it costs there). */
-async function startBenchTemporal(options: BenchOptions, root: string, logs: string, postgresUrl: string) {
+async function startBenchTemporal(options: BenchOptions, sqliteFile: string, logs: string, postgresUrl: string) {
   const { ports } = options;
   if (options.temporal === 'cli') {
     const cliPath = await resolveDevServer();
     if (cliPath === undefined) throw new Error(DEV_SERVER_MISSING);
     return startTemporalDevServer({
       cliPath,
-      dbFile: join(root, 'temporal.db'),
+      dbFile: sqliteFile,
       port: ports.temporal,
       uiPort: ports.temporalUi,
       namespace: 'default',
@@ -144,7 +151,7 @@ async function startBenchTemporal(options: BenchOptions, root: string, logs: str
   if (binaries === undefined) throw new Error(TEMPORAL_SERVER_MISSING);
   const temporal = await startTemporal({
     binaries,
-    persistence: options.temporal === 'sqlite' ? { kind: 'sqlite', file: join(root, 'temporal.sqlite') } : { kind: 'postgres', adminUrl: postgresUrl },
+    persistence: options.temporal === 'sqlite' ? { kind: 'sqlite', file: sqliteFile } : { kind: 'postgres', adminUrl: postgresUrl },
     ports: await freeServerPorts(ports.temporal),
     uiPort: ports.temporalUi,
     namespace: 'default',
