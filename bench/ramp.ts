@@ -1,4 +1,5 @@
 import type { PhaseContext } from './context.js';
+import type { ResourceUse } from './resources.js';
 import { runSustained } from './sustained.js';
 import type { Summary } from './stats.js';
 
@@ -27,6 +28,8 @@ export interface RampStep {
   lagMs: Summary;
   negative: number;
   cpuMsPerOrder: Record<string, number>;
+  /** What the step took while its orders were offered (its cores per process). */
+  underLoad: ResourceUse;
 }
 
 export interface RampResult {
@@ -78,6 +81,7 @@ export async function runRamp(ctx: PhaseContext): Promise<RampResult> {
       lagMs: r.cancel.lagMs,
       negative: r.cancel.negative,
       cpuMsPerOrder: Object.fromEntries(Object.entries(r.resources.cpuS).map(([k, v]) => [k, orders ? (1000 * v) / orders : 0])),
+      underLoad: r.underLoad,
     });
     ctx.progress(`step ${rate}/s ${why === '' ? `held; cancel lag p99 ${r.cancel.lagMs.p99} ms` : `did not hold: ${why}`}`);
     if (why !== '') break;

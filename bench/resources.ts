@@ -43,6 +43,11 @@ export class ResourceMeter {
 
   finish(): ResourceUse {
     clearInterval(this.timer);
+    return this.soFar();
+  }
+
+  /** What was used from the start until now, the meter still running (e.g. while the load was offered, before settling). */
+  soFar(): ResourceUse {
     const end = this.ticksByComponent();
     const cpuS: Record<string, number> = {};
     for (const name of Object.keys(end)) cpuS[name] = (end[name]! - (this.startTicks[name] ?? 0)) / CLOCK_TICKS_PER_S;

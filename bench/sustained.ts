@@ -29,7 +29,10 @@ export interface SustainedResult {
   /** What the phase's orders added to Temporal's store and to the service's tables, in all and per order created (bytes). */
   storeGrowth: { before: StoreBytes; after: StoreBytes; temporalPerOrder: number; servicePerOrder: number };
   scanner?: ScanCancellerStats;
+  /** Over the whole phase, settling included. */
   resources: ResourceUse;
+  /** While the orders were being offered only: how many cores each process took at this rate. */
+  underLoad: ResourceUse;
 }
 
 /** A ramp step runs the timer path at its own rate, for its own time, on its own group of orders. */
@@ -83,6 +86,7 @@ export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan', ov
       }
     },
   });
+  const underLoad = meter.soFar();
   const settled = await waitUntilSettled(
     observer,
     group,
@@ -115,6 +119,7 @@ export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan', ov
     },
     ...(scannerStats ? { scanner: scannerStats } : {}),
     resources,
+    underLoad,
   };
 }
 
