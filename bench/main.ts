@@ -8,16 +8,19 @@ import type { PhaseContext } from './context.js';
 import { DbObserver } from './db-stats.js';
 import { parseOptions } from './options.js';
 import { loadAverage } from './proc.js';
-import { markdownReport, type BenchResults } from './report.js';
+import { markdownReport } from './report.js';
+import type { BenchMeasurements } from './results.js';
 import { startBenchStack } from './stack.js';
 import { runStorm } from './storm.js';
 import { runSustained } from './sustained.js';
+import { judgeTargets } from './targets.js';
 import { seedCatalog } from './workload.js';
 
 // `npm run bench [-- --quick] [--rate N --ramp-step S --duration S --window S --storm K --scan-every P
-// --env KEY=VALUE --temporal sqlite|postgres|cli --untuned-temporal]`: a ramp to the highest rate the durable-timer path sustains, that
-// path and the scan-based baseline side by side at that rate on one embedded stack, storms, then the
-// machine's limit.
+// --workers N --env KEY=VALUE --temporal sqlite|postgres|cli --untuned-temporal --port-base P --out DIR]`:
+// a ramp to the highest rate the durable-timer path sustains, that path and the scan-based baseline
+// side by side at that rate on one embedded stack, storms, then the machine's limit; the issue's
+// targets judged from all of it (targets.ts).
 // Writes .bench/report.md, .bench/results.json and .bench/cancel-lag.svg/.png.
 
 async function main(): Promise<void> {
@@ -59,7 +62,7 @@ async function main(): Promise<void> {
     const scanStorm = await runStorm(ctx, 'scan');
     phase = 'guarded-update ceiling';
     const { levels: ceiling, clients } = await runCeiling(ctx);
-    const results: BenchResults = {
+    const measured: BenchMeasurements = {
       startedAt,
       finishedAt: new Date().toISOString(),
       machine: { cores: timer.resources.machineCores, memGiB: Math.round(totalmem() / 2 ** 30), loadBefore, loadAfter: loadAverage() },
@@ -71,6 +74,7 @@ async function main(): Promise<void> {
       ceiling,
       clients,
     };
+    const results = { ...measured, targets: judgeTargets(measured) };
     await writeFile(join(outDir, 'results.json'), JSON.stringify(results, null, 1));
     const report = markdownReport(results);
     await writeFile(join(outDir, 'report.md'), report);

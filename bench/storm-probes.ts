@@ -24,11 +24,13 @@ export interface ProbeResult {
   sent: number;
   /** Probes started per second while probing. */
   offeredRate: number;
-  /** Answered POST /orders (201). */
+  /** Answered POST /orders (201): each latency, and their summary. */
+  placeLatenciesMs: number[];
   placeMs: Summary;
   /** POST /orders that failed or got no answer within CLIENT_TIMEOUT_MS. */
   placeFailed: number;
   /** Answered webhooks (202) of the placed probes. */
+  webhookLatenciesMs: number[];
   webhookMs: Summary;
   webhookFailed: number;
 }
@@ -81,8 +83,10 @@ export function startProbes(apiBase: string, group: string): { stop(): Promise<P
       return {
         sent: started,
         offeredRate: started / Math.max(1, (stoppedAt - began) / 1000),
+        placeLatenciesMs: placeMs,
         placeMs: summarize(placeMs),
         placeFailed,
+        webhookLatenciesMs: webhookMs,
         webhookMs: summarize(webhookMs),
         webhookFailed,
       };

@@ -7,7 +7,7 @@ import type { PhaseContext } from './context.js';
 import { sampleConnections } from './db-stats.js';
 import { createDirectActivities } from './direct-placement.js';
 import { cancelOutcome, waitUntilSettled } from './outcomes.js';
-import { ResourceMeter, SERVICE_COMPONENTS, type ResourceUse } from './resources.js';
+import { ResourceMeter, SERVICE_COMPONENTS, type ResourceUse, type ServiceComponent } from './resources.js';
 import { startScanCanceller } from './scan-canceller.js';
 import { ROLES } from './stack.js';
 import { summarize, type Summary } from './stats.js';
@@ -44,7 +44,7 @@ export interface StormResult {
   /** pg_stat_statements calls of the cancelling role in the window, per cancelled order. */
   statementsPerCancel: number | null;
   /** Timer path: CPU of each service process per cancellation with its compensation, the probes taken out (ms). */
-  cpuMsPerCancel: Record<string, number> | null;
+  cpuMsPerCancel: Record<ServiceComponent, number> | null;
   statementsNote: string;
   topStatements: Array<{ calls: number; query: string }>;
   /** Timer path: storm workflows not yet waiting on their timer 2 s before the deadline. */
@@ -144,10 +144,10 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
  * Each service process's CPU per cancellation, less what the probes placed and paid meanwhile cost
  * (never below 0: the API does little but the probes, so noise could tip its remainder under).
  */
-function perCancel(resources: ResourceUse, probes: number, cost: ProbeCost, cancelled: number): Record<string, number> {
+function perCancel(resources: ResourceUse, probes: number, cost: ProbeCost, cancelled: number): Record<ServiceComponent, number> {
   return Object.fromEntries(
     SERVICE_COMPONENTS.map((c) => [c, Math.max(0, 1000 * (resources.cpuS[c] ?? 0) - probes * (cost.cpuMs[c] ?? 0)) / cancelled]),
-  );
+  ) as Record<ServiceComponent, number>;
 }
 
 /**
