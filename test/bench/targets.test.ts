@@ -100,6 +100,11 @@ describe('the targets the bench judges', () => {
     expect(verdict(quick, 'cpu-per-order').verdict).toBe('met');
   });
 
+  it('a ramp that is not let up to 40/s leaves the rate target not judged', () => {
+    const short = run((r) => (r.options = parseOptions(['--rate', '20'])));
+    expect(verdict(short, 'sustained-rate')).toMatchObject({ verdict: 'not judged', notJudgedBecause: 'a ramp up to 20/s, not 40/s' });
+  });
+
   it('the CLI dev server or another core count leaves every target not judged', () => {
     expect(judgeTargets(run((r) => (r.options = parseOptions(['--temporal', 'cli'])))).map((t) => t.verdict)).not.toContain('met');
     expect(judgeTargets(run((r) => (r.machine.cores = 4))).map((t) => t.verdict)).not.toContain('met');
