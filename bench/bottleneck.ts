@@ -74,7 +74,7 @@ function stormLatency(r: BenchMeasurements): Bottleneck {
     measured: [
       `POST /orders p50 / p99 in the timer storm ${probes(timer.probes)}, in the scan storm ${probes(scan.probes)} (the same API and workers, but Temporal has no storm to run); the webhook's 202 p99 ${ms(timer.probes.webhookMs.p99)} against ${ms(scan.probes.webhookMs.p99)}.`,
       `During the timer storm: ${coresLine(timer.resources, r.options.workers)} — ${saturation(timer.resources, r.options.workers)}.`,
-      `POST /orders is answered once the order's first workflow task has placed it (update-with-start), and that task queues behind the storm's ${timer.orders} timer and activity tasks on the one task queue; the webhook answers once Temporal's history service, busy with the same storm, has taken the signal.`,
+      `POST /orders is answered once the order's first workflow task has placed it (update-with-start), and that task queues behind the tasks of the storm's ${timer.orders} workflows on the one task queue; the webhook answers once Temporal's history service, busy with the same storm, has taken the signal.`,
     ],
     lift: `Let new orders' workflow tasks go ahead of expiring ones: workflow priority (a trial on the CLI dev server gave the probes p99 1.9 s, none unanswered: docs/benchmark.md); a faster drain shortens the wait (the storm target); more worker processes where cores are idle.`,
   };
