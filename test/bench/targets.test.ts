@@ -118,12 +118,23 @@ describe('the targets the bench judges', () => {
     expect(verdict(unanswered, 'storm-post-orders-p99').verdict).toBe('met'); // 1 of 101 is within the top 1 %
   });
 
-  it('the rate target counts the steps up to the first outside its latencies, and names that one', () => {
-    const slowLag = run((r) => (r.ramp.steps[5] = step(40, { lagMs: summarize([100, 300]) })));
+  it('the rate target is the highest step within its latencies; a slower step that missed does not cap it', () => {
+    const slowLag = run((r) => {
+      r.ramp.steps[0] = step(5, { lagMs: summarize([100, 400]) });
+      r.ramp.steps[6] = step(50, { lagMs: summarize([100, 300]) });
+    });
     const rate = verdict(slowLag, 'sustained-rate');
-    expect(rate).toMatchObject({ verdict: 'NOT met', value: 30 });
-    expect(rate.measured).toContain('at 40/s cancel lag p99 300 ms');
-    expect(rate.bottleneck?.measured.join(' ')).toContain('At 40/s');
+    expect(rate).toMatchObject({ verdict: 'met', value: 40 });
+    expect(rate.measured).toContain('missed at 5/s: cancel lag p99 400 ms; 50/s: cancel lag p99 300 ms');
+  });
+
+  it('a rate below the target is explained at the first step above it that missed', () => {
+    const slow = run((r) => {
+      for (const s of r.ramp.steps.filter((s) => s.rate >= 30)) s.creationMs = summarize([100, 1_500]);
+    });
+    const rate = verdict(slow, 'sustained-rate');
+    expect(rate).toMatchObject({ verdict: 'NOT met', value: 20 });
+    expect(rate.bottleneck?.measured.join(' ')).toContain('At 30/s (POST /orders p99 1500 ms)');
   });
 
   it('a miss is explained by the process that takes the most CPU', () => {
