@@ -2,6 +2,9 @@ import { signedHeaders } from '../api/webhook-signature.js';
 import { signCustomerToken } from '../dev/customer-token.js';
 import { DEV_CUSTOMER_JWT_SECRET, DEV_WEBHOOK_SECRET } from '../lib/config.js';
 
+/** How long the bench waits for any answer of the API: a call without one by then counts as failed. */
+export const CLIENT_TIMEOUT_MS = 30_000;
+
 /** The calls the bench makes to the service's HTTP API, each timed. */
 export interface PlacedViaApi {
   id: string;
@@ -17,7 +20,7 @@ export async function postOrder(apiBase: string, body: { customerId: string }): 
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
+    signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
   });
   const json = (await res.json()) as { id: string; totalCents: number };
   const latencyMs = performance.now() - t0;
@@ -33,7 +36,7 @@ export async function payOrder(apiBase: string, order: { id: string; totalCents:
     method: 'POST',
     headers: { 'content-type': 'application/json', ...signedHeaders(DEV_WEBHOOK_SECRET, body) },
     body,
-    signal: AbortSignal.timeout(30_000),
+    signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
   });
   await res.arrayBuffer();
   if (res.status !== 202) throw new Error(`payment callback answered ${res.status}`);

@@ -16,7 +16,6 @@ import type { PlaceOrderRequest } from '../domain/messages.js';
 export interface DirectActivities {
   db: Db;
   activities: ReturnType<typeof createActivities>;
-  deps: ActivityDeps;
   run<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R>;
   /** placeOrder with a window ending at `expiresAtMs` (a storm: many orders, one deadline). */
   placeExpiringAt(request: PlaceOrderRequest, expiresAtMs: number): Promise<unknown>;
@@ -32,7 +31,6 @@ export function createDirectActivities(databaseUrl: string, options: { paymentWi
   const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => env.run(fn, ...args);
   return {
     db,
-    deps,
     activities: createActivities(deps),
     run,
     placeExpiringAt(request, expiresAtMs) {

@@ -1,7 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../dev/paths.js';
 import { runCeiling } from './ceiling.js';
 import { runRamp } from './ramp.js';
 import { lagChartSvg, renderPng } from './chart.js';
@@ -9,21 +8,24 @@ import type { PhaseContext } from './context.js';
 import { DbObserver } from './db-stats.js';
 import { parseOptions } from './options.js';
 import { loadAverage } from './proc.js';
-import { markdownReport, type BenchResults } from './report.js';
+import { markdownReport } from './report.js';
+import type { BenchMeasurements } from './results.js';
 import { startBenchStack } from './stack.js';
 import { runStorm } from './storm.js';
 import { runSustained } from './sustained.js';
+import { judgeTargets } from './targets.js';
 import { seedCatalog } from './workload.js';
 
 // `npm run bench [-- --quick] [--rate N --ramp-step S --duration S --window S --storm K --scan-every P
-// --env KEY=VALUE --temporal sqlite|postgres|cli --untuned-temporal]`: a ramp to the highest rate the durable-timer path sustains, that
-// path and the scan-based baseline side by side at that rate on one embedded stack, storms, then the
-// machine's limit.
+// --workers N --env KEY=VALUE --temporal sqlite|postgres|cli --untuned-temporal --port-base P --out DIR]`:
+// a ramp to the highest rate the durable-timer path sustains, that path and the scan-based baseline
+// side by side at that rate on one embedded stack, storms, then the machine's limit; the issue's
+// targets judged from all of it (targets.ts).
 // Writes .bench/report.md, .bench/results.json and .bench/cancel-lag.svg/.png.
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const outDir = join(PROJECT_ROOT, options.outDir);
+  const { outDir } = options;
   await mkdir(outDir, { recursive: true });
   const startedAt = new Date().toISOString();
   const loadBefore = loadAverage();
@@ -60,7 +62,7 @@ async function main(): Promise<void> {
     const scanStorm = await runStorm(ctx, 'scan');
     phase = 'guarded-update ceiling';
     const { levels: ceiling, clients } = await runCeiling(ctx);
-    const results: BenchResults = {
+    const measured: BenchMeasurements = {
       startedAt,
       finishedAt: new Date().toISOString(),
       machine: { cores: timer.resources.machineCores, memGiB: Math.round(totalmem() / 2 ** 30), loadBefore, loadAfter: loadAverage() },
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
       ceiling,
       clients,
     };
+    const results = { ...measured, targets: judgeTargets(measured) };
     await writeFile(join(outDir, 'results.json'), JSON.stringify(results, null, 1));
     const report = markdownReport(results);
     await writeFile(join(outDir, 'report.md'), report);
@@ -84,7 +87,7 @@ async function main(): Promise<void> {
     await writeFile(join(outDir, 'cancel-lag.svg'), svg);
     await writeFile(join(outDir, 'cancel-lag.png'), renderPng(svg));
     console.log(`\n${report}`);
-    console.log(`Written: ${options.outDir}/report.md, results.json, cancel-lag.svg and .png (logs in ${options.outDir}/logs)`);
+    console.log(`Written: ${outDir}/report.md, results.json, cancel-lag.svg and .png (logs in ${outDir}/logs)`);
   } finally {
     await observer.close().catch(() => undefined);
     if (!stopping) await stack.stop();

@@ -1,5 +1,7 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EMBEDDED_TEMPORAL_STORE } from '../dev/embedded.js';
+import { PROJECT_ROOT } from '../dev/paths.js';
 
 /**
  * The Temporal the stack runs: Temporal Server 1.32 in one process on a SQLite file or on the
@@ -15,7 +17,7 @@ export type BenchTemporal = keyof typeof BENCH_TEMPORALS;
 /** What one `npm run bench` does; `--quick` is a short smoke run, the default is the full measurement. */
 export interface BenchOptions {
   quick: boolean;
-  /** The rate target: the ramp's last step (orders/s). The side-by-side phases run at the highest rate the ramp sustained. */
+  /** The ramp's last step (orders/s); 40 with --quick, so a quick run still reaches the target rate. The side-by-side phases run at the highest rate the ramp sustained. */
   rate: number;
   /** Seconds each ramp step offers its rate. */
   rampStepS: number;
@@ -30,8 +32,10 @@ export interface BenchOptions {
   /** Period of the baseline scan-based canceller (seconds) and its batch size. */
   scanEveryS: number;
   scanBatch: number;
-  /** Fixed loopback ports of the bench's own stack (never the npm start ones). */
-  ports: { postgres: number; temporal: number; temporalUi: number; api: number; workerMetrics: number; sdkMetrics: number };
+  /** Worker processes in the stack (`--workers`), all polling the one task queue. */
+  workers: number;
+  /** Fixed loopback ports of the bench's own stack (never the npm start ones); each worker has its own two metrics ports. */
+  ports: { postgres: number; temporal: number; temporalUi: number; api: number; workers: Array<{ metrics: number; sdkMetrics: number }> };
   /** Seconds per connection count in the guarded-update ceiling. */
   ceilingS: number;
   ceilingConnections: number[];
@@ -41,6 +45,7 @@ export interface BenchOptions {
   temporal: BenchTemporal;
   /** `--temporal cli` only: the dev server without DEV_SERVER_TUNING (dev/temporal/cli-dev-server.ts), the "before" of that tuning. */
   untunedTemporal: boolean;
+  /** Where the report, results and logs go, absolute (`--out`: absolute, or relative to the project root). */
   outDir: string;
 }
 
@@ -58,6 +63,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'scan-every': { type: 'string' },
       'scan-batch': { type: 'string' },
       'port-base': { type: 'string' },
+      workers: { type: 'string' },
       env: { type: 'string', multiple: true },
       temporal: { type: 'string', default: EMBEDDED_TEMPORAL_STORE },
       'untuned-temporal': { type: 'boolean', default: false },
@@ -72,12 +78,14 @@ export function parseOptions(argv: string[]): BenchOptions {
     return n;
   };
   const base = num(values['port-base'], 54_000, 'port-base');
+  const workers = num(values.workers, 1, 'workers');
+  if (!Number.isInteger(workers)) throw new Error(`--workers: expected a whole number, got ${values.workers}`);
   const temporal = values.temporal ?? EMBEDDED_TEMPORAL_STORE;
   if (!(temporal in BENCH_TEMPORALS)) throw new Error(`--temporal: expected one of ${Object.keys(BENCH_TEMPORALS).join(', ')}, got ${temporal}`);
   if (values['untuned-temporal'] && temporal !== 'cli') throw new Error('--untuned-temporal: only with --temporal cli (the tuning it drops is the dev server\'s)');
   return {
     quick,
-    rate: num(values.rate, quick ? 20 : 100, 'rate'),
+    rate: num(values.rate, quick ? 40 : 100, 'rate'),
     rampStepS: num(values['ramp-step'], quick ? 15 : 30, 'ramp-step'),
     durationS: num(values.duration, quick ? 15 : 60, 'duration'),
     windowS: num(values.window, quick ? 10 : 20, 'window'),
@@ -85,7 +93,15 @@ export function parseOptions(argv: string[]): BenchOptions {
     storm: Math.round(num(values.storm, quick ? 300 : 2_000, 'storm')),
     scanEveryS: num(values['scan-every'], 5, 'scan-every'),
     scanBatch: Math.round(num(values['scan-batch'], 100, 'scan-batch')),
-    ports: { postgres: base + 1, temporal: base + 2, temporalUi: base + 3, api: base + 4, workerMetrics: base + 5, sdkMetrics: base + 6 },
+    workers,
+    ports: {
+      postgres: base + 1,
+      temporal: base + 2,
+      temporalUi: base + 3,
+      api: base + 4,
+      // Worker i (from 0) on base + 5 + 2i and base + 6 + 2i: the first keeps the ports one worker always had.
+      workers: Array.from({ length: workers }, (_, i) => ({ metrics: base + 5 + 2 * i, sdkMetrics: base + 6 + 2 * i })),
+    },
     ceilingS: quick ? 2 : 4,
     ceilingConnections: quick ? [1, 4, 8] : [1, 2, 4, 8, 16],
     serviceEnv: Object.fromEntries(
@@ -97,6 +113,6 @@ export function parseOptions(argv: string[]): BenchOptions {
     ),
     temporal: temporal as BenchTemporal,
     untunedTemporal: values['untuned-temporal'],
-    outDir: values.out,
+    outDir: resolve(PROJECT_ROOT, values.out),
   };
 }

@@ -94,3 +94,30 @@ export async function waitUntilSettled(
     await sleep(500);
   }
 }
+
+/**
+ * Orders of the group whose work is not over: unpaid, paid with a fulfillment step still pending,
+ * or cancelled without the notice yet. Probes are paid, so this is what their cost has to wait for.
+ */
+export async function unfinishedCount(db: DbObserver, prefix: string): Promise<number> {
+  const { rows } = await db.query<{ unfinished: string }>(
+    `SELECT count(*) AS unfinished
+     FROM orders o
+     WHERE o.customer_id LIKE $1
+       AND (o.status = 'UNPAID'
+            OR (o.status = 'PAID' AND EXISTS (SELECT 1 FROM fulfillment_steps f WHERE f.order_id = o.id AND f.status = 'PENDING'))
+            OR (o.status = 'CANCELLED' AND NOT EXISTS (SELECT 1 FROM fakes.effects e WHERE e.service = 'notification'
+                  AND e.operation = 'ORDER_CANCELLED' AND e.idempotency_key = o.id::text || ':ORDER_CANCELLED')))`,
+    [`${prefix}%`],
+  );
+  return Number(rows[0]!.unfinished);
+}
+
+/** Waits until no order of the group has work left, or until `deadline`; true when none has. */
+export async function waitUntilFinished(db: DbObserver, prefix: string, deadline: number): Promise<boolean> {
+  for (;;) {
+    if ((await unfinishedCount(db, prefix)) === 0) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(250);
+  }
+}

@@ -15,6 +15,18 @@ export interface ResourceUse {
   machineCores: number;
 }
 
+/**
+ * The service's own processes: what "CPU per order, end to end" adds up. The bench's process (the
+ * load generator, and the scan baseline's canceller) is metered as "bench", outside it.
+ */
+export const SERVICE_COMPONENTS = ['postgres', 'temporal', 'worker', 'api'] as const;
+export type ServiceComponent = (typeof SERVICE_COMPONENTS)[number];
+
+/** CPU seconds of the service's processes together. */
+export function serviceCpuS(r: ResourceUse): number {
+  return SERVICE_COMPONENTS.reduce((sum, c) => sum + (r.cpuS[c] ?? 0), 0);
+}
+
 export class ResourceMeter {
   private readonly startTicks: Record<string, number>;
   private readonly peak: Record<string, number> = {};
@@ -23,14 +35,19 @@ export class ResourceMeter {
   private readonly startedAt = Date.now();
   private readonly timer: NodeJS.Timeout;
 
-  /** `roots`: the top process of each component, by name. */
-  constructor(private readonly roots: Record<string, number | undefined>) {
+  /** `roots`: the top processes of each component, by name (several for the workers). */
+  constructor(private readonly roots: Record<string, ReadonlyArray<number | undefined>>) {
     this.startTicks = this.ticksByComponent();
     this.timer = setInterval(() => this.ticksByComponent(), 1_000);
   }
 
   finish(): ResourceUse {
     clearInterval(this.timer);
+    return this.soFar();
+  }
+
+  /** What was used from the start until now, the meter still running (e.g. while the load was offered, before settling). */
+  soFar(): ResourceUse {
     const end = this.ticksByComponent();
     const cpuS: Record<string, number> = {};
     for (const name of Object.keys(end)) cpuS[name] = (end[name]! - (this.startTicks[name] ?? 0)) / CLOCK_TICKS_PER_S;
@@ -48,9 +65,9 @@ export class ResourceMeter {
   private ticksByComponent(): Record<string, number> {
     const stats = readProcStats();
     const ticks: Record<string, number> = {};
-    for (const [name, root] of Object.entries(this.roots)) {
-      if (!root) continue;
-      const members = descendants(stats, root);
+    for (const [name, roots] of Object.entries(this.roots)) {
+      const members = descendants(stats, roots.filter((pid) => pid !== undefined));
+      if (members.length === 0) continue;
       ticks[name] = members.reduce((sum, s) => sum + s.ticks, 0);
       const rss = members.reduce((sum, s) => sum + s.rssBytes, 0);
       this.peak[name] = Math.max(this.peak[name] ?? 0, rss);
@@ -61,9 +78,9 @@ export class ResourceMeter {
   }
 }
 
-/** `root` and every process below it (by parent pid). */
-function descendants(stats: readonly ProcStat[], root: number): ProcStat[] {
-  const inTree = new Set([root]);
+/** The roots and every process below them (by parent pid). */
+function descendants(stats: readonly ProcStat[], roots: readonly number[]): ProcStat[] {
+  const inTree = new Set(roots);
   for (let grew = true; grew; ) {
     grew = false;
     for (const s of stats) {

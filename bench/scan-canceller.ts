@@ -17,7 +17,6 @@ export interface ScanCancellerStats {
   ticks: number;
   batches: number;
   cancelled: number;
-  compensationFailures: number;
   busyMs: number;
 }
 
@@ -25,7 +24,7 @@ export function startScanCanceller(
   direct: DirectActivities,
   options: { everyMs: number; batch: number; prefix: string; compensationConcurrency: number },
 ) {
-  const stats: ScanCancellerStats = { ticks: 0, batches: 0, cancelled: 0, compensationFailures: 0, busyMs: 0 };
+  const stats: ScanCancellerStats = { ticks: 0, batches: 0, cancelled: 0, busyMs: 0 };
   const { run, activities } = direct;
   let stopped = false;
   let wake: (() => void) | undefined;
@@ -52,11 +51,12 @@ export function startScanCanceller(
 
   async function compensate(orderId: string): Promise<void> {
     const steps = OWED_AFTER_THE_CANCEL.map((name) => activities[name] as (orderId: string) => Promise<unknown>);
-    const released = await Promise.allSettled([
+    // Each step runs whatever the others do, as in the workflow. Failures are not counted: faults
+    // are off in the bench, and a missing notice shows as an order that never settles.
+    await Promise.allSettled([
       ...steps.map((step) => run(step, orderId)),
       run(activities.notifyCustomer, { orderId, template: 'ORDER_CANCELLED' }),
     ]);
-    if (released.some((r) => r.status === 'rejected')) stats.compensationFailures++;
   }
 
   async function tick(): Promise<void> {
@@ -68,7 +68,7 @@ export function startScanCanceller(
       stats.cancelled += won.length;
       for (let i = 0; i < won.length; i += options.compensationConcurrency) {
         const slice = won.slice(i, i + options.compensationConcurrency);
-        await Promise.all(slice.map((id) => compensate(id).catch(() => void stats.compensationFailures++)));
+        await Promise.all(slice.map((id) => compensate(id)));
       }
       if (won.length < options.batch) break;
     }

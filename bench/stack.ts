@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { ensureDatabase, runSql } from '../dev/databases.js';
 import { applyFakesSchema } from '../dev/fakes/schema.js';
 import { ensurePrismaClient, migrateDeploy } from '../dev/migrate.js';
-import { PROJECT_ROOT } from '../dev/paths.js';
 import { assertPortsFree } from '../dev/ports.js';
 import { startPostgres, type RunningPostgres } from '../dev/postgres.js';
 import { startTypeScript, waitForApi } from '../dev/service-processes.js';
@@ -13,6 +12,7 @@ import { startTemporalDevServer } from '../dev/temporal/cli-dev-server.js';
 import { freeServerPorts } from '../dev/temporal/server.js';
 import { startTemporal } from '../dev/temporal/start.js';
 import { BENCH_TEMPORALS, type BenchOptions } from './options.js';
+import type { TemporalStore } from './store-size.js';
 
 /**
  * The embedded stack of `npm start`, on the bench's own ports and in a temp directory: PostgreSQL
@@ -31,23 +31,27 @@ export interface BenchStack {
   temporalAddress: string;
   taskQueue: string;
   apiBase: string;
-  /** The top process of each component; resources.ts adds up each one's descendants. */
-  pids: Record<string, number | undefined>;
+  /** Where Temporal keeps its state (store-size.ts measures it). */
+  temporalStore: TemporalStore;
+  /** The top processes of each component (one per worker under "worker"); resources.ts adds up their descendants. */
+  pids: Record<string, Array<number | undefined>>;
   stop(): Promise<void>;
 }
 
 export async function startBenchStack(options: BenchOptions, log: (line: string) => void): Promise<BenchStack> {
   const { ports } = options;
   // The logs outlive the run (the data directory does not): .bench/logs/.
-  const logs = join(PROJECT_ROOT, options.outDir, 'logs');
+  const logs = join(options.outDir, 'logs');
   await mkdir(logs, { recursive: true });
   await assertPortsFree([
     { port: ports.postgres, use: 'bench PostgreSQL' },
     { port: ports.temporal, use: 'bench Temporal' },
     { port: ports.temporalUi, use: 'bench Temporal UI' },
     { port: ports.api, use: 'bench API' },
-    { port: ports.workerMetrics, use: 'bench worker metrics' },
-    { port: ports.sdkMetrics, use: 'bench worker SDK metrics' },
+    ...ports.workers.flatMap((w, i) => [
+      { port: w.metrics, use: `bench worker ${i + 1} metrics` },
+      { port: w.sdkMetrics, use: `bench worker ${i + 1} SDK metrics` },
+    ]),
   ]);
   await ensurePrismaClient();
   const root = await mkdtemp(join(tmpdir(), 'order-lifecycle-bench-'));
@@ -78,18 +82,19 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     };
 
     log(`${BENCH_TEMPORALS[options.temporal]} on 127.0.0.1:${ports.temporal} …`);
-    const temporal = await startBenchTemporal(options, root, logs, postgres.url);
+    // The SQLite file of `--temporal sqlite` or `cli` (unused with `postgres`).
+    const sqliteFile = join(root, options.temporal === 'cli' ? 'temporal.db' : 'temporal.sqlite');
+    const temporalStore: TemporalStore = options.temporal === 'postgres' ? { kind: 'postgres' } : { kind: 'sqlite', file: sqliteFile };
+    const temporal = await startBenchTemporal(options, sqliteFile, logs, postgres.url);
     stops.push(() => temporal.stop());
 
-    log('worker and API …');
+    log(`${options.workers === 1 ? 'worker' : `${options.workers} workers`} and API …`);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: urlAs(ROLES.service),
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       PORT: String(ports.api),
-      WORKER_METRICS_PORT: String(ports.workerMetrics),
-      TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${ports.sdkMetrics}`,
       PAYMENT_WINDOW: `${options.windowS}s`,
       // The safety net must not touch the baseline's orders: give it a grace longer than the run.
       RECONCILE_GRACE: '1h',
@@ -98,8 +103,12 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       LOG_LEVEL: 'warn',
       ...options.serviceEnv,
     };
-    const worker = startTypeScript('worker', 'worker/main.ts', env, { logFile: join(logs, 'worker.log') });
-    stops.push(() => worker.stop());
+    const workers = ports.workers.map((w, i) => {
+      const name = options.workers === 1 ? 'worker' : `worker-${i + 1}`;
+      const worker = startTypeScript(name, 'worker/main.ts', { ...env, WORKER_METRICS_PORT: String(w.metrics), TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${w.sdkMetrics}` }, { logFile: join(logs, `${name}.log`) });
+      stops.push(() => worker.stop());
+      return worker;
+    });
     const api = startTypeScript('API', 'api/server.ts', env, { logFile: join(logs, 'api.log') });
     stops.push(() => api.stop());
     await waitForApi(api.exited, ports.api).catch((err: Error) => {
@@ -111,8 +120,9 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       urlAs,
       temporalAddress: temporal.address,
       taskQueue: TASK_QUEUE,
+      temporalStore,
       apiBase: `http://127.0.0.1:${ports.api}`,
-      pids: { postgres: postgres.pid, temporal: temporal.pid, worker: worker.pid, api: api.pid },
+      pids: { postgres: [postgres.pid], temporal: [temporal.pid], worker: workers.map((w) => w.pid), api: [api.pid] },
       stop,
     };
   } catch (err) {
@@ -122,14 +132,14 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
 }
 
 /** The Temporal of `--temporal`, with its Web UI (as under `npm start`, so it costs what it costs there). */
-async function startBenchTemporal(options: BenchOptions, root: string, logs: string, postgresUrl: string) {
+async function startBenchTemporal(options: BenchOptions, sqliteFile: string, logs: string, postgresUrl: string) {
   const { ports } = options;
   if (options.temporal === 'cli') {
     const cliPath = await resolveDevServer();
     if (cliPath === undefined) throw new Error(DEV_SERVER_MISSING);
     return startTemporalDevServer({
       cliPath,
-      dbFile: join(root, 'temporal.db'),
+      dbFile: sqliteFile,
       port: ports.temporal,
       uiPort: ports.temporalUi,
       namespace: 'default',
@@ -141,7 +151,7 @@ async function startBenchTemporal(options: BenchOptions, root: string, logs: str
   if (binaries === undefined) throw new Error(TEMPORAL_SERVER_MISSING);
   const temporal = await startTemporal({
     binaries,
-    persistence: options.temporal === 'sqlite' ? { kind: 'sqlite', file: join(root, 'temporal.sqlite') } : { kind: 'postgres', adminUrl: postgresUrl },
+    persistence: options.temporal === 'sqlite' ? { kind: 'sqlite', file: sqliteFile } : { kind: 'postgres', adminUrl: postgresUrl },
     ports: await freeServerPorts(ports.temporal),
     uiPort: ports.temporalUi,
     namespace: 'default',

@@ -1,27 +1,19 @@
 import { Client, Connection } from '@temporalio/client';
 import { ORDER_WORKFLOW_TYPE, orderLifecycleInput, orderWorkflowId } from '../domain/messages.js';
 import { OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
-import { postOrder } from './api-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachLimited } from '../dev/pool.js';
 import type { PhaseContext } from './context.js';
 import { sampleConnections } from './db-stats.js';
 import { createDirectActivities } from './direct-placement.js';
 import { cancelOutcome, waitUntilSettled } from './outcomes.js';
-import { runPaced } from './pacer.js';
-import { ResourceMeter, type ResourceUse } from './resources.js';
+import { ResourceMeter, SERVICE_COMPONENTS, type ResourceUse, type ServiceComponent } from './resources.js';
 import { startScanCanceller } from './scan-canceller.js';
 import { ROLES } from './stack.js';
 import { summarize, type Summary } from './stats.js';
-import { GROUPS, orderBody, placeRequest, seedCoupons } from './workload.js';
+import { measureProbeCost, probeGroup, startProbes, type ProbeCost, type ProbeResult } from './storm-probes.js';
+import { GROUPS, placeRequest, seedCoupons } from './workload.js';
 
-/**
- * Orders/s of the light POST /orders load that measures the API while a storm runs: open loop, so
- * every probe costs a whole order (about 0.2 s of CPU here); at 1/s they take a tenth of 2 cores.
- */
-const PROBE_RATE = 1;
-/** Longest the probes run: the storm's settle bound (180 s) and then some. */
-const PROBE_BOUND_S = 200;
 /** Lead time per storm order on the timer path: adoption ran at 20-55 orders/s on 2 cores; this allows for 17/s. */
 const ADOPTION_MS_PER_ORDER = 60;
 
@@ -30,7 +22,8 @@ const ADOPTION_MS_PER_ORDER = 60;
  * transaction with one deadline T; the timer path then gets one OrderLifecycle run per order that
  * adopts it (the reconciliation path: load the order, durable timer until T, guarded cancel,
  * compensation), the scan path its canceller. Measured from T: until every order is cancelled
- * and compensated, peak connections, and POST /orders latency meanwhile.
+ * and compensated, peak connections, and the answers of POST /orders and the webhook meanwhile
+ * (storm-probes.ts).
  */
 export interface StormResult {
   path: 'timer' | 'scan';
@@ -45,10 +38,13 @@ export interface StormResult {
   /** Cancellations per second over the storm (orders / allCompensatedS). */
   throughput: number | null;
   peakConnections: { peakTotal: number; peakActive: number };
-  probeLatencyMs: Summary;
-  probeFailed: number;
+  probes: ProbeResult;
+  /** Timer path: what one probe costs, measured before the storm (taken out of the per-cancellation figures). */
+  probeCost: ProbeCost | null;
   /** pg_stat_statements calls of the cancelling role in the window, per cancelled order. */
   statementsPerCancel: number | null;
+  /** Timer path: CPU of each service process per cancellation with its compensation, the probes taken out (ms). */
+  cpuMsPerCancel: Record<ServiceComponent, number> | null;
   statementsNote: string;
   topStatements: Array<{ calls: number; query: string }>;
   /** Timer path: storm workflows not yet waiting on their timer 2 s before the deadline. */
@@ -61,9 +57,9 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
   const k = options.storm;
   const group = path === 'timer' ? GROUPS.timerStorm : GROUPS.scanStorm;
   await seedCoupons(stack.adminUrl, group, k);
-  // The placement cost of one probe order, to take the probes out of the statement count; measured
-  // first, while the service is idle.
-  const perProbe = path === 'timer' ? await probePlacementCost(ctx) : 0;
+  // What one probe costs, to take the probes out of the timer storm's figures; measured first, while
+  // the service is idle. (The scan storm's figures are the canceller's own role: no probe in them.)
+  const probeCost = path === 'timer' ? await measureProbeCost(ctx, probeGroup(path, 'cost')) : null;
   // Timer path: every workflow must be waiting on its timer before the deadline (adoption costs
   // about as much as a cancellation), or the storm would measure the adoption backlog instead.
   const leadMs = path === 'timer' ? 15_000 + k * ADOPTION_MS_PER_ORDER : 10_000 + k * 2;
@@ -106,28 +102,9 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
   const scanner = scanDirect
     ? startScanCanceller(scanDirect, { everyMs: options.scanEveryS * 1000, batch: options.scanBatch, prefix: group, compensationConcurrency: 8 })
     : undefined;
-  let probing = true;
-  const probeLatencies: number[] = [];
-  let probeFailed = 0;
-  let probes = 0;
-  // Open loop: a probe that hangs (30-s timeout) does not hold the next ones back.
-  const probe = runPaced({
-    rate: PROBE_RATE,
-    count: PROBE_RATE * PROBE_BOUND_S,
-    maxInFlight: PROBE_RATE * 40,
-    until: () => !probing,
-    task: async (i) => {
-      probes++;
-      try {
-        probeLatencies.push((await postOrder(stack.apiBase, orderBody(`${GROUPS.probe}${path}-`, i, { coupon: false }))).latencyMs);
-      } catch {
-        probeFailed++;
-      }
-    },
-  });
+  const probing = startProbes(stack.apiBase, probeGroup(path, 'storm'));
   const settled = await waitUntilSettled(observer, group, { notBefore: deadline + 500, deadline: deadline + 180_000 }, (line) => ctx.progress(`storm: ${line}`));
-  probing = false;
-  await probe;
+  const probes = await probing.stop();
   await scanner?.stop();
   await scanDirect?.close();
   const peakConnections = await connections.stop();
@@ -138,7 +115,7 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
   const outcome = await cancelOutcome(observer, group);
   const cancelledInWindow = outcome.lagsMs.length;
   const allCompensatedS = outcome.lastCompensated ? (outcome.lastCompensated.getTime() - deadline) / 1000 : null;
-  const probeCalls = path === 'timer' ? probes * perProbe : 0;
+  const probeCalls = probeCost ? probes.sent * probeCost.statements : 0;
   return {
     path,
     orders: k,
@@ -150,28 +127,27 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
     negative: outcome.negative,
     throughput: settled && allCompensatedS ? k / allCompensatedS : null,
     peakConnections,
-    probeLatencyMs: summarize(probeLatencies),
-    probeFailed,
+    probes,
+    probeCost,
     statementsPerCancel: cancelledInWindow ? (calls - probeCalls) / cancelledInWindow : null,
-    statementsNote:
-      path === 'timer'
-        ? `role ${role} (worker + API), minus ${probes} probe placements × ${perProbe.toFixed(1)} statements measured just before`
-        : `role ${role} (the scan canceller alone, its empty scans included)`,
+    cpuMsPerCancel: probeCost && cancelledInWindow ? perCancel(resources, probes.sent, probeCost, cancelledInWindow) : null,
+    statementsNote: probeCost
+      ? `role ${role} (worker + API), minus ${probes.sent} probes (placed and paid) × ${probeCost.statements.toFixed(1)} statements measured just before`
+      : `role ${role} (the scan canceller alone, its empty scans included)`,
     topStatements,
     notWaitingAtDeadline,
     resources,
   };
 }
 
-/** Statements one POST /orders costs, from 20 placements (a probe that times out is not counted). */
-async function probePlacementCost(ctx: PhaseContext): Promise<number> {
-  await ctx.observer.resetStatements();
-  let placed = 0;
-  for (let i = 0; i < 20; i++) {
-    await postOrder(ctx.stack.apiBase, orderBody(`${GROUPS.probe}cal-`, i, { coupon: false })).then(() => placed++, () => undefined);
-  }
-  await sleep(300);
-  return placed ? ((await ctx.observer.statementsByRole())[ROLES.service]?.calls ?? 0) / placed : 0;
+/**
+ * Each service process's CPU per cancellation, less what the probes placed and paid meanwhile cost
+ * (never below 0: the API does little but the probes, so noise could tip its remainder under).
+ */
+function perCancel(resources: ResourceUse, probes: number, cost: ProbeCost, cancelled: number): Record<ServiceComponent, number> {
+  return Object.fromEntries(
+    SERVICE_COMPONENTS.map((c) => [c, Math.max(0, 1000 * (resources.cpuS[c] ?? 0) - probes * (cost.cpuMs[c] ?? 0)) / cancelled]),
+  ) as Record<ServiceComponent, number>;
 }
 
 /**

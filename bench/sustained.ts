@@ -9,6 +9,7 @@ import { ResourceMeter, type ResourceUse } from './resources.js';
 import { startScanCanceller, type ScanCancellerStats } from './scan-canceller.js';
 import { ROLES } from './stack.js';
 import { summarize, type Summary } from './stats.js';
+import { storeBytes, type StoreBytes } from './store-size.js';
 import { GROUPS, orderBody, placeRequest, seedCoupons } from './workload.js';
 
 /**
@@ -25,8 +26,13 @@ export interface SustainedResult {
   lagsMs: number[];
   payment?: { webhookResponseMs: Summary; webhookToPaidMs: Summary; notPaid: number };
   statements: Record<string, { calls: number; rows: number }>;
+  /** What the phase's orders added to Temporal's store and to the service's tables, in all and per order created (bytes). */
+  storeGrowth: { before: StoreBytes; after: StoreBytes; temporalPerOrder: number; servicePerOrder: number };
   scanner?: ScanCancellerStats;
+  /** Over the whole phase, settling included. */
   resources: ResourceUse;
+  /** While the orders were being offered only: how many cores each process took at this rate. */
+  underLoad: ResourceUse;
 }
 
 /** A ramp step runs the timer path at its own rate, for its own time, on its own group of orders. */
@@ -48,6 +54,7 @@ export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan', ov
 
   const seed = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.seed), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
   const scanDirect = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.scan), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
+  const storesBefore = await storeBytes(observer, stack.temporalStore);
   await observer.resetStatements();
   const meter = new ResourceMeter(stack.pids);
   const scanner = scanDirect
@@ -79,6 +86,7 @@ export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan', ov
       }
     },
   });
+  const underLoad = meter.soFar();
   const settled = await waitUntilSettled(
     observer,
     group,
@@ -89,6 +97,7 @@ export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan', ov
   const scannerStats = await scanner?.stop();
   const resources = meter.finish();
   const statements = await observer.statementsByRole();
+  const storesAfter = await storeBytes(observer, stack.temporalStore);
   const outcome = await cancelOutcome(observer, group);
   const paid = await paidLatencies(observer, paidSentAt);
   await Promise.all([seed?.close(), scanDirect?.close()]);
@@ -102,8 +111,15 @@ export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan', ov
       ? { payment: { webhookResponseMs: summarize(webhookMs), webhookToPaidMs: summarize(paid.latenciesMs), notPaid: paid.notPaid } }
       : {}),
     statements,
+    storeGrowth: {
+      before: storesBefore,
+      after: storesAfter,
+      temporalPerOrder: (storesAfter.temporal - storesBefore.temporal) / Math.max(1, creation.completed),
+      servicePerOrder: (storesAfter.service - storesBefore.service) / Math.max(1, creation.completed),
+    },
     ...(scannerStats ? { scanner: scannerStats } : {}),
     resources,
+    underLoad,
   };
 }
 

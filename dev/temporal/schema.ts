@@ -10,7 +10,7 @@ import { StartupError } from '../startup-error.js';
  * version of the server binary by its SQL tool, from the versioned folders embedded in it
  * (schema/postgresql/v12/… of the pinned module). Every step is idempotent: run at every start.
  */
-const DATABASES = [
+export const DATABASES = [
   { name: 'temporal', schema: 'postgresql/v12/temporal' },
   { name: 'temporal_visibility', schema: 'postgresql/v12/visibility' },
 ] as const;

@@ -1,0 +1,139 @@
+import { ms, num } from './format.js';
+import { BENCH_TEMPORALS } from './options.js';
+import type { RampStep } from './ramp.js';
+import { SERVICE_COMPONENTS, serviceCpuS, type ResourceUse, type ServiceComponent } from './resources.js';
+import type { BenchMeasurements } from './results.js';
+import { ROLES } from './stack.js';
+
+/**
+ * What is behind a missed target, from the run's own figures: which process took the CPU and how
+ * many cores, what cost per order (or per cancellation) the target would need, and what would lift it.
+ */
+export interface Bottleneck {
+  measured: string[];
+  lift: string;
+}
+
+/** What the targets ask, for the "needed" figures, and the ramp step where the rate target stopped holding. */
+export interface Goals {
+  rate: number;
+  cpuPerOrderMs: number;
+  stormDrainS: number;
+  rateLimit: { step: RampStep; why: string } | undefined;
+}
+
+export function bottleneckBehind(kind: 'order-cost' | 'storm-drain' | 'storm-latency', r: BenchMeasurements, goals: Goals): Bottleneck {
+  if (kind === 'order-cost') return orderCost(r, goals);
+  if (kind === 'storm-drain') return stormDrain(r, goals);
+  return stormLatency(r);
+}
+
+const NAMES: Record<ServiceComponent, string> = { postgres: 'PostgreSQL', temporal: 'Temporal', worker: 'the worker', api: 'the API' };
+
+function orderCost(r: BenchMeasurements, goals: Goals): Bottleneck {
+  const t = r.sustained.timer;
+  const orders = Math.max(1, t.creation.completed);
+  const per = perComponent(t.resources, orders);
+  const total = sum(per);
+  const top = largest(per);
+  const cores = r.machine.cores;
+  const benchMs = (1000 * (t.resources.cpuS.bench ?? 0)) / orders;
+  const limit = goals.rateLimit ?? { step: r.ramp.steps.at(-1)!, why: 'the last step tried' };
+  return {
+    measured: [
+      `One order costs ${num(total, 0)} ms of service CPU at ${r.sideBySideRate}/s (${list(per, (v) => `${num(v, 0)} ms`)}); the largest share is ${NAMES[top]}'s, ${num((100 * per[top]) / total, 0)} %.`,
+      `At ${limit.step.rate}/s (${limit.why}), while the orders were offered: ${coresLine(limit.step.underLoad, r.options.workers)} — ${saturation(limit.step.underLoad, r.options.workers)}.`,
+      `Needed: ${goals.rate}/s on ${cores} cores leaves ${num((cores * 1000) / goals.rate, 0)} ms of CPU per order for everything on the machine, the load generator's ${num(benchMs, 0)} ms included; the CPU target asks ≤ ${goals.cpuPerOrderMs} ms for the service, i.e. ${NAMES[top]} at ${num((per[top] * goals.cpuPerOrderMs) / total, 0)} ms instead of ${num(per[top], 0)} if the split stays. At today's cost, ${goals.rate}/s takes about ${num((total * goals.rate) / 1000, 1)} cores for the service alone.`,
+    ],
+    lift: `${levers(top, r)} More cores, or the components on machines of their own, lift the rate in proportion at this cost.`,
+  };
+}
+
+function stormDrain(r: BenchMeasurements, goals: Goals): Bottleneck {
+  const st = r.storm.timer;
+  const per = st.cpuMsPerCancel ?? perComponent(st.resources, st.orders);
+  const total = sum(per);
+  const top = largest(per);
+  const cores = r.machine.cores;
+  const scanS = r.storm.scan.allCompensatedS;
+  const budget = (seconds: number) => (cores * seconds * 1000) / st.orders;
+  return {
+    measured: [
+      `${st.orders} cancellations took ${st.settled ? `${num(st.allCompensatedS)} s (${num(st.throughput)}/s)` : 'longer than the 180-s bound'}; each cost ${num(total, 0)} ms of service CPU with its compensation (${list(per, (v) => `${num(v, 0)} ms`)}; the ${st.probes.sent} probes taken out).`,
+      `During the storm: ${coresLine(st.resources, r.options.workers)} — ${saturation(st.resources, r.options.workers)}.`,
+      `Needed: ${st.orders} in ${goals.stormDrainS} s on ${cores} cores leaves ${num(budget(goals.stormDrainS), 0)} ms of CPU per cancellation for everything${scanS ? ` (${num(budget(scanS), 0)} ms to match the scan baseline's ${num(scanS)} s)` : ''}; at ${num(total, 0)} ms, ${goals.stormDrainS} s takes about ${num((st.orders * total) / goals.stormDrainS / 1000, 1)} cores.`,
+    ],
+    lift: `${cpuBound(st.resources) ? '' : 'The cores were not the limit here, so cheaper cancellations alone would not shorten it: what the rest waits for (the worker\'s task slots and pollers, Temporal\'s queues) is not measured by the bench. '}${levers(top, r)} The scan baseline drained its storm in ${num(r.storm.scan.allCompensatedS)} s with ${num(r.storm.scan.statementsPerCancel)} statements per cancellation: one loop, no workflow per order.`,
+  };
+}
+
+function stormLatency(r: BenchMeasurements): Bottleneck {
+  const { timer, scan } = r.storm;
+  const probes = (p: typeof timer.probes) => `${ms(p.placeMs.p50)} / ${ms(p.placeMs.p99)} (${p.placeFailed} of ${p.sent} failed)`;
+  return {
+    measured: [
+      `POST /orders p50 / p99 in the timer storm ${probes(timer.probes)}, in the scan storm ${probes(scan.probes)} (the same API and workers, but Temporal has no storm to run); the webhook's 202 p99 ${ms(timer.probes.webhookMs.p99)} against ${ms(scan.probes.webhookMs.p99)}.`,
+      `During the timer storm: ${coresLine(timer.resources, r.options.workers)} — ${saturation(timer.resources, r.options.workers)}.`,
+      `POST /orders is answered once the order's first workflow task has placed it (update-with-start), and that task queues behind the tasks of the storm's ${timer.orders} workflows on the one task queue; the webhook answers once Temporal's history service, busy with the same storm, has taken the signal.`,
+    ],
+    lift: `Let new orders' workflow tasks go ahead of expiring ones: workflow priority (a trial on the CLI dev server gave the probes p99 1.9 s, none unanswered: docs/benchmark.md); a faster drain shortens the wait (the storm target); more worker processes where cores are idle.`,
+  };
+}
+
+/** What lifts the cost of the component that takes the most CPU, with this run's own figures. */
+function levers(top: ServiceComponent, r: BenchMeasurements): string {
+  const t = r.sustained.timer;
+  const statements = (t.statements[ROLES.service]?.calls ?? 0) / Math.max(1, t.creation.completed);
+  const pg = r.clients.find((c) => c.client === 'pg');
+  const prisma = r.clients.find((c) => c.client !== 'pg');
+  const savedMs = pg && prisma ? ((prisma.cpuUsPerStatement - pg.cpuUsPerStatement) * statements) / 1000 : null;
+  switch (top) {
+    case 'worker':
+      return `More worker processes (\`--workers\`, ${r.options.workers} here) spread the worker's share over more cores, so they help only where cores are idle or one process is pegged; per order, fewer activities and statements (${num(statements, 0)} now; plain pg instead of Prisma would save about ${num(savedMs, 0)} ms, measured in this run).`;
+    case 'temporal':
+      return `Temporal on cores of its own, scaled out as a cluster on PostgreSQL with more history shards, and fewer workflow tasks and history events per order. This run's Temporal: ${BENCH_TEMPORALS[r.options.temporal]}.`;
+    case 'postgres':
+      return `Fewer statements per order (${num(statements, 0)} now) and PostgreSQL on cores of its own.`;
+    case 'api':
+      return 'More API processes: the API is stateless.';
+  }
+}
+
+/** Each service process's CPU per unit of work (ms). */
+function perComponent(u: ResourceUse, units: number): Record<ServiceComponent, number> {
+  return Object.fromEntries(SERVICE_COMPONENTS.map((c) => [c, (1000 * (u.cpuS[c] ?? 0)) / Math.max(1, units)])) as Record<ServiceComponent, number>;
+}
+
+function coresLine(u: ResourceUse, workers: number): string {
+  const cores = (s: number | undefined) => num((s ?? 0) / u.wallS, 2);
+  const service = SERVICE_COMPONENTS.map((c) => `${NAMES[c]} ${cores(u.cpuS[c])}${c === 'worker' && workers > 1 ? ` (${workers} processes)` : ''}`);
+  return `${service.join(', ')}, the bench's process ${cores(u.cpuS.bench)}, other people's processes ${cores(u.othersCpuS)} cores; idle ${num(100 * idleShare(u), 0)} % of ${u.machineCores}`;
+}
+
+/** Idle share of the machine below which the cores count as the limit (a shared machine is never quite at 0). */
+const SATURATED_BELOW_IDLE = 0.25;
+
+/** Whether the run was short of cores, or of one Node process's single JavaScript thread, or neither. */
+function saturation(u: ResourceUse, workers: number): string {
+  if (cpuBound(u)) return `the ${u.machineCores} cores were the limit`;
+  const perProcess: Array<[string, number]> = [
+    ['the worker', (u.cpuS.worker ?? 0) / u.wallS / workers],
+    ['the API', (u.cpuS.api ?? 0) / u.wallS],
+  ];
+  const pegged = perProcess.filter(([, c]) => c >= 0.9).map(([name]) => name);
+  if (pegged.length) return `${pegged.join(' and ')} ran at about one core per process (a Node process runs its JavaScript on one thread) with cores idle`;
+  return `neither the cores nor a single process were saturated, so the wait is not for CPU alone`;
+}
+
+function cpuBound(u: ResourceUse): boolean {
+  return idleShare(u) < SATURATED_BELOW_IDLE;
+}
+
+function idleShare(u: ResourceUse): number {
+  const used = serviceCpuS(u) + (u.cpuS.bench ?? 0) + u.othersCpuS;
+  return Math.max(0, 1 - used / (u.wallS * u.machineCores));
+}
+
+const sum = (per: Record<string, number>) => Object.values(per).reduce((a, b) => a + b, 0);
+const largest = (per: Record<ServiceComponent, number>) => SERVICE_COMPONENTS.reduce((a, b) => (per[b] > per[a] ? b : a));
+const list = (per: Record<ServiceComponent, number>, f: (v: number) => string) => SERVICE_COMPONENTS.map((c) => `${NAMES[c]} ${f(per[c])}`).join(', ');

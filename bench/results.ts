@@ -1,0 +1,26 @@
+import type { CeilingLevel, ClientCost } from './ceiling.js';
+import type { BenchOptions } from './options.js';
+import type { RampResult } from './ramp.js';
+import type { StormResult } from './storm.js';
+import type { SustainedResult } from './sustained.js';
+import type { TargetVerdict } from './targets.js';
+
+/** Everything one run measured (results.json), before the targets are judged from it. */
+export interface BenchMeasurements {
+  startedAt: string;
+  finishedAt: string;
+  machine: { cores: number; memGiB: number; loadBefore: string; loadAfter: string };
+  options: BenchOptions;
+  ramp: RampResult;
+  /** The rate of the side-by-side phases: the ramp's highest sustained rate. */
+  sideBySideRate: number;
+  sustained: { timer: SustainedResult; scan: SustainedResult };
+  storm: { timer: StormResult; scan: StormResult };
+  ceiling: CeilingLevel[];
+  clients: ClientCost[];
+}
+
+/** What results.json holds: the measurements and each target's verdict. */
+export interface BenchResults extends BenchMeasurements {
+  targets: TargetVerdict[];
+}
