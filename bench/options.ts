@@ -77,7 +77,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name}: expected a positive number, got ${value}`);
     return n;
   };
-  const base = num(values['port-base'], 54_000, 'port-base');
+  // Below Linux's range of ephemeral ports (32768-60999 by default): a fixed port inside it can be
+  // the random local port of some connection, even of the bench's own health check to that port.
+  const base = num(values['port-base'], 24_000, 'port-base');
   const workers = num(values.workers, 1, 'workers');
   if (!Number.isInteger(workers)) throw new Error(`--workers: expected a whole number, got ${values.workers}`);
   const temporal = values.temporal ?? EMBEDDED_TEMPORAL_STORE;

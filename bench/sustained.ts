@@ -123,11 +123,20 @@ export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan', ov
   };
 }
 
-/** A few orders through the whole service first: code paths compiled, workflow bundle loaded. */
+/**
+ * A few orders through the whole service first: code paths compiled, workflow bundle loaded. They
+ * are left to expire and settle before the measurement starts, so that their cancellations do not
+ * land in the first step measured.
+ */
 async function warmUp(ctx: PhaseContext): Promise<void> {
   ctx.progress('warm-up: 40 orders');
   await seedCoupons(ctx.stack.adminUrl, GROUPS.warmup, 40);
+  const placedBy = Date.now();
   await forEachLimited([...Array(40).keys()], 8, async (i) => {
     await postOrder(ctx.stack.apiBase, orderBody(GROUPS.warmup, i));
   });
+  const windowMs = ctx.options.windowS * 1000;
+  await waitUntilSettled(ctx.observer, GROUPS.warmup, { notBefore: Date.now() + windowMs, deadline: placedBy + windowMs + 120_000 }, (line) =>
+    ctx.progress(`warm-up: ${line}`),
+  );
 }
