@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "orders_customer_id_status_idx" ON "orders"("customer_id", "status");
+
