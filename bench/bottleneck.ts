@@ -76,7 +76,7 @@ function stormLatency(r: BenchMeasurements): Bottleneck {
       `During the timer storm: ${coresLine(timer.resources, r.options.workers)} — ${saturation(timer.resources, r.options.workers)}.`,
       `POST /orders is answered once the order's first workflow task has placed it (update-with-start), and that task queues behind the tasks of the storm's ${timer.orders} workflows on the one task queue; the webhook answers once Temporal's history service, busy with the same storm, has taken the signal.`,
     ],
-    lift: `Let new orders' workflow tasks go ahead of expiring ones: workflow priority (a trial on the CLI dev server gave the probes p99 1.9 s, none unanswered: docs/benchmark.md); a faster drain shortens the wait (the storm target); more worker processes where cores are idle.`,
+    lift: `New orders' workflows start at checkout priority (ORDER_PRIORITY), so their placement's workflow task goes ahead of the storm's; what they still share is Temporal's history service and its store (one shard here), which only more capacity there (a cluster, more shards) or a faster drain (the storm target) relieves.`,
   };
 }
 
@@ -84,12 +84,9 @@ function stormLatency(r: BenchMeasurements): Bottleneck {
 function levers(top: ServiceComponent, r: BenchMeasurements): string {
   const t = r.sustained.timer;
   const statements = (t.statements[ROLES.service]?.calls ?? 0) / Math.max(1, t.creation.completed);
-  const pg = r.clients.find((c) => c.client === 'pg');
-  const prisma = r.clients.find((c) => c.client !== 'pg');
-  const savedMs = pg && prisma ? ((prisma.cpuUsPerStatement - pg.cpuUsPerStatement) * statements) / 1000 : null;
   switch (top) {
     case 'worker':
-      return `More worker processes (\`--workers\`, ${r.options.workers} here) spread the worker's share over more cores, so they help only where cores are idle or one process is pegged; per order, fewer activities and statements (${num(statements, 0)} now; plain pg instead of Prisma would save about ${num(savedMs, 0)} ms, measured in this run).`;
+      return `More worker processes (\`--workers\`, ${r.options.workers} here) spread the worker's share over more cores, so they help only where cores are idle or one process is pegged; per order, fewer workflow activations, whose cost in the Temporal SDK is most of the worker's (docs/benchmark.md, "Where the worker's time goes").`;
     case 'temporal':
       return `Temporal on cores of its own, scaled out as a cluster on PostgreSQL with more history shards, and fewer workflow tasks and history events per order. This run's Temporal: ${BENCH_TEMPORALS[r.options.temporal]}.`;
     case 'postgres':

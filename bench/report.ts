@@ -162,7 +162,7 @@ function clientCost(r: BenchResults, statementsPerOrder: number): string[] {
     '|---|---|---|',
     ...r.clients.map((c) => `| ${c.client} | ${Math.round(c.updatesPerS)} | ${Math.round(c.cpuUsPerStatement)} µs |`),
     '',
-    `Prisma vs pg on the hot path: the service sends about ${num(statementsPerOrder, 0)} statements per order through Prisma; plain pg would save about ${num(savedMs)} ms of CPU per order${worker === null ? '' : ` of the worker's ${num(worker, 0)} ms`}.`,
+    `Prisma vs pg for the service's own statements: the activities send about ${num(statementsPerOrder, 0)} statements per order, on pg (lib/sql.ts); through Prisma's client they would cost about ${num(savedMs)} ms more of CPU per order${worker === null ? '' : ` than the worker's ${num(worker, 0)} ms`}.`,
   ];
 }
 

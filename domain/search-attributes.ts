@@ -2,7 +2,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 /**
  * The custom search attributes operators filter on in the Temporal Web UI. Defined once: the
- * workflow upserts them, the API sets them at start, and the dev server and test servers
+ * workflow upserts them, the API sets them at start, and the embedded Temporal Server and the test servers
  * register exactly this list.
  */
 export const OrderStatusKey = defineSearchAttributeKey('OrderStatus', SearchAttributeType.KEYWORD);

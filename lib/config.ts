@@ -69,7 +69,7 @@ export interface Config {
   /** Unset: the runner starts the embedded PostgreSQL and passes its URL on. */
   databaseUrl: string | undefined;
   temporal: {
-    /** Unset: the runner starts the embedded Temporal dev server and passes its address on. */
+    /** Unset: the runner starts the embedded Temporal Server 1.32 and passes its address on. */
     address: string | undefined;
     namespace: string;
     taskQueue: string;
