@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createDb, type Db } from '../../lib/db.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+
+/**
+ * The activities use the pool under Prisma's client directly, so in a worker Prisma may never
+ * connect, and with it would go the listener Prisma adds for connections that break while idle.
+ * Such a break (a PostgreSQL restart, an outage) must not end the process: vitest fails a file
+ * whose run raises an unhandled error, which is what an unheard pool 'error' event is.
+ */
+let database: TestDatabase;
+let proxy: TcpProxy;
+let db: Db;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const target = new URL(database.url);
+  proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
+  target.port = String(proxy.port);
+  db = createDb(target.toString(), { maxConnections: 2 });
+});
+afterAll(async () => {
+  await db?.$disconnect();
+  await proxy?.close();
+  await database?.drop();
+});
+
+it('survives idle connections that the database drops, and reconnects once it is back', async () => {
+  await Promise.all([db.pool.query('SELECT pg_sleep(0.05)'), db.pool.query('SELECT pg_sleep(0.05)')]);
+  expect(db.pool.idleCount).toBe(2);
+  await proxy.down(); // both idle connections are cut under the pool
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(db.pool.idleCount).toBe(0); // the pool dropped them
+  await proxy.up();
+  expect((await db.pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+});
