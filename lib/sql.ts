@@ -21,6 +21,11 @@ export async function query<Row extends pg.QueryResultRow = pg.QueryResultRow>(
 export async function inTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
   const tx = await pool.connect();
   let broken: Error | undefined;
+  // While a client is checked out the pool no longer listens for its errors: a connection lost
+  // mid-transaction (a restart, a failover) would be an unheard 'error' event, which ends the
+  // process. The statement in flight rejects by itself; here the connection is only marked broken.
+  const onError = (lost: Error) => (broken ??= lost);
+  tx.on('error', onError);
   try {
     await tx.query('BEGIN');
     const result = await work(tx);
@@ -30,7 +35,8 @@ export async function inTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) 
     await tx.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
     throw err;
   } finally {
-    tx.release(broken); // a connection that could not roll back is closed, not reused
+    tx.off('error', onError);
+    tx.release(broken); // a lost connection, or one that could not roll back, is closed, not reused
   }
 }
 

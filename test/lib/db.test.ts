@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createDb, type Db } from '../../lib/db.js';
+import { inTransaction } from '../../lib/sql.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -33,4 +34,20 @@ it('survives idle connections that the database drops, and reconnects once it is
   expect(db.pool.idleCount).toBe(0); // the pool dropped them
   await proxy.up();
   expect((await db.pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+});
+
+it('survives a connection cut in the middle of a transaction: the transaction fails, the process does not', async () => {
+  let inside!: () => void;
+  const started = new Promise<void>((resolve) => (inside = resolve));
+  const transaction = inTransaction(db.pool, async (tx) => {
+    await tx.query('SELECT 1');
+    inside();
+    await tx.query('SELECT pg_sleep(1)'); // cut while this runs
+  });
+  await started;
+  await proxy.down();
+  await expect(transaction).rejects.toThrow();
+  await proxy.up();
+  expect(db.pool.totalCount).toBe(0); // the broken connection was not handed back to the pool
+  expect((await inTransaction(db.pool, (tx) => tx.query<{ one: number }>('SELECT 1 AS one'))).rows).toEqual([{ one: 1 }]);
 });
