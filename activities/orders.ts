@@ -82,19 +82,28 @@ export function createOrderActivities(deps: ActivityDeps) {
  */
 export async function cancelWithin(on: Queryable, input: { orderId: string; reason: CancelReason }, now: Date | null): Promise<CancelOutcome> {
   const { rows } = await query<{ status: OrderStatus; expires_at: Date; cancelled_at: Date | null }>(on, cancelStatement(input, now));
-  const row = rows[0];
-  if (!row) throw businessFailure('UNKNOWN_ORDER', { orderId: input.orderId });
-  if (row.cancelled_at) return { outcome: 'CANCELLED', cancelledAt: row.cancelled_at.toISOString(), expiresAt: row.expires_at.toISOString() };
-  return canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, row.status)
-    ? { outcome: 'NOT_DUE', expiresAt: row.expires_at.toISOString() }
-    : { outcome: 'ALREADY_FINAL', status: row.status };
+  const seen = rows[0];
+  if (!seen) throw businessFailure('UNKNOWN_ORDER', { orderId: input.orderId });
+  if (seen.cancelled_at) return { outcome: 'CANCELLED', cancelledAt: seen.cancelled_at.toISOString(), expiresAt: seen.expires_at.toISOString() };
+  if (!canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, seen.status)) return { outcome: 'ALREADY_FINAL', status: seen.status };
+  // Lost while the statement saw a cancellable order: either not due, or the update waited for a
+  // change that committed meanwhile (a payment, an extension), which the statement's snapshot cannot
+  // show. The committed row says which.
+  const { rows: committed } = await query<{ status: OrderStatus; expires_at: Date }>(
+    on,
+    Prisma.sql`SELECT status, expires_at FROM orders WHERE id = ${input.orderId}::uuid`,
+  );
+  const current = committed[0]!;
+  return canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, current.status)
+    ? { outcome: 'NOT_DUE', expiresAt: current.expires_at.toISOString() }
+    : { outcome: 'ALREADY_FINAL', status: current.status };
 }
 
 /**
  * The guarded cancel and its releases as one statement: `won` is the order if it moved UNPAID →
  * CANCELLED (claiming its stock release with it), the other WITH queries give its units and its
- * coupon back, and the final SELECT reads the order as it was before the statement (the status a
- * loser lost to) with the winner's cancellation time.
+ * coupon back, and the final SELECT reads the winner's cancellation time, or for a loser the order
+ * as it was when the statement began (cancelWithin reads it again when that may be stale).
  */
 export function cancelStatement(input: { orderId: string; reason: CancelReason }, now: Date | null): Prisma.Sql {
   const cancel = statusMove('orders', ORDER_TRANSITIONS.cancel);

@@ -4,6 +4,7 @@ import type { Activities } from '../../activities/index.js';
 import { countFakes } from '../../dev/fakes/recorder.js';
 import { realActivities, runActivity as run } from '../helpers/activities.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** Real concurrency against real PostgreSQL: the guarded updates, not the workflow, decide every race. */
 let database: TestDatabase;
@@ -99,6 +100,28 @@ describe('guarded updates under real concurrency', () => {
     const failures = attempts.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
     expect(failures.every((f) => (f.reason as { type?: string }).type === 'OUT_OF_STOCK')).toBe(true);
     expect(await stockBalances(sku)).toMatchObject({ available: 0, reserved: 5, balanced: true });
+  });
+
+  it('a cancel that waited on a payment committing reports the payment, not the order as it was', async () => {
+    const { order } = await placedOrder();
+    // A payment holds the order's row when the cancel arrives; the cancel waits for it, loses, and
+    // must answer with the committed state (its own statement's snapshot still shows UNPAID).
+    const payer = await database.prisma.pool.connect();
+    try {
+      await payer.query('BEGIN');
+      await payer.query(`UPDATE orders SET status = 'PAID', paid_at = now() WHERE id = $1`, [order.id]);
+      const cancel = run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' });
+      await eventually(async () => {
+        const { rowCount } = await database.prisma.pool.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH won AS%' AND datname = current_database()`,
+        );
+        return rowCount === 1;
+      });
+      await payer.query('COMMIT');
+      expect(await cancel).toEqual({ outcome: 'ALREADY_FINAL', status: 'PAID' });
+    } finally {
+      payer.release();
+    }
   });
 
   it('the timeout cancel refuses an order whose deadline has not passed by the database clock', async () => {
