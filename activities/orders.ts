@@ -123,7 +123,7 @@ export function cancelStatement(input: { orderId: string; reason: CancelReason }
 /** The placement's writes, in the caller's transaction; returns the order as written. */
 async function placeWithin(tx: Queryable, request: PlaceOrderRequest, now: Date | null, deps: ActivityDeps): Promise<PlacedOrder> {
   await holdOpenOrderLimit(tx, request.customerId, deps.maxOpenOrdersPerCustomer);
-  const lines = [...request.items].sort((a, b) => a.sku.localeCompare(b.sku)); // one lock order: no deadlocks
+  const lines = [...request.items].sort(inSkuOrder); // one lock order with cancel and pay: no deadlocks
   const items: PlacedOrder['items'] = [];
   for (const line of lines) {
     const { rows } = await query<{ price_cents: number }>(
@@ -199,7 +199,15 @@ async function holdOpenOrderLimit(tx: Queryable, customerId: string, limit: numb
   if (rows[0]!.open >= limit) throw businessFailure('TOO_MANY_OPEN_ORDERS', { limit });
 }
 
-/** The order with its items, in one statement. */
+/**
+ * Products are locked in SKU order by byte value, which is how both JavaScript's `<` and PostgreSQL's
+ * "C" collation compare the SKUs' ASCII (the database's default collation may differ).
+ */
+function inSkuOrder(a: { sku: string }, b: { sku: string }): number {
+  return a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0;
+}
+
+/** The order with its items (in lock order), in one statement. */
 async function loadPlacedOrder(on: Queryable, orderId: string): Promise<{ order: PlacedOrder; requestHash: string } | null> {
   const { rows } = await query<{
     id: string;
@@ -214,7 +222,7 @@ async function loadPlacedOrder(on: Queryable, orderId: string): Promise<{ order:
     on,
     Prisma.sql`
       SELECT o.id, o.customer_id, o.status, o.total_cents, o.expires_at, o.coupon_code, o.request_hash,
-             COALESCE(json_agg(json_build_object('sku', i.sku, 'quantity', i.quantity, 'unitPriceCents', i.unit_price_cents) ORDER BY i.sku)
+             COALESCE(json_agg(json_build_object('sku', i.sku, 'quantity', i.quantity, 'unitPriceCents', i.unit_price_cents) ORDER BY i.sku COLLATE "C")
                       FILTER (WHERE i.sku IS NOT NULL), '[]') AS items
       FROM orders o LEFT JOIN order_items i ON i.order_id = o.id
       WHERE o.id = ${orderId}::uuid

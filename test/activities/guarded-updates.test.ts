@@ -88,6 +88,19 @@ describe('guarded updates under real concurrency', () => {
     for (const sku of skus) expect(await stockBalances(sku)).toMatchObject({ available: 980, reserved: 0, sold: 20, balanced: true });
   });
 
+  it('placement takes the products in the order the database locks them, byte order by SKU', async () => {
+    // Placement locks products line by line; cancel and pay lock them with ORDER BY sku COLLATE "C".
+    // A placement replayed returns its items in that database order, so equal answers mean one
+    // lock order. These SKUs sort differently under a locale (SKU_1, sku-1, SKU-2).
+    const prefix = randomUUID().slice(0, 8);
+    const skus = ['SKU-2', 'sku-1', 'SKU_1'].map((s) => `${prefix}-${s}`);
+    await database.prisma.product.createMany({ data: skus.map((sku) => ({ sku, name: 'Part', priceCents: 100, available: 5, stockAdded: 5 })) });
+    const request = { orderId: randomUUID(), customerId: 'c-order', items: [...skus].reverse().map((sku) => ({ sku, quantity: 1 })), requestHash: 'h' };
+    const placed = await run(acts.placeOrder, request);
+    expect(placed.items.map((i) => i.sku)).toEqual([...skus].sort());
+    expect(await run(acts.placeOrder, request)).toEqual(placed);
+  });
+
   it('parallel orders for the last units never oversell', async () => {
     const sku = `SKU-${randomUUID().slice(0, 8)}`;
     await database.prisma.product.create({ data: { sku, name: 'Scarce', priceCents: 100, available: 5, stockAdded: 5 } });
