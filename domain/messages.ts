@@ -87,9 +87,16 @@ export type OrderShape = (typeof ORDER_SHAPES)[number];
 /** The shape every OrderLifecycle started now takes. */
 export const ORDER_SHAPE: OrderShape = 'local-steps';
 
-/** Whether a run of `shape` has what `since` introduced. */
+/**
+ * Whether a run of `shape` has what `since` introduced. A shape this code does not know comes from
+ * a newer API than this worker: read as an older shape, the run would later fail to replay on the
+ * newer worker. It is thrown instead, as a plain Error, which in workflow code fails the workflow
+ * task, not the run: Temporal retries the task until a worker that knows the shape takes it.
+ */
 export function hasShape(shape: OrderShape | undefined, since: OrderShape): boolean {
-  return shape !== undefined && ORDER_SHAPES.indexOf(shape) >= ORDER_SHAPES.indexOf(since);
+  if (shape === undefined) return false;
+  if (!ORDER_SHAPES.includes(shape)) throw new Error(`unknown OrderLifecycle shape "${shape}": this worker is older than the API that started the run`);
+  return ORDER_SHAPES.indexOf(shape) >= ORDER_SHAPES.indexOf(since);
 }
 
 export interface OrderLifecycleInput {
