@@ -53,8 +53,12 @@ const LOCAL_RETRY_THRESHOLD = '1 second';
  * reads both alike (workflows/failures.ts). One difference needs care: a local activity's
  * schedule-to-close runs on the worker's wall clock, not on workflow time. So a step that must
  * succeed is not bounded by STEP_STUCK_AFTER but by a round of as many attempts as its backoff
- * fits into STEP_STUCK_AFTER; a round that ends unsuccessful reads as the regular activity's
+ * fits into STEP_STUCK_AFTER; a round whose last attempt failed reads as the regular activity's
  * timeout (stuck: flagged and called again), on workflow time in production and in tests alike.
+ * A round whose last attempt timed out may come back already wrapped by the SDK's core, with a
+ * retry state of its own: it is passed on as it is, and MustSucceed treats it as ours all the same
+ * (flagged and called again). Re-wrapping it now would change which runs record the
+ * settle-every-payment patch marker, and with it the replay of runs in flight.
  */
 function local(options: ActivityOptions): ActivityInterfaceFor<Activities> {
   const retry = options.retry ?? {};
@@ -82,6 +86,7 @@ export function attemptsWithin(retry: RetryPolicy, budget: Duration): number {
   const budgetMs = durationMs(budget);
   const maxMs = retry.maximumInterval === undefined ? Infinity : durationMs(retry.maximumInterval);
   let intervalMs = durationMs(retry.initialInterval ?? '1s');
+  if (!(intervalMs > 0)) throw new RangeError('attemptsWithin needs an initial interval above 0');
   let waitedMs = 0;
   let attempts = 1;
   while (waitedMs + intervalMs <= budgetMs) {

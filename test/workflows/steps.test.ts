@@ -29,4 +29,8 @@ describe("a local step's round: as many attempts as its backoff fits into STEP_S
     expect(attemptsWithin({ initialInterval: 1_000, backoffCoefficient: 1, maximumInterval: 1_000 }, 3_500)).toBe(4);
     expect(attemptsWithin({ initialInterval: '10s' }, '5s')).toBe(1);
   });
+
+  it('refuses a backoff of zero, which would never use up the budget', () => {
+    expect(() => attemptsWithin({ initialInterval: 0 }, '5 minutes')).toThrow(RangeError);
+  });
 });
