@@ -20,8 +20,11 @@ export function createDb(databaseUrl: string, options: { maxConnections?: number
   const disconnect = prisma.$disconnect.bind(prisma);
   // Prisma leaves a pool it was given open (and never saw it if it never connected): we end it.
   prisma.$disconnect = async () => {
-    await disconnect();
-    if (!pool.ended) await pool.end();
+    try {
+      await disconnect();
+    } finally {
+      if (!pool.ended) await pool.end();
+    }
   };
   return Object.defineProperty(prisma, 'pool', { value: pool, enumerable: false }) as Db;
 }
