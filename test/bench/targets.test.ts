@@ -106,8 +106,11 @@ describe('the targets the bench judges', () => {
   });
 
   it('the CLI dev server or another core count leaves every target not judged', () => {
-    expect(judgeTargets(run((r) => (r.options = parseOptions(['--temporal', 'cli'])))).map((t) => t.verdict)).not.toContain('met');
-    expect(judgeTargets(run((r) => (r.machine.cores = 4))).map((t) => t.verdict)).not.toContain('met');
+    for (const other of [run((r) => (r.options = parseOptions(['--temporal', 'cli']))), run((r) => (r.machine.cores = 4))]) {
+      const verdicts = judgeTargets(other).map((t) => t.verdict);
+      expect(verdicts.length).toBeGreaterThan(0);
+      expect(new Set(verdicts)).toEqual(new Set(['not judged']));
+    }
   });
 
   it('a failed or unanswered call counts as slower than any answer in the p99', () => {
