@@ -16,12 +16,13 @@ import { runSustained } from './sustained.js';
 import { judgeTargets } from './targets.js';
 import { seedCatalog } from './workload.js';
 
-// `npm run bench [-- --quick] [--rate N --ramp-step S --duration S --window S --storm K --scan-every P
-// --workers N --env KEY=VALUE --temporal sqlite|postgres|cli --untuned-temporal --port-base P --out DIR]`:
+// `npm run bench [-- --quick] [--rate N --ramp-step S --duration S --window S --pay-share F --storm K
+// --scan-every P --scan-batch N --workers N --env KEY=VALUE --temporal sqlite|postgres|cli
+// --untuned-temporal --port-base P --out DIR]`:
 // a ramp to the highest rate the durable-timer path sustains, that path and the scan-based baseline
 // side by side at that rate on one embedded stack, storms, then the machine's limit; the issue's
 // targets judged from all of it (targets.ts).
-// Writes .bench/report.md, .bench/results.json and .bench/cancel-lag.svg/.png.
+// Writes report.md, results.json and cancel-lag.svg/.png into --out (.bench by default).
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
