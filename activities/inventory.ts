@@ -8,9 +8,10 @@ import { statusIn } from './guarded-sql.js';
 /**
  * WITH-query entries that move the reserved units of the orders in `orders` (an earlier WITH query
  * returning their `id`) on: back to `available` (a cancellation) or to `sold` (a payment). The
- * products are locked in SKU byte order first, the one lock order placement uses too (inSkuOrder),
- * so concurrent moves cannot deadlock. The caller decides in the same statement that the orders' units move now,
- * and only once (a guarded status change, or the stock_released_at claim).
+ * products are locked in SKU byte order first, the one lock order placement uses too (inSkuOrder
+ * in orders.ts), so concurrent moves cannot deadlock. The caller decides in the same statement
+ * that the orders' units move now, and only once (a guarded status change, or the
+ * stock_released_at claim).
  */
 export function moveReservedUnits(orders: string, to: 'available' | 'sold'): Prisma.Sql {
   const moving = Prisma.raw(orders);
