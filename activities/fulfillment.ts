@@ -1,6 +1,12 @@
 import { Prisma } from '@prisma/client';
 import { Context, log } from '@temporalio/activity';
-import { FULFILLMENT_STEPS, STEP_TRANSITIONS, type FulfillmentStep, type StepStatus, type Transition } from '../domain/statuses.js';
+import {
+  FULFILLMENT_STEPS,
+  STEP_TRANSITIONS,
+  type FulfillmentStep,
+  type StepStatus,
+  type Transition,
+} from '../domain/statuses.js';
 import { query } from '../lib/sql.js';
 import type { ActivityDeps } from './deps.js';
 import { statusMove } from './guarded-sql.js';
@@ -18,7 +24,12 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
   const { db } = deps;
 
   /** Moves one order's step along a transition, setting the columns that go with it; the row count says whether it moved. */
-  async function moveStep(orderId: string, step: FulfillmentStep, transition: Transition<StepStatus>, columns: Prisma.Sql): Promise<number> {
+  async function moveStep(
+    orderId: string,
+    step: FulfillmentStep,
+    transition: Transition<StepStatus>,
+    columns: Prisma.Sql,
+  ): Promise<number> {
     const move = statusMove('fulfillment_steps', transition);
     const { rowCount } = await query(
       db.pool,
@@ -34,7 +45,11 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
    * key, so a retry after an unseen success (or a worker crash between effect and completion) has
    * no second effect. Then the step's row moves PENDING → DONE.
    */
-  async function runStep(orderId: string, step: FulfillmentStep, effect: (order: PaidOrder, key: string) => Promise<void>) {
+  async function runStep(
+    orderId: string,
+    step: FulfillmentStep,
+    effect: (order: PaidOrder, key: string) => Promise<void>,
+  ) {
     await moveStep(orderId, step, STEP_TRANSITIONS.attempt, Prisma.sql`attempts = ${Context.current().info.attempt}`);
     const { rows } = await query<PaidOrder>(
       db.pool,
@@ -60,13 +75,23 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
 
     async awardLoyaltyPoints(orderId: string): Promise<void> {
       await runStep(orderId, FULFILLMENT_STEPS.loyalty, (order, idempotencyKey) =>
-        deps.loyalty.award({ idempotencyKey, orderId, customerId: order.customerId, points: Math.floor(order.totalCents * POINTS_PER_CENT) }),
+        deps.loyalty.award({
+          idempotencyKey,
+          orderId,
+          customerId: order.customerId,
+          points: Math.floor(order.totalCents * POINTS_PER_CENT),
+        }),
       );
     },
 
     /** The dead letter: a step whose retries ran out waits, FAILED and visible, for an operator. */
     async markStepFailed(input: { orderId: string; step: FulfillmentStep; error: string }): Promise<void> {
-      await moveStep(input.orderId, input.step, STEP_TRANSITIONS.fail, Prisma.sql`failed_at = now(), last_error = ${input.error}`);
+      await moveStep(
+        input.orderId,
+        input.step,
+        STEP_TRANSITIONS.fail,
+        Prisma.sql`failed_at = now(), last_error = ${input.error}`,
+      );
       log.error('fulfillment step failed and needs an operator', input);
     },
 

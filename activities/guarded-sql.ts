@@ -32,8 +32,14 @@ const ENUM_OF: Record<StatusTable, string> = {
 };
 
 /** `UPDATE <table> SET ${move.set}, … WHERE … AND ${move.guard}`. */
-export function statusMove<T extends StatusTable>(table: T, transition: Transition<StatusOf[T]>): { set: Prisma.Sql; guard: Prisma.Sql } {
-  return { set: Prisma.sql`status = ${transition.to}::${Prisma.raw(ENUM_OF[table])}`, guard: statusIn(table, transition.from) };
+export function statusMove<T extends StatusTable>(
+  table: T,
+  transition: Transition<StatusOf[T]>,
+): { set: Prisma.Sql; guard: Prisma.Sql } {
+  return {
+    set: Prisma.sql`status = ${transition.to}::${Prisma.raw(ENUM_OF[table])}`,
+    guard: statusIn(table, transition.from),
+  };
 }
 
 /** `status = ANY(<statuses>)`: a condition on a row's status, in reads and alongside writes. */

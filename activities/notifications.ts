@@ -10,7 +10,10 @@ export function createNotificationActivities({ db, notifier }: ActivityDeps) {
      * to one order, such as one refund per payment), however often this runs.
      */
     async notifyCustomer(input: { orderId: string; template: NotificationTemplate; key?: string }): Promise<void> {
-      const { rows } = await query<{ customer_id: string }>(db.pool, Prisma.sql`SELECT customer_id FROM orders WHERE id = ${input.orderId}::uuid`);
+      const { rows } = await query<{ customer_id: string }>(
+        db.pool,
+        Prisma.sql`SELECT customer_id FROM orders WHERE id = ${input.orderId}::uuid`,
+      );
       if (!rows[0]) throw new Error(`notifyCustomer: no order ${input.orderId}`);
       await notifier.send({
         idempotencyKey: [input.orderId, input.template, ...(input.key ? [input.key] : [])].join(':'),

@@ -1,7 +1,14 @@
 import { Prisma } from '@prisma/client';
 import { log } from '@temporalio/activity';
 import type { PlacedOrder, PlaceOrderRequest } from '../domain/messages.js';
-import { canTransition, COUPON_TRANSITIONS, INITIAL_STATUS, ORDER_TRANSITIONS, type CancelReason, type OrderStatus } from '../domain/statuses.js';
+import {
+  canTransition,
+  COUPON_TRANSITIONS,
+  INITIAL_STATUS,
+  ORDER_TRANSITIONS,
+  type CancelReason,
+  type OrderStatus,
+} from '../domain/statuses.js';
 import { inTransaction, isUniqueViolation, query, type Queryable } from '../lib/sql.js';
 import { releaseLockedCoupons } from './coupons.js';
 import { asOf, type ActivityDeps } from './deps.js';
@@ -80,12 +87,25 @@ export function createOrderActivities(deps: ActivityDeps) {
  * the locked coupon back in the same statement, so a cancelled order never holds either, not even
  * for a moment; the statement also reads what a loser needs to know.
  */
-export async function cancelWithin(on: Queryable, input: { orderId: string; reason: CancelReason }, now: Date | null): Promise<CancelOutcome> {
-  const { rows } = await query<{ status: OrderStatus; expires_at: Date; cancelled_at: Date | null }>(on, cancelStatement(input, now));
+export async function cancelWithin(
+  on: Queryable,
+  input: { orderId: string; reason: CancelReason },
+  now: Date | null,
+): Promise<CancelOutcome> {
+  const { rows } = await query<{ status: OrderStatus; expires_at: Date; cancelled_at: Date | null }>(
+    on,
+    cancelStatement(input, now),
+  );
   const seen = rows[0];
   if (!seen) throw businessFailure('UNKNOWN_ORDER', { orderId: input.orderId });
-  if (seen.cancelled_at) return { outcome: 'CANCELLED', cancelledAt: seen.cancelled_at.toISOString(), expiresAt: seen.expires_at.toISOString() };
-  if (!canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, seen.status)) return { outcome: 'ALREADY_FINAL', status: seen.status };
+  if (seen.cancelled_at)
+    return {
+      outcome: 'CANCELLED',
+      cancelledAt: seen.cancelled_at.toISOString(),
+      expiresAt: seen.expires_at.toISOString(),
+    };
+  if (!canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, seen.status))
+    return { outcome: 'ALREADY_FINAL', status: seen.status };
   // Lost while the statement saw a cancellable order: either not due, or the update waited for a
   // change that committed meanwhile (a payment, an extension), which the statement's snapshot cannot
   // show. The committed row says which.
@@ -121,7 +141,12 @@ export function cancelStatement(input: { orderId: string; reason: CancelReason }
 }
 
 /** The placement's writes, in the caller's transaction; returns the order as written. */
-async function placeWithin(tx: Queryable, request: PlaceOrderRequest, now: Date | null, deps: ActivityDeps): Promise<PlacedOrder> {
+async function placeWithin(
+  tx: Queryable,
+  request: PlaceOrderRequest,
+  now: Date | null,
+  deps: ActivityDeps,
+): Promise<PlacedOrder> {
   await holdOpenOrderLimit(tx, request.customerId, deps.maxOpenOrdersPerCustomer);
   const lines = [...request.items].sort(inSkuOrder); // one lock order with cancel and pay: no deadlocks
   const items: PlacedOrder['items'] = [];
@@ -190,7 +215,10 @@ async function placeWithin(tx: Queryable, request: PlaceOrderRequest, now: Date 
 async function holdOpenOrderLimit(tx: Queryable, customerId: string, limit: number): Promise<void> {
   if (limit === 0) return;
   // Two keys: this lock's own name, then the customer. A hash collision only makes two customers wait for each other.
-  await query(tx, Prisma.sql`SELECT pg_advisory_xact_lock(hashtext('open-orders-per-customer'), hashtext(${customerId}))`);
+  await query(
+    tx,
+    Prisma.sql`SELECT pg_advisory_xact_lock(hashtext('open-orders-per-customer'), hashtext(${customerId}))`,
+  );
   // Open: still as placed, holding its stock.
   const { rows } = await query<{ open: number }>(
     tx,
@@ -208,7 +236,10 @@ function inSkuOrder(a: { sku: string }, b: { sku: string }): number {
 }
 
 /** The order with its items (in lock order), in one statement. */
-async function loadPlacedOrder(on: Queryable, orderId: string): Promise<{ order: PlacedOrder; requestHash: string } | null> {
+async function loadPlacedOrder(
+  on: Queryable,
+  orderId: string,
+): Promise<{ order: PlacedOrder; requestHash: string } | null> {
   const { rows } = await query<{
     id: string;
     customer_id: string;

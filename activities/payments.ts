@@ -50,11 +50,15 @@ export function createPaymentActivities(deps: ActivityDeps) {
             ON CONFLICT (payment_id) DO NOTHING`,
         );
         if (claimed.rowCount === 0) {
-          const { rows } = await query<{ status: PaymentStatus }>(tx, Prisma.sql`SELECT status FROM payments WHERE payment_id = ${notice.paymentId}`);
+          const { rows } = await query<{ status: PaymentStatus }>(
+            tx,
+            Prisma.sql`SELECT status FROM payments WHERE payment_id = ${notice.paymentId}`,
+          );
           const seen = rows[0]!.status;
           return { outcome: seen === 'CAPTURED' ? 'PAID' : 'REFUND_PENDING', paymentStatus: seen, duplicate: true };
         }
-        if (await payWithin(tx, notice, now, arrived)) return { outcome: 'PAID', paymentStatus: 'CAPTURED', duplicate: false };
+        if (await payWithin(tx, notice, now, arrived))
+          return { outcome: 'PAID', paymentStatus: 'CAPTURED', duplicate: false };
         const reason = await recordRefundReason(tx, notice);
         log.warn('payment will be refunded', { orderId: notice.orderId, paymentId: notice.paymentId, ...reason });
         return { outcome: 'REFUND_PENDING', paymentStatus: 'REFUND_PENDING', duplicate: false };
@@ -73,7 +77,8 @@ export function createPaymentActivities(deps: ActivityDeps) {
       const payment = rows[0];
       if (!payment || !canTransition<PaymentStatus>(PAYMENT_TRANSITIONS.refund, payment.status)) {
         // Out of order or not ours to refund (unknown, or a payment that paid its order): refused, never applied.
-        if (payment?.status !== 'REFUNDED') log.warn('refund refused by the transition table', { paymentId, status: payment?.status ?? null });
+        if (payment?.status !== 'REFUNDED')
+          log.warn('refund refused by the transition table', { paymentId, status: payment?.status ?? null });
         return { refunded: payment?.status === 'REFUNDED' };
       }
       const { refundRef } = await paymentProvider.refund({ paymentId, amountCents: payment.amount_cents });
@@ -104,7 +109,10 @@ export function createPaymentActivities(deps: ActivityDeps) {
     /** An operator's retry: REFUND_FAILED → REFUND_PENDING, so that refundPayment may run again. */
     async reopenRefund(paymentId: string): Promise<{ reopened: boolean }> {
       const retry = statusMove('payments', PAYMENT_TRANSITIONS.retryRefund);
-      const { rowCount } = await query(db.pool, Prisma.sql`UPDATE payments SET ${retry.set} WHERE payment_id = ${paymentId} AND ${retry.guard}`);
+      const { rowCount } = await query(
+        db.pool,
+        Prisma.sql`UPDATE payments SET ${retry.set} WHERE payment_id = ${paymentId} AND ${retry.guard}`,
+      );
       log.info('refund retried by an operator', { paymentId });
       return { reopened: rowCount === 1 };
     },
@@ -122,7 +130,12 @@ export function createPaymentActivities(deps: ActivityDeps) {
  * units are sold, its coupon redeemed, the payment captured, and its fulfillment steps owed
  * (PENDING) from this moment. True when this payment paid the order.
  */
-async function payWithin(tx: Queryable, notice: PaymentNotice, now: Date | null, arrived: Date | null): Promise<boolean> {
+async function payWithin(
+  tx: Queryable,
+  notice: PaymentNotice,
+  now: Date | null,
+  arrived: Date | null,
+): Promise<boolean> {
   const pay = statusMove('orders', ORDER_TRANSITIONS.pay);
   const redeem = statusMove('coupons', COUPON_TRANSITIONS.redeem);
   const capture = statusMove('payments', PAYMENT_TRANSITIONS.capture);
@@ -151,13 +164,24 @@ async function payWithin(tx: Queryable, notice: PaymentNotice, now: Date | null,
 }
 
 /** Why a payment that did not pay its order is owed back, recorded on the payment. */
-async function recordRefundReason(tx: Queryable, notice: PaymentNotice): Promise<{ reason: RefundReason; orderStatus: OrderStatus }> {
+async function recordRefundReason(
+  tx: Queryable,
+  notice: PaymentNotice,
+): Promise<{ reason: RefundReason; orderStatus: OrderStatus }> {
   const { rows } = await query<{ status: OrderStatus; total_cents: number }>(
     tx,
     Prisma.sql`SELECT status, total_cents FROM orders WHERE id = ${notice.orderId}::uuid`,
   );
   const order = rows[0]!;
-  const reason: RefundReason = order.status === 'PAID' ? 'ALREADY_PAID' : order.total_cents !== notice.amountCents ? 'AMOUNT_MISMATCH' : 'ORDER_NOT_PAYABLE';
-  await query(tx, Prisma.sql`UPDATE payments SET refund_reason = ${reason}::"RefundReason" WHERE payment_id = ${notice.paymentId}`);
+  const reason: RefundReason =
+    order.status === 'PAID'
+      ? 'ALREADY_PAID'
+      : order.total_cents !== notice.amountCents
+        ? 'AMOUNT_MISMATCH'
+        : 'ORDER_NOT_PAYABLE';
+  await query(
+    tx,
+    Prisma.sql`UPDATE payments SET refund_reason = ${reason}::"RefundReason" WHERE payment_id = ${notice.paymentId}`,
+  );
   return { reason, orderStatus: order.status };
 }

@@ -74,7 +74,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(routeDeps));
   app.use(metricsRouter(routeDeps));
   // The document names exactly the routes mounted here: the dev-only ones only when they are.
-  app.use(openApiRouter(deps.faultInjection ? [...ENDPOINTS, ...DEV_ENDPOINTS, ...deps.faultInjection.endpoints] : ENDPOINTS));
+  app.use(
+    openApiRouter(deps.faultInjection ? [...ENDPOINTS, ...DEV_ENDPOINTS, ...deps.faultInjection.endpoints] : ENDPOINTS),
+  );
   app.use(catalogRouter(routeDeps));
   app.use(ordersRouter(routeDeps));
   app.use(fulfillmentRouter(routeDeps));

@@ -15,17 +15,25 @@ export function requireAdmin(adminToken: string): RequestHandler {
   const isAdminToken = adminTokenCheck(adminToken);
   return (req, _res, next) => {
     const token = bearerToken(req);
-    if (token === undefined || !isAdminToken(token)) throw new ApiError('UNAUTHORIZED', 'this call needs the admin bearer token');
+    if (token === undefined || !isAdminToken(token))
+      throw new ApiError('UNAUTHORIZED', 'this call needs the admin bearer token');
     next();
   };
 }
 
 /** Order calls need the admin token or a customer's token; the route then asks what that caller may reach. */
-export function requireCaller({ adminToken, verifyCustomerToken }: { adminToken: string; verifyCustomerToken: VerifyCustomerToken }): RequestHandler {
+export function requireCaller({
+  adminToken,
+  verifyCustomerToken,
+}: {
+  adminToken: string;
+  verifyCustomerToken: VerifyCustomerToken;
+}): RequestHandler {
   const isAdminToken = adminTokenCheck(adminToken);
   return async (req, res, next) => {
     const token = bearerToken(req);
-    if (token === undefined) throw new ApiError('UNAUTHORIZED', 'this call needs a customer bearer token (or the admin token)');
+    if (token === undefined)
+      throw new ApiError('UNAUTHORIZED', 'this call needs a customer bearer token (or the admin token)');
     let caller: Caller;
     if (isAdminToken(token)) {
       caller = { role: 'operator' };
@@ -33,7 +41,8 @@ export function requireCaller({ adminToken, verifyCustomerToken }: { adminToken:
       try {
         caller = { role: 'customer', customerId: await verifyCustomerToken(token) };
       } catch (err) {
-        if (err instanceof InvalidCustomerToken) throw new ApiError('UNAUTHORIZED', 'the bearer token is not valid: malformed, forged or expired');
+        if (err instanceof InvalidCustomerToken)
+          throw new ApiError('UNAUTHORIZED', 'the bearer token is not valid: malformed, forged or expired');
         throw err;
       }
     }

@@ -45,7 +45,10 @@ export class CheckoutPriority {
         );
         return;
       }
-      this.logger.warn({ workflowId, error: String(err) }, "could not lower a placed order's priority: it keeps checkout priority");
+      this.logger.warn(
+        { workflowId, error: String(err) },
+        "could not lower a placed order's priority: it keeps checkout priority",
+      );
     }
   }
 }

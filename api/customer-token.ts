@@ -47,10 +47,12 @@ export function customerTokenVerifier(settings: CustomerTokenSettings): VerifyCu
     try {
       ({ payload } = await verify(token));
     } catch (err) {
-      if (TOKEN_FAULTS.some((fault) => err instanceof fault)) throw new InvalidCustomerToken((err as errors.JOSEError).code);
+      if (TOKEN_FAULTS.some((fault) => err instanceof fault))
+        throw new InvalidCustomerToken((err as errors.JOSEError).code);
       throw err;
     }
-    if (typeof payload.sub !== 'string' || !CUSTOMER_ID.test(payload.sub)) throw new InvalidCustomerToken('sub is not a customer id');
+    if (typeof payload.sub !== 'string' || !CUSTOMER_ID.test(payload.sub))
+      throw new InvalidCustomerToken('sub is not a customer id');
     return payload.sub;
   };
 }

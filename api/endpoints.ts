@@ -59,7 +59,11 @@ export const ENDPOINTS: Endpoint[] = [
     path: '/openapi.json',
     summary: 'This document',
     access: 'public',
-    success: { status: 200, description: 'the OpenAPI 3.1 document of the routes this process mounts', schema: z.record(z.string(), z.unknown()) },
+    success: {
+      status: 200,
+      description: 'the OpenAPI 3.1 document of the routes this process mounts',
+      schema: z.record(z.string(), z.unknown()),
+    },
     errors: [],
   },
   {
@@ -79,7 +83,11 @@ export const ENDPOINTS: Endpoint[] = [
     summary: 'A product and its stock',
     access: 'public',
     params: SkuParam,
-    success: { status: 200, description: 'the product; available + reserved + sold is every unit ever stocked', schema: ProductView },
+    success: {
+      status: 200,
+      description: 'the product; available + reserved + sold is every unit ever stocked',
+      schema: ProductView,
+    },
     errors: ['UNKNOWN_SKU'],
   },
   {
@@ -112,13 +120,22 @@ export const ENDPOINTS: Endpoint[] = [
     headers: z.object({ 'Idempotency-Key': IdempotencyKey.optional() }),
     body: CreateOrderBody,
     success: { status: 201, description: 'the order, UNPAID until paid or cancelled', schema: PlacedOrderView },
-    errors: ['CUSTOMER_MISMATCH', 'RATE_LIMITED', 'UNKNOWN_SKU', 'OUT_OF_STOCK', 'COUPON_UNAVAILABLE', 'TOO_MANY_OPEN_ORDERS', 'IDEMPOTENCY_KEY_REUSED'],
+    errors: [
+      'CUSTOMER_MISMATCH',
+      'RATE_LIMITED',
+      'UNKNOWN_SKU',
+      'OUT_OF_STOCK',
+      'COUPON_UNAVAILABLE',
+      'TOO_MANY_OPEN_ORDERS',
+      'IDEMPOTENCY_KEY_REUSED',
+    ],
   },
   {
     method: 'get',
     path: '/orders',
     summary: 'Orders, newest first',
-    description: "A customer's token lists only that customer's orders (another `customerId` is 403); the admin token lists everyone's.",
+    description:
+      "A customer's token lists only that customer's orders (another `customerId` is 403); the admin token lists everyone's.",
     access: 'customerOrOperator',
     query: ListOrdersQuery,
     success: { status: 200, description: 'the orders', schema: OrderList },
@@ -160,7 +177,11 @@ export const ENDPOINTS: Endpoint[] = [
     summary: 'Re-drive a FAILED fulfillment step (the dead letter)',
     access: 'operator',
     params: RetryStepParams,
-    success: { status: 202, description: 'the step has left FAILED (running again, or already DONE); it completes exactly once', schema: StepRetried },
+    success: {
+      status: 202,
+      description: 'the step has left FAILED (running again, or already DONE); it completes exactly once',
+      schema: StepRetried,
+    },
     errors: ['UNKNOWN_ORDER', 'STEP_NOT_FAILED'],
   },
   {

@@ -10,8 +10,14 @@ import { MAX_CLOCK_SKEW_SECONDS } from './webhook-signature.js';
  */
 const API_ERRORS = {
   VALIDATION_FAILED: { status: 400, message: 'the request is not valid' },
-  UNAUTHORIZED: { status: 401, message: 'a valid bearer token is needed: the admin token, or a customer token where customers may call' },
-  INVALID_SIGNATURE: { status: 401, message: `missing or wrong signature, or a timestamp more than ${MAX_CLOCK_SKEW_SECONDS / 60} minutes off` },
+  UNAUTHORIZED: {
+    status: 401,
+    message: 'a valid bearer token is needed: the admin token, or a customer token where customers may call',
+  },
+  INVALID_SIGNATURE: {
+    status: 401,
+    message: `missing or wrong signature, or a timestamp more than ${MAX_CLOCK_SKEW_SECONDS / 60} minutes off`,
+  },
   CUSTOMER_MISMATCH: { status: 403, message: "a customer's token acts only for that customer" },
   NOT_FOUND: { status: 404, message: 'no such route' },
   UNKNOWN_COUPON: { status: 404, message: 'no coupon has that code' },
@@ -41,7 +47,10 @@ export type ErrorCode = keyof typeof API_ERRORS | BusinessErrorCode;
 export const ERRORS: Readonly<Record<ErrorCode, { status: number; message: string }>> = {
   ...API_ERRORS,
   ...(Object.fromEntries(
-    Object.entries(BUSINESS_ERRORS).map(([code, message]) => [code, { status: BUSINESS_STATUS[code as BusinessErrorCode], message }]),
+    Object.entries(BUSINESS_ERRORS).map(([code, message]) => [
+      code,
+      { status: BUSINESS_STATUS[code as BusinessErrorCode], message },
+    ]),
   ) as Record<BusinessErrorCode, { status: number; message: string }>),
 };
 
@@ -85,7 +94,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (apiError.status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
     if (apiError.code === 'UNAUTHORIZED') res.set('WWW-Authenticate', bearerChallenge(req));
     res.status(apiError.status).json({
-      error: { code: apiError.code, message: apiError.message, ...(apiError.details === undefined ? {} : { details: apiError.details }) },
+      error: {
+        code: apiError.code,
+        message: apiError.message,
+        ...(apiError.details === undefined ? {} : { details: apiError.details }),
+      },
     });
   };
 }
@@ -105,7 +118,10 @@ function toApiError(err: unknown): ApiError {
   // The router raises a URIError of status 400 for a path parameter it cannot percent-decode
   // (`/orders/%ZZ`), before any route runs: the path is at fault, there may be no body at all.
   if (err instanceof URIError && status === 400) {
-    return new ApiError('VALIDATION_FAILED', 'the request path is not valid: a path parameter is not correctly percent-encoded');
+    return new ApiError(
+      'VALIDATION_FAILED',
+      'the request path is not valid: a path parameter is not correctly percent-encoded',
+    );
   }
   // body-parser's errors carry a status: too large 413, bad charset or encoding 415, anything else
   // about the body (malformed JSON, an aborted upload) 400.

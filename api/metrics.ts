@@ -10,7 +10,12 @@ export function createApiMetrics(db: Db) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   /** A gauge of row counts by some columns, read from the database at each scrape. */
-  const countsBy = <L extends string>(name: string, help: string, labelNames: readonly L[], count: () => Promise<Array<{ labels: Record<L, string>; n: number }>>) =>
+  const countsBy = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    count: () => Promise<Array<{ labels: Record<L, string>; n: number }>>,
+  ) =>
     new Gauge({
       name,
       help,
@@ -23,16 +28,30 @@ export function createApiMetrics(db: Db) {
       },
     });
   countsBy('orders', 'Orders by status', ['status'], async () =>
-    (await db.order.groupBy({ by: ['status'], _count: { _all: true } })).map((r) => ({ labels: { status: r.status }, n: r._count._all })),
-  );
-  countsBy('payments', 'Payments by status; status="REFUND_FAILED" is money owed that waits for an operator', ['status'], async () =>
-    (await db.payment.groupBy({ by: ['status'], _count: { _all: true } })).map((r) => ({ labels: { status: r.status }, n: r._count._all })),
-  );
-  countsBy('fulfillment_steps', 'Fulfillment steps by step and status; status="FAILED" is the dead-letter backlog', ['step', 'status'], async () =>
-    (await db.fulfillmentRecord.groupBy({ by: ['step', 'status'], _count: { _all: true } })).map((r) => ({
-      labels: { step: r.step, status: r.status },
+    (await db.order.groupBy({ by: ['status'], _count: { _all: true } })).map((r) => ({
+      labels: { status: r.status },
       n: r._count._all,
     })),
+  );
+  countsBy(
+    'payments',
+    'Payments by status; status="REFUND_FAILED" is money owed that waits for an operator',
+    ['status'],
+    async () =>
+      (await db.payment.groupBy({ by: ['status'], _count: { _all: true } })).map((r) => ({
+        labels: { status: r.status },
+        n: r._count._all,
+      })),
+  );
+  countsBy(
+    'fulfillment_steps',
+    'Fulfillment steps by step and status; status="FAILED" is the dead-letter backlog',
+    ['step', 'status'],
+    async () =>
+      (await db.fulfillmentRecord.groupBy({ by: ['step', 'status'], _count: { _all: true } })).map((r) => ({
+        labels: { step: r.step, status: r.status },
+        n: r._count._all,
+      })),
   );
   new Gauge({
     name: 'orders_unpaid_past_deadline',
@@ -53,7 +72,11 @@ export function createApiMetrics(db: Db) {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
-    ordersPlaced: new Counter({ name: 'orders_placed_total', help: '201 answers to POST /orders, idempotent replays included', registers: [registry] }),
+    ordersPlaced: new Counter({
+      name: 'orders_placed_total',
+      help: '201 answers to POST /orders, idempotent replays included',
+      registers: [registry],
+    }),
     paymentsAccepted: new Counter({
       name: 'payment_callbacks_accepted_total',
       help: 'Signed payment callbacks durably handed to Temporal (202)',

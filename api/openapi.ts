@@ -1,6 +1,12 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { createDocument, type oas31, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import {
+  createDocument,
+  type oas31,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi';
 import { errorCodesOf, type Access, type Answer, type Endpoint } from './endpoint.js';
 import { ERRORS, type ErrorCode } from './errors.js';
 import { MAX_CLOCK_SKEW_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-signature.js';
@@ -8,7 +14,11 @@ import { MAX_CLOCK_SKEW_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './we
 export type OpenApiDocument = oas31.OpenAPIObject;
 
 const SECURITY_SCHEMES = {
-  adminToken: { type: 'http', scheme: 'bearer', description: 'Operators: `ADMIN_TOKEN`. May do everything, for any customer.' },
+  adminToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Operators: `ADMIN_TOKEN`. May do everything, for any customer.',
+  },
   customerToken: {
     type: 'http',
     scheme: 'bearer',
@@ -16,12 +26,18 @@ const SECURITY_SCHEMES = {
     description:
       "Customers: a JWT whose `sub` is the customer id and which has an `exp`; HS256 with `CUSTOMER_JWT_SECRET`, or RS256 with the keys at `CUSTOMER_JWKS_URL`. Reaches only that customer's orders.",
   },
-  paymentTimestamp: { type: 'apiKey', in: 'header', name: TIMESTAMP_HEADER, description: `Unix seconds; at most ${MAX_CLOCK_SKEW_SECONDS} s off the server's clock.` },
+  paymentTimestamp: {
+    type: 'apiKey',
+    in: 'header',
+    name: TIMESTAMP_HEADER,
+    description: `Unix seconds; at most ${MAX_CLOCK_SKEW_SECONDS} s off the server's clock.`,
+  },
   paymentSignature: {
     type: 'apiKey',
     in: 'header',
     name: SIGNATURE_HEADER,
-    description: '`sha256=<hex HMAC-SHA256(PAYMENT_WEBHOOK_SECRET, timestamp + "." + rawBody)>`, over the exact bytes of the body.',
+    description:
+      '`sha256=<hex HMAC-SHA256(PAYMENT_WEBHOOK_SECRET, timestamp + "." + rawBody)>`, over the exact bytes of the body.',
   },
 } satisfies Record<string, oas31.SecuritySchemeObject>;
 
@@ -70,7 +86,8 @@ export function openApiRouter(endpoints: Endpoint[]): Router {
 
 function operation(endpoint: Endpoint): ZodOpenApiOperationObject {
   const responses: ZodOpenApiResponsesObject = {};
-  for (const answer of [endpoint.success, ...(endpoint.otherAnswers ?? [])]) responses[statusKey(answer.status)] = response(answer);
+  for (const answer of [endpoint.success, ...(endpoint.otherAnswers ?? [])])
+    responses[statusKey(answer.status)] = response(answer);
   for (const [status, codes] of byStatus(errorCodesOf(endpoint))) {
     responses[statusKey(status)] = {
       description: codes.map((code) => `\`${code}\`: ${ERRORS[code].message}`).join('; '),
@@ -88,14 +105,19 @@ function operation(endpoint: Endpoint): ZodOpenApiOperationObject {
       ...(endpoint.query ? { query: endpoint.query } : {}),
       ...(endpoint.headers ? { header: endpoint.headers } : {}),
     },
-    ...(endpoint.body ? { requestBody: { required: true, content: { 'application/json': { schema: endpoint.body } } } } : {}),
+    ...(endpoint.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: endpoint.body } } } }
+      : {}),
     responses,
   };
 }
 
 function response(answer: Answer) {
   if (!answer.schema) return { description: answer.description };
-  return { description: answer.description, content: { [answer.contentType ?? 'application/json']: { schema: answer.schema } } };
+  return {
+    description: answer.description,
+    content: { [answer.contentType ?? 'application/json']: { schema: answer.schema } },
+  };
 }
 
 /** The contract's error shape, its code narrowed to those this route answers with at this status. */
@@ -104,7 +126,10 @@ function errorBody(codes: ErrorCode[]) {
     error: z.strictObject({
       code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
       message: z.string(),
-      details: z.unknown().optional().meta({ description: 'what was wrong, e.g. `issues: [{path, message}]` for VALIDATION_FAILED' }),
+      details: z
+        .unknown()
+        .optional()
+        .meta({ description: 'what was wrong, e.g. `issues: [{path, message}]` for VALIDATION_FAILED' }),
     }),
   });
 }

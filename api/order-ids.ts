@@ -7,7 +7,10 @@ import { createHmac, randomUUID } from 'node:crypto';
  */
 export function newOrderId(secret: string, customerId: string, idempotencyKey: string | undefined): string {
   if (idempotencyKey === undefined) return randomUUID();
-  const bytes = createHmac('sha256', secret).update(JSON.stringify([customerId, idempotencyKey])).digest().subarray(0, 16);
+  const bytes = createHmac('sha256', secret)
+    .update(JSON.stringify([customerId, idempotencyKey]))
+    .digest()
+    .subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x80; // version 8: "custom" (RFC 9562 §5.8), so it never passes for a random v4
   bytes[8] = (bytes[8]! & 0x3f) | 0x80; // the RFC variant
   const hex = bytes.toString('hex');

@@ -1,6 +1,12 @@
 import type { Prisma } from '@prisma/client';
 import type { Db } from '../lib/db.js';
-import { FULFILLMENT_STEP_NAMES, FULFILLMENT_STEPS, INITIAL_STATUS, type FulfillmentStepName, type StepStatus } from '../domain/statuses.js';
+import {
+  FULFILLMENT_STEP_NAMES,
+  FULFILLMENT_STEPS,
+  INITIAL_STATUS,
+  type FulfillmentStepName,
+  type StepStatus,
+} from '../domain/statuses.js';
 import { orderWorkflowId } from '../domain/messages.js';
 import type { OrderView } from './responses.js';
 
@@ -65,7 +71,10 @@ function toView(row: OrderRow, now: Date): OrderView {
     // Fulfillment only starts once an order is paid; before that there is nothing to show.
     fulfillment:
       row.status === 'PAID'
-        ? (Object.fromEntries(FULFILLMENT_STEP_NAMES.map((name) => [name, stepStatus(name)])) as Record<FulfillmentStepName, StepStatus>)
+        ? (Object.fromEntries(FULFILLMENT_STEP_NAMES.map((name) => [name, stepStatus(name)])) as Record<
+            FulfillmentStepName,
+            StepStatus
+          >)
         : null,
   };
 }

@@ -23,7 +23,12 @@ export function perCustomerRateLimit({ limit, windowMs }: { limit: number; windo
       return caller.role === 'customer' ? caller.customerId : 'operator';
     },
     handler: (_req, _res, next) => {
-      next(new ApiError('RATE_LIMITED', `at most ${limit} calls per ${windowMs / 1000} s per customer; retry after Retry-After seconds`));
+      next(
+        new ApiError(
+          'RATE_LIMITED',
+          `at most ${limit} calls per ${windowMs / 1000} s per customer; retry after Retry-After seconds`,
+        ),
+      );
     },
   });
 }

@@ -32,7 +32,9 @@ export const CouponView = z
   .strictObject({
     code: z.string(),
     discountCents: z.int(),
-    status: z.enum(COUPON_STATUSES).meta({ description: 'single-use: LOCKED by an unpaid order, REDEEMED once it is paid' }),
+    status: z
+      .enum(COUPON_STATUSES)
+      .meta({ description: 'single-use: LOCKED by an unpaid order, REDEEMED once it is paid' }),
     orderId: z.uuid().nullable(),
   })
   .meta({ id: 'Coupon' });
@@ -49,7 +51,7 @@ export const PlacedOrderView = z
     expiresAt: timestamp.meta({ description: 'the payment deadline, by the database clock' }),
     couponCode: z.string().nullable(),
     items: z.array(OrderItem),
-    workflowId: z.string().meta({ description: 'the order\'s Temporal workflow, `order-<id>`' }),
+    workflowId: z.string().meta({ description: "the order's Temporal workflow, `order-<id>`" }),
   })
   .meta({ id: 'PlacedOrder' });
 
@@ -58,7 +60,9 @@ export const OrderView = z
     id: z.uuid(),
     customerId: z.string(),
     status: z.enum(ORDER_STATUSES),
-    payable: z.boolean().meta({ description: 'false once expiresAt has passed, even before the cancellation has landed' }),
+    payable: z
+      .boolean()
+      .meta({ description: 'false once expiresAt has passed, even before the cancellation has landed' }),
     totalCents: z.int(),
     createdAt: timestamp,
     expiresAt: timestamp,
@@ -73,11 +77,19 @@ export const OrderView = z
         paymentId: z.string(),
         amountCents: z.int(),
         status: z.enum(PAYMENT_STATUSES),
-        refundError: z.string().optional().meta({ description: 'why the provider rejected the refund (REFUND_FAILED)' }),
+        refundError: z
+          .string()
+          .optional()
+          .meta({ description: 'why the provider rejected the refund (REFUND_FAILED)' }),
       }),
     ),
     fulfillment: z
-      .strictObject(Object.fromEntries(FULFILLMENT_STEP_NAMES.map((step) => [step, StepStatus])) as Record<(typeof FULFILLMENT_STEP_NAMES)[number], typeof StepStatus>)
+      .strictObject(
+        Object.fromEntries(FULFILLMENT_STEP_NAMES.map((step) => [step, StepStatus])) as Record<
+          (typeof FULFILLMENT_STEP_NAMES)[number],
+          typeof StepStatus
+        >,
+      )
       .nullable()
       .meta({ description: 'null until the order is paid' }),
   })

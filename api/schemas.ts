@@ -6,7 +6,9 @@ const id = z.string().trim().min(1).max(128);
 const cents = z.number().int().min(0).max(100_000_000);
 
 export const SkuParam = z.object({ sku: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - (1-64)') });
-export const CouponParam = z.object({ code: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - (1-64)') });
+export const CouponParam = z.object({
+  code: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - (1-64)'),
+});
 export const OrderIdParam = z.object({ id: z.uuid() });
 
 export const ProductBody = z.strictObject({
@@ -31,7 +33,13 @@ export type CreateOrderBody = z.infer<typeof CreateOrderBody>;
 
 export const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, '1-255 visible ASCII characters');
 
-export const ExtendBody = z.strictObject({ minutes: z.number().int().min(1).max(7 * 24 * 60) });
+export const ExtendBody = z.strictObject({
+  minutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60),
+});
 
 export const ListOrdersQuery = z.object({
   status: z.enum(ORDER_STATUSES).optional(),

@@ -15,10 +15,13 @@ async function main(): Promise<void> {
   const config = loadConfig();
   logger.level = config.logLevel;
   if (!config.databaseUrl || !config.temporal.address) {
-    throw new ConfigError('the API needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)');
+    throw new ConfigError(
+      'the API needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)',
+    );
   }
   const devSecrets = devSecretsInUse(config).map(([name]) => name);
-  if (devSecrets.length > 0) logger.warn({ variables: devSecrets }, 'these secrets are the public development defaults; set them in production');
+  if (devSecrets.length > 0)
+    logger.warn({ variables: devSecrets }, 'these secrets are the public development defaults; set them in production');
   const tracing = config.otlpEndpoint ? startTracing('order-api', { otlpEndpoint: config.otlpEndpoint }) : undefined;
   const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
   // Set once opened: a later start step failing closes it with the rest, so the process exits with
@@ -56,7 +59,10 @@ async function main(): Promise<void> {
     logger.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening');
 
     const [signal] = await Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]);
-    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'API stopping: no new connections, finishing in-flight requests');
+    logger.info(
+      { signal, graceMs: config.shutdownGraceMs },
+      'API stopping: no new connections, finishing in-flight requests',
+    );
     outcome = await closeGracefully(server, config.shutdownGraceMs);
   } finally {
     await connection?.close();
@@ -68,7 +74,8 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) logger.error(err.message);
-  else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') logger.error(`PORT ${(err as { port?: number }).port ?? ''} is already in use`);
+  else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+    logger.error(`PORT ${(err as { port?: number }).port ?? ''} is already in use`);
   else logger.error({ err }, 'API failed');
   process.exitCode = 1;
 });

@@ -10,7 +10,11 @@ export function traceRequests(): RequestHandler {
   const tracer = trace.getTracer('order-api');
   return (req, res, next) => {
     const parent = propagation.extract(context.active(), req.headers);
-    const span = tracer.startSpan(`${req.method} ${req.path}`, { kind: SpanKind.SERVER, attributes: { 'http.method': req.method } }, parent);
+    const span = tracer.startSpan(
+      `${req.method} ${req.path}`,
+      { kind: SpanKind.SERVER, attributes: { 'http.method': req.method } },
+      parent,
+    );
     const active = trace.setSpan(parent, span);
     res.on('finish', () => {
       const route = (req.route as { path?: string } | undefined)?.path;

@@ -22,13 +22,22 @@ export interface Goals {
   rateLimit: { step: RampStep; why: string } | undefined;
 }
 
-export function bottleneckBehind(kind: 'order-cost' | 'storm-drain' | 'storm-latency', r: BenchMeasurements, goals: Goals): Bottleneck {
+export function bottleneckBehind(
+  kind: 'order-cost' | 'storm-drain' | 'storm-latency',
+  r: BenchMeasurements,
+  goals: Goals,
+): Bottleneck {
   if (kind === 'order-cost') return orderCost(r, goals);
   if (kind === 'storm-drain') return stormDrain(r, goals);
   return stormLatency(r);
 }
 
-const NAMES: Record<ServiceComponent, string> = { postgres: 'PostgreSQL', temporal: 'Temporal', worker: 'the worker', api: 'the API' };
+const NAMES: Record<ServiceComponent, string> = {
+  postgres: 'PostgreSQL',
+  temporal: 'Temporal',
+  worker: 'the worker',
+  api: 'the API',
+};
 
 function orderCost(r: BenchMeasurements, goals: Goals): Bottleneck {
   const t = r.sustained.timer;
@@ -63,13 +72,14 @@ function stormDrain(r: BenchMeasurements, goals: Goals): Bottleneck {
       `During the storm: ${coresLine(st.resources, r.options.workers)} — ${saturation(st.resources, r.options.workers)}.`,
       `Needed: ${st.orders} in ${goals.stormDrainS} s on ${cores} cores leaves ${num(budget(goals.stormDrainS), 0)} ms of CPU per cancellation for everything${scanS ? ` (${num(budget(scanS), 0)} ms to match the scan baseline's ${num(scanS)} s)` : ''}; at ${num(total, 0)} ms, ${goals.stormDrainS} s takes about ${num((st.orders * total) / goals.stormDrainS / 1000, 1)} cores.`,
     ],
-    lift: `${cpuBound(st.resources) ? '' : 'The cores were not the limit here, so cheaper cancellations alone would not shorten it: what the rest waits for (the worker\'s task slots and pollers, Temporal\'s queues) is not measured by the bench. '}${levers(top, r)} The scan baseline drained its storm in ${num(r.storm.scan.allCompensatedS)} s with ${num(r.storm.scan.statementsPerCancel)} statements per cancellation: one loop, no workflow per order.`,
+    lift: `${cpuBound(st.resources) ? '' : "The cores were not the limit here, so cheaper cancellations alone would not shorten it: what the rest waits for (the worker's task slots and pollers, Temporal's queues) is not measured by the bench. "}${levers(top, r)} The scan baseline drained its storm in ${num(r.storm.scan.allCompensatedS)} s with ${num(r.storm.scan.statementsPerCancel)} statements per cancellation: one loop, no workflow per order.`,
   };
 }
 
 function stormLatency(r: BenchMeasurements): Bottleneck {
   const { timer, scan } = r.storm;
-  const probes = (p: typeof timer.probes) => `${ms(p.placeMs.p50)} / ${ms(p.placeMs.p99)} (${p.placeFailed} of ${p.sent} failed)`;
+  const probes = (p: typeof timer.probes) =>
+    `${ms(p.placeMs.p50)} / ${ms(p.placeMs.p99)} (${p.placeFailed} of ${p.sent} failed)`;
   return {
     measured: [
       `POST /orders p50 / p99 in the timer storm ${probes(timer.probes)}, in the scan storm ${probes(scan.probes)} (the same API and workers, but Temporal has no storm to run); the webhook's 202 p99 ${ms(timer.probes.webhookMs.p99)} against ${ms(scan.probes.webhookMs.p99)}.`,
@@ -98,12 +108,16 @@ function levers(top: ServiceComponent, r: BenchMeasurements): string {
 
 /** Each service process's CPU per unit of work (ms). */
 function perComponent(u: ResourceUse, units: number): Record<ServiceComponent, number> {
-  return Object.fromEntries(SERVICE_COMPONENTS.map((c) => [c, (1000 * (u.cpuS[c] ?? 0)) / Math.max(1, units)])) as Record<ServiceComponent, number>;
+  return Object.fromEntries(
+    SERVICE_COMPONENTS.map((c) => [c, (1000 * (u.cpuS[c] ?? 0)) / Math.max(1, units)]),
+  ) as Record<ServiceComponent, number>;
 }
 
 function coresLine(u: ResourceUse, workers: number): string {
   const cores = (s: number | undefined) => num((s ?? 0) / u.wallS, 2);
-  const service = SERVICE_COMPONENTS.map((c) => `${NAMES[c]} ${cores(u.cpuS[c])}${c === 'worker' && workers > 1 ? ` (${workers} processes)` : ''}`);
+  const service = SERVICE_COMPONENTS.map(
+    (c) => `${NAMES[c]} ${cores(u.cpuS[c])}${c === 'worker' && workers > 1 ? ` (${workers} processes)` : ''}`,
+  );
   return `${service.join(', ')}, the bench's process ${cores(u.cpuS.bench)}, other people's processes ${cores(u.othersCpuS)} cores; idle ${num(100 * idleShare(u), 0)} % of ${u.machineCores}`;
 }
 
@@ -118,7 +132,8 @@ function saturation(u: ResourceUse, workers: number): string {
     ['the API', (u.cpuS.api ?? 0) / u.wallS],
   ];
   const pegged = perProcess.filter(([, c]) => c >= 0.9).map(([name]) => name);
-  if (pegged.length) return `${pegged.join(' and ')} ran at about one core per process (a Node process runs its JavaScript on one thread) with cores idle`;
+  if (pegged.length)
+    return `${pegged.join(' and ')} ran at about one core per process (a Node process runs its JavaScript on one thread) with cores idle`;
   return `neither the cores nor a single process were saturated, so the wait is not for CPU alone`;
 }
 
@@ -132,5 +147,7 @@ function idleShare(u: ResourceUse): number {
 }
 
 const sum = (per: Record<string, number>) => Object.values(per).reduce((a, b) => a + b, 0);
-const largest = (per: Record<ServiceComponent, number>) => SERVICE_COMPONENTS.reduce((a, b) => (per[b] > per[a] ? b : a));
-const list = (per: Record<ServiceComponent, number>, f: (v: number) => string) => SERVICE_COMPONENTS.map((c) => `${NAMES[c]} ${f(per[c])}`).join(', ');
+const largest = (per: Record<ServiceComponent, number>) =>
+  SERVICE_COMPONENTS.reduce((a, b) => (per[b] > per[a] ? b : a));
+const list = (per: Record<ServiceComponent, number>, f: (v: number) => string) =>
+  SERVICE_COMPONENTS.map((c) => `${NAMES[c]} ${f(per[c])}`).join(', ');

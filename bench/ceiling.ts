@@ -121,8 +121,14 @@ async function timeClient(
     for (let id = take(); id !== undefined && Date.now() < until; id = take()) done += await c.cancel(id);
     const wallS = (performance.now() - t0) / 1000;
     const used = process.cpuUsage(cpu);
-    const result = { client, updatesPerS: done / wallS, cpuUsPerStatement: (used.user + used.system) / Math.max(1, done) };
-    ctx.progress(`ceiling: ${client} on 1 connection → ${result.updatesPerS.toFixed(0)}/s, ${result.cpuUsPerStatement.toFixed(0)} µs of client CPU per statement`);
+    const result = {
+      client,
+      updatesPerS: done / wallS,
+      cpuUsPerStatement: (used.user + used.system) / Math.max(1, done),
+    };
+    ctx.progress(
+      `ceiling: ${client} on 1 connection → ${result.updatesPerS.toFixed(0)}/s, ${result.cpuUsPerStatement.toFixed(0)} µs of client CPU per statement`,
+    );
     return result;
   } finally {
     await c.close();

@@ -22,11 +22,19 @@ export interface DirectActivities {
   close(): Promise<void>;
 }
 
-export function createDirectActivities(databaseUrl: string, options: { paymentWindowMs: number; maxConnections: number }): DirectActivities {
+export function createDirectActivities(
+  databaseUrl: string,
+  options: { paymentWindowMs: number; maxConnections: number },
+): DirectActivities {
   const db = createDb(databaseUrl, { maxConnections: options.maxConnections });
   // The service's default limit: the baseline's placement does the same work (a lock and a count).
   const { maxOpenOrdersPerCustomer } = loadConfig({});
-  const deps: ActivityDeps = { db, paymentWindowMs: options.paymentWindowMs, maxOpenOrdersPerCustomer, ...createFakeThirdParties(db) };
+  const deps: ActivityDeps = {
+    db,
+    paymentWindowMs: options.paymentWindowMs,
+    maxOpenOrdersPerCustomer,
+    ...createFakeThirdParties(db),
+  };
   const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('WARN') });
   const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => env.run(fn, ...args);
   return {

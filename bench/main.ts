@@ -32,7 +32,8 @@ async function main(): Promise<void> {
   const loadBefore = loadAverage();
   const phaseStart = Date.now();
   let phase = 'start';
-  const progress = (line: string) => console.log(`[${((Date.now() - phaseStart) / 1000).toFixed(0).padStart(4)} s] ${phase}: ${line}`);
+  const progress = (line: string) =>
+    console.log(`[${((Date.now() - phaseStart) / 1000).toFixed(0).padStart(4)} s] ${phase}: ${line}`);
   console.log(`load average ${loadBefore}`);
   const stack = await startBenchStack(options, progress);
   let stopping = false;
@@ -66,7 +67,12 @@ async function main(): Promise<void> {
     const measured: BenchMeasurements = {
       startedAt,
       finishedAt: new Date().toISOString(),
-      machine: { cores: timer.resources.machineCores, memGiB: Math.round(totalmem() / 2 ** 30), loadBefore, loadAfter: loadAverage() },
+      machine: {
+        cores: timer.resources.machineCores,
+        memGiB: Math.round(totalmem() / 2 ** 30),
+        loadBefore,
+        loadAfter: loadAverage(),
+      },
       options,
       ramp,
       sideBySideRate: rate,

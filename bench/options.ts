@@ -9,7 +9,8 @@ import { PROJECT_ROOT } from '../dev/paths.js';
  */
 export const BENCH_TEMPORALS = {
   sqlite: 'Temporal Server 1.32 (one process, SQLite file, one history shard)',
-  postgres: "Temporal Server 1.32 (one process, on the bench's PostgreSQL: databases temporal and temporal_visibility, four history shards)",
+  postgres:
+    "Temporal Server 1.32 (one process, on the bench's PostgreSQL: databases temporal and temporal_visibility, four history shards)",
   cli: 'Temporal CLI dev server 1.5.1 (Server 1.29.1, SQLite file)',
 } as const;
 export type BenchTemporal = keyof typeof BENCH_TEMPORALS;
@@ -35,7 +36,13 @@ export interface BenchOptions {
   /** Worker processes in the stack (`--workers`), all polling the one task queue. */
   workers: number;
   /** Fixed loopback ports of the bench's own stack (never the npm start ones); each worker has its own two metrics ports. */
-  ports: { postgres: number; temporal: number; temporalUi: number; api: number; workers: Array<{ metrics: number; sdkMetrics: number }> };
+  ports: {
+    postgres: number;
+    temporal: number;
+    temporalUi: number;
+    api: number;
+    workers: Array<{ metrics: number; sdkMetrics: number }>;
+  };
   /** Seconds per connection count in the guarded-update ceiling. */
   ceilingS: number;
   ceilingConnections: number[];
@@ -83,8 +90,10 @@ export function parseOptions(argv: string[]): BenchOptions {
   const workers = num(values.workers, 1, 'workers');
   if (!Number.isInteger(workers)) throw new Error(`--workers: expected a whole number, got ${values.workers}`);
   const temporal = values.temporal ?? EMBEDDED_TEMPORAL_STORE;
-  if (!(temporal in BENCH_TEMPORALS)) throw new Error(`--temporal: expected one of ${Object.keys(BENCH_TEMPORALS).join(', ')}, got ${temporal}`);
-  if (values['untuned-temporal'] && temporal !== 'cli') throw new Error('--untuned-temporal: only with --temporal cli (the tuning it drops is the dev server\'s)');
+  if (!(temporal in BENCH_TEMPORALS))
+    throw new Error(`--temporal: expected one of ${Object.keys(BENCH_TEMPORALS).join(', ')}, got ${temporal}`);
+  if (values['untuned-temporal'] && temporal !== 'cli')
+    throw new Error("--untuned-temporal: only with --temporal cli (the tuning it drops is the dev server's)");
   return {
     quick,
     rate: num(values.rate, quick ? 40 : 100, 'rate'),

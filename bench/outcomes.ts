@@ -47,7 +47,10 @@ export async function cancelOutcome(db: DbObserver, prefix: string): Promise<Can
 }
 
 /** Orders of the group not yet through: unpaid, or cancelled without the cancellation notice yet. */
-export async function unsettledCount(db: DbObserver, prefix: string): Promise<{ unpaidDue: number; uncompensated: number; cancelled: number }> {
+export async function unsettledCount(
+  db: DbObserver,
+  prefix: string,
+): Promise<{ unpaidDue: number; uncompensated: number; cancelled: number }> {
   const { rows } = await db.query<{ unpaid_due: string; uncompensated: string; cancelled: string }>(
     `SELECT count(*) FILTER (WHERE o.status = 'UNPAID' AND o.expires_at <= now()) AS unpaid_due,
             count(*) FILTER (WHERE o.status = 'CANCELLED' AND e.idempotency_key IS NULL) AS uncompensated,
@@ -63,7 +66,10 @@ export async function unsettledCount(db: DbObserver, prefix: string): Promise<{ 
 }
 
 /** Milliseconds from sending each webhook to the order's paid_at. */
-export async function paidLatencies(db: DbObserver, sentAt: Map<string, number>): Promise<{ latenciesMs: number[]; notPaid: number }> {
+export async function paidLatencies(
+  db: DbObserver,
+  sentAt: Map<string, number>,
+): Promise<{ latenciesMs: number[]; notPaid: number }> {
   if (sentAt.size === 0) return { latenciesMs: [], notPaid: 0 };
   const { rows } = await db.query<{ id: string; paid_ms: number | null }>(
     `SELECT id, extract(epoch FROM paid_at) * 1000 AS paid_ms FROM orders WHERE id = ANY($1::uuid[])`,
@@ -88,7 +94,8 @@ export async function waitUntilSettled(
   for (let round = 0; ; round++) {
     const u = await unsettledCount(db, prefix);
     const now = Date.now();
-    if (round % 4 === 0) progress(`cancelled ${u.cancelled}, due but unpaid ${u.unpaidDue}, awaiting compensation ${u.uncompensated}`);
+    if (round % 4 === 0)
+      progress(`cancelled ${u.cancelled}, due but unpaid ${u.unpaidDue}, awaiting compensation ${u.uncompensated}`);
     if (now >= until.notBefore && u.unpaidDue === 0 && u.uncompensated === 0) return true;
     if (now > until.deadline) return false;
     await sleep(500);

@@ -40,7 +40,9 @@ export async function runPaced(options: {
   const pending = new Set<Promise<void>>();
   const ticker = setInterval(() => {
     const t = (Date.now() - start) / 1000;
-    options.progress?.(`t=${t.toFixed(0)}s started ${completed + failed + inFlight}/${options.count} done ${completed} failed ${failed} in flight ${inFlight}`);
+    options.progress?.(
+      `t=${t.toFixed(0)}s started ${completed + failed + inFlight}/${options.count} done ${completed} failed ${failed} in flight ${inFlight}`,
+    );
   }, 2_000);
   try {
     for (let i = 0; i < options.count; i++) {

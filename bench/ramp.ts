@@ -65,7 +65,9 @@ export async function runRamp(ctx: PhaseContext): Promise<RampResult> {
       (c.latencyMs.p99 ?? 0) > KEPT_UP_P99_MS ? `POST /orders p99 ${(c.latencyMs.p99! / 1000).toFixed(1)} s` : '',
       (r.cancel.lagMs.p99 ?? 0) > KEPT_UP_P99_MS ? `cancel lag p99 ${(r.cancel.lagMs.p99! / 1000).toFixed(1)} s` : '',
       r.cancel.settled ? '' : 'not settled within the bound',
-    ].filter(Boolean).join('; ');
+    ]
+      .filter(Boolean)
+      .join('; ');
     const orders = c.completed + c.failed;
     steps.push({
       rate,
@@ -78,10 +80,14 @@ export async function runRamp(ctx: PhaseContext): Promise<RampResult> {
       creationMs: c.latencyMs,
       lagMs: r.cancel.lagMs,
       negative: r.cancel.negative,
-      cpuMsPerOrder: Object.fromEntries(Object.entries(r.resources.cpuS).map(([k, v]) => [k, orders ? (1000 * v) / orders : 0])),
+      cpuMsPerOrder: Object.fromEntries(
+        Object.entries(r.resources.cpuS).map(([k, v]) => [k, orders ? (1000 * v) / orders : 0]),
+      ),
       underLoad: r.underLoad,
     });
-    ctx.progress(`step ${rate}/s ${why === '' ? `held; cancel lag p99 ${r.cancel.lagMs.p99} ms` : `did not hold: ${why}`}`);
+    ctx.progress(
+      `step ${rate}/s ${why === '' ? `held; cancel lag p99 ${r.cancel.lagMs.p99} ms` : `did not hold: ${why}`}`,
+    );
     if (why !== '') break;
   }
   return { steps, maxSustained: steps.filter((s) => s.held).at(-1)?.rate ?? null };

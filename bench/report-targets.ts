@@ -24,7 +24,10 @@ export function targetsSection(r: BenchResults): string[] {
       const b = missed.find((t) => t.kind === kind)!.bottleneck!;
       return [
         '',
-        `**Behind the ${missed.filter((t) => t.kind === kind).length === 1 ? 'miss' : 'misses'}: ${BEHIND[kind]}** (${missed.filter((t) => t.kind === kind).map((t) => t.id).join(', ')})`,
+        `**Behind the ${missed.filter((t) => t.kind === kind).length === 1 ? 'miss' : 'misses'}: ${BEHIND[kind]}** (${missed
+          .filter((t) => t.kind === kind)
+          .map((t) => t.id)
+          .join(', ')})`,
         '',
         ...b.measured.map((m) => `- ${m}`),
         `- What would lift it: ${b.lift}`,
@@ -34,7 +37,10 @@ export function targetsSection(r: BenchResults): string[] {
 }
 
 function line(t: TargetVerdict): string {
-  const verdict = t.verdict === 'not judged' ? `not judged (${t.notJudgedBecause}; the figure is ${t.within ? 'within' : 'beyond'} the bound)` : `**${t.verdict}**`;
+  const verdict =
+    t.verdict === 'not judged'
+      ? `not judged (${t.notJudgedBecause}; the figure is ${t.within ? 'within' : 'beyond'} the bound)`
+      : `**${t.verdict}**`;
   const target = t.aim ? `Aim: ${t.target}` : t.target.charAt(0).toUpperCase() + t.target.slice(1);
   return `- ${target}: ${t.measured} — ${verdict}`;
 }

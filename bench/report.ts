@@ -25,7 +25,11 @@ export function markdownReport(r: BenchResults): string {
     `${r.startedAt} → ${r.finishedAt}; ${r.machine.cores} cores, ${r.machine.memGiB} GiB; load average before ${r.machine.loadBefore}, after ${r.machine.loadAfter}.`,
     `Stack: embedded PostgreSQL 18 (durable, pg_stat_statements), ${BENCH_TEMPORALS[o.temporal]}${o.temporal === 'cli' ? ` with ${o.untunedTemporal ? 'the CLI defaults (--untuned-temporal)' : 'DEV_SERVER_TUNING'}` : ''}, ${o.workers} worker process${o.workers === 1 ? '' : 'es'} (\`--workers\`) and the API as child processes, DATABASE_POOL_SIZE ${servicePoolSize(o)} per process.`,
     `Workload: a ramp of the timer path up to ${o.rate} orders/s (${o.rampStepS} s per step), then ${rate} orders/s (the highest it sustained) offered for ${o.durationS} s per path, payment window ${o.windowS} s, ${Math.round(o.payShare * 100)} % of the timer path's orders paid; storm of ${o.storm}; scan canceller every ${o.scanEveryS} s, batches of ${o.scanBatch}.`,
-    o.serviceEnv && Object.keys(o.serviceEnv).length ? `Service environment overrides: ${Object.entries(o.serviceEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : 'Service settings: the defaults.',
+    o.serviceEnv && Object.keys(o.serviceEnv).length
+      ? `Service environment overrides: ${Object.entries(o.serviceEnv)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}`
+      : 'Service settings: the defaults.',
     '',
     ...targetsSection(r),
     '',
@@ -35,7 +39,10 @@ export function markdownReport(r: BenchResults): string {
     '',
     '| offered / s | achieved / s | held | POST /orders p50 / p99 | cancel lag p50 / p95 / p99 / max | early | CPU ms per order: postgres / temporal / worker / API |',
     '|---|---|---|---|---|---|---|',
-    ...r.ramp.steps.map((st) => `| ${st.rate} | ${num(st.achievedRate)} | ${st.held ? 'yes' : `no: ${st.why}`} | ${ms(st.creationMs.p50)} / ${ms(st.creationMs.p99)} | ${pct(st.lagMs)} | ${st.negative} | ${(['postgres', 'temporal', 'worker', 'api'] as const).map((c) => num(st.cpuMsPerOrder[c] ?? null, 0)).join(' / ')} |`),
+    ...r.ramp.steps.map(
+      (st) =>
+        `| ${st.rate} | ${num(st.achievedRate)} | ${st.held ? 'yes' : `no: ${st.why}`} | ${ms(st.creationMs.p50)} / ${ms(st.creationMs.p99)} | ${pct(st.lagMs)} | ${st.negative} | ${(['postgres', 'temporal', 'worker', 'api'] as const).map((c) => num(st.cpuMsPerOrder[c] ?? null, 0)).join(' / ')} |`,
+    ),
     '',
     `Highest sustained rate: ${r.ramp.maxSustained ?? 'none'}${r.ramp.maxSustained === null ? '' : ' orders/s'}. Early cancellations over every phase of the timer path (ramp, sustained, storm): ${earlyTotal(r)}.`,
     '',
@@ -49,14 +56,16 @@ export function markdownReport(r: BenchResults): string {
     `| early cancellations (negative lag) | ${timer.cancel.negative} | ${scan.cancel.negative} | |`,
     `| compensated (notice sent) p99 after deadline | ${ms(timer.cancel.compensatedLagMs.p99)} | ${ms(scan.cancel.compensatedLagMs.p99)} | ${x(ratio(scan.cancel.compensatedLagMs.p99, timer.cancel.compensatedLagMs.p99))} |`,
     `| cancelled / left unpaid past deadline | ${timer.cancel.lagMs.count} / ${timer.cancel.stillUnpaidPastDeadline} | ${scan.cancel.lagMs.count} / ${scan.cancel.stillUnpaidPastDeadline} | |`,
-    `| DB statements per order (all work of the path) | ${num(timerStatementsPerOrder)} (placement, payment, fulfillment, cancel) | ${num(scanCreationPerOrder + scanCancelPerOrder * scan.lagsMs.length / scan.creation.completed)} (placement ${num(scanCreationPerOrder)} + canceller ${num(scanCancelPerOrder)} per cancelled) | |`,
+    `| DB statements per order (all work of the path) | ${num(timerStatementsPerOrder)} (placement, payment, fulfillment, cancel) | ${num(scanCreationPerOrder + (scanCancelPerOrder * scan.lagsMs.length) / scan.creation.completed)} (placement ${num(scanCreationPerOrder)} + canceller ${num(scanCancelPerOrder)} per cancelled) | |`,
     `| CPU s: postgres / temporal / worker / API / bench | ${cpu(timer.resources)} | ${cpu(scan.resources)} | |`,
     `| store growth per order created: Temporal (${r.options.temporal === 'postgres' ? 'databases temporal + temporal_visibility' : 'SQLite file + -wal'}) / service tables | ${growth(timer)} | ${growth(scan)} | |`,
     `| peak RSS MB: postgres / temporal / worker / API / bench | ${rss(timer.resources)} | ${rss(scan.resources)} | |`,
     `| CPU used by other people's processes meanwhile | ${num(timer.resources.othersCpuS)} s of ${num(timer.resources.wallS)} s wall | ${num(scan.resources.othersCpuS)} s of ${num(scan.resources.wallS)} s wall | |`,
     '',
     `Webhook → PAID (timer path, ${timer.payment?.webhookToPaidMs.count ?? 0} payments): 202 answered in p50 ${ms(timer.payment?.webhookResponseMs.p50)} / p99 ${ms(timer.payment?.webhookResponseMs.p99)}; order PAID (paid_at − send) p50 ${ms(timer.payment?.webhookToPaidMs.p50)} / p95 ${ms(timer.payment?.webhookToPaidMs.p95)} / p99 ${ms(timer.payment?.webhookToPaidMs.p99)}; not paid: ${timer.payment?.notPaid ?? 0}.`,
-    scan.scanner ? `Scan canceller: ${scan.scanner.ticks} scans, ${scan.scanner.batches} batches, busy ${num(scan.scanner.busyMs / 1000)} s.` : '',
+    scan.scanner
+      ? `Scan canceller: ${scan.scanner.ticks} scans, ${scan.scanner.batches} batches, busy ${num(scan.scanner.busyMs / 1000)} s.`
+      : '',
     `Store growth: bytes on disk once the phase settled minus before it, per order created (timer: ${bytes(timer.storeGrowth.after.temporal - timer.storeGrowth.before.temporal)} of Temporal's store and ${bytes(timer.storeGrowth.after.service - timer.storeGrowth.before.service)} of service tables for ${timer.creation.completed} orders); the service tables are schema public with indexes, without the local fakes' schema. Allocation is by pages, so a short phase rounds.`,
     '',
     `## Cancellation storm: ${o.storm} orders expiring in the same second`,
@@ -77,11 +86,14 @@ export function markdownReport(r: BenchResults): string {
     '',
     stormLoadOnPostgres(r),
     '',
-    '## The machine\'s limit: the guarded cancel alone',
+    "## The machine's limit: the guarded cancel alone",
     '',
-    '| connections | guarded updates/s | CPU s postgres / bench | others\' CPU s |',
+    "| connections | guarded updates/s | CPU s postgres / bench | others' CPU s |",
     '|---|---|---|---|',
-    ...r.ceiling.map((c) => `| ${c.connections} | ${Math.round(c.updatesPerS)} | ${num(c.resources.cpuS.postgres)} / ${num(c.resources.cpuS.bench)} | ${num(c.resources.othersCpuS)} |`),
+    ...r.ceiling.map(
+      (c) =>
+        `| ${c.connections} | ${Math.round(c.updatesPerS)} | ${num(c.resources.cpuS.postgres)} / ${num(c.resources.cpuS.bench)} | ${num(c.resources.othersCpuS)} |`,
+    ),
     '',
     `Best: ${Math.round(best.updatesPerS)}/s with ${best.connections} connections. The storm's end-to-end cancellation rate (timer path, ${num(st.timer.throughput)}/s) is ${num(100 * (ratio(st.timer.throughput, best.updatesPerS) ?? 0))} % of it; one cancellation costs ${num(st.timer.statementsPerCancel)} statements instead of 1, and the CPU split above shows who spends the rest.`,
     '',
@@ -113,7 +125,7 @@ function costSection(r: BenchResults, statementsPerOrder: number): string[] {
   const orders = Math.max(1, t.creation.completed);
   const st = r.storm.timer;
   const perOrder = (c: string) => (1000 * (t.resources.cpuS[c] ?? 0)) / orders;
-  const total = serviceCpuS(t.resources) * 1000 / orders;
+  const total = (serviceCpuS(t.resources) * 1000) / orders;
   const cancelTotal = st.cpuMsPerCancel ? SERVICE_COMPONENTS.reduce((a, c) => a + st.cpuMsPerCancel![c], 0) : null;
   const probeMs = st.probeCost ? SERVICE_COMPONENTS.reduce((a, c) => a + (st.probeCost!.cpuMs[c] ?? 0), 0) : null;
   const cores = (u: ResourceUse, c: string) => num((u.cpuS[c] ?? 0) / u.wallS, 2);
@@ -145,7 +157,8 @@ function servicePoolSize(o: BenchOptions): number {
 /** What the timer storm asked of PostgreSQL, against what PostgreSQL can do, and what bounded it. */
 function stormLoadOnPostgres(r: BenchResults): string {
   const st = r.storm.timer;
-  const perS = st.statementsPerCancel !== null && st.throughput !== null ? st.statementsPerCancel * st.throughput : null;
+  const perS =
+    st.statementsPerCancel !== null && st.throughput !== null ? st.statementsPerCancel * st.throughput : null;
   const best = bestCeiling(r).updatesPerS;
   return `What kept PostgreSQL safe in the timer storm: at most ${st.peakConnections.peakTotal} connections (${st.peakConnections.peakActive} active), because each process opens at most DATABASE_POOL_SIZE (${servicePoolSize(r.options)}) whatever the worker's activity slots; and about ${num(perS, 0)} statements/s (${num(100 * (ratio(perS, best) ?? 0))} % of the guarded-update ceiling below), because due timers become workflow tasks handed out as worker slots free up, not a burst of queries.`;
 }
@@ -177,7 +190,9 @@ function probePaid(p: ProbeResult): string {
 }
 
 function earlyTotal(r: BenchResults): number {
-  return r.ramp.steps.reduce((a, st) => a + st.negative, 0) + r.sustained.timer.cancel.negative + r.storm.timer.negative;
+  return (
+    r.ramp.steps.reduce((a, st) => a + st.negative, 0) + r.sustained.timer.cancel.negative + r.storm.timer.negative
+  );
 }
 
 const COMPONENTS = ['postgres', 'temporal', 'worker', 'api', 'bench'] as const;

@@ -66,7 +66,10 @@ export class ResourceMeter {
     const stats = readProcStats();
     const ticks: Record<string, number> = {};
     for (const [name, roots] of Object.entries(this.roots)) {
-      const members = descendants(stats, roots.filter((pid) => pid !== undefined));
+      const members = descendants(
+        stats,
+        roots.filter((pid) => pid !== undefined),
+      );
       if (members.length === 0) continue;
       ticks[name] = members.reduce((sum, s) => sum + s.ticks, 0);
       const rss = members.reduce((sum, s) => sum + s.rssBytes, 0);
@@ -81,7 +84,7 @@ export class ResourceMeter {
 /** The roots and every process below them (by parent pid). */
 function descendants(stats: readonly ProcStat[], roots: readonly number[]): ProcStat[] {
   const inTree = new Set(roots);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const s of stats) {
       if (!inTree.has(s.pid) && inTree.has(s.ppid)) {

@@ -79,10 +79,11 @@ export function startScanCanceller(
     const start = Date.now();
     for (let k = 1; !stopped; k++) {
       const wait = start + k * options.everyMs - Date.now();
-      if (wait > 0) await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, wait);
-      });
+      if (wait > 0)
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, wait);
+        });
       if (stopped) break;
       await tick().catch((err: unknown) => console.error(`scan canceller: ${(err as Error).message}`));
     }

@@ -7,7 +7,12 @@ import { ensurePrismaClient, migrateDeploy } from '../dev/migrate.js';
 import { assertPortsFree } from '../dev/ports.js';
 import { startPostgres, type RunningPostgres } from '../dev/postgres.js';
 import { startTypeScript, waitForApi } from '../dev/service-processes.js';
-import { DEV_SERVER_MISSING, resolveDevServer, resolveTemporalServer, TEMPORAL_SERVER_MISSING } from '../dev/temporal-binaries.js';
+import {
+  DEV_SERVER_MISSING,
+  resolveDevServer,
+  resolveTemporalServer,
+  TEMPORAL_SERVER_MISSING,
+} from '../dev/temporal-binaries.js';
 import { startTemporalDevServer } from '../dev/temporal/cli-dev-server.js';
 import { freeServerPorts } from '../dev/temporal/server.js';
 import { startTemporal } from '../dev/temporal/start.js';
@@ -71,10 +76,13 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     const adminUrl = await ensureDatabase(postgres.url, DATABASE);
     await migrateDeploy(adminUrl);
     await applyFakesSchema(adminUrl);
-    await runSql(adminUrl, [
-      'CREATE EXTENSION IF NOT EXISTS pg_stat_statements',
-      ...Object.values(ROLES).map((role) => `CREATE ROLE ${role} LOGIN SUPERUSER`),
-    ].join(';\n'));
+    await runSql(
+      adminUrl,
+      [
+        'CREATE EXTENSION IF NOT EXISTS pg_stat_statements',
+        ...Object.values(ROLES).map((role) => `CREATE ROLE ${role} LOGIN SUPERUSER`),
+      ].join(';\n'),
+    );
     const urlAs = (role: string) => {
       const url = new URL(adminUrl);
       url.username = role;
@@ -84,7 +92,8 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     log(`${BENCH_TEMPORALS[options.temporal]} on 127.0.0.1:${ports.temporal} …`);
     // The SQLite file of `--temporal sqlite` or `cli` (unused with `postgres`).
     const sqliteFile = join(root, options.temporal === 'cli' ? 'temporal.db' : 'temporal.sqlite');
-    const temporalStore: TemporalStore = options.temporal === 'postgres' ? { kind: 'postgres' } : { kind: 'sqlite', file: sqliteFile };
+    const temporalStore: TemporalStore =
+      options.temporal === 'postgres' ? { kind: 'postgres' } : { kind: 'sqlite', file: sqliteFile };
     const temporal = await startBenchTemporal(options, sqliteFile, logs, postgres.url);
     stops.push(() => temporal.stop());
 
@@ -105,7 +114,12 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     };
     const workers = ports.workers.map((w, i) => {
       const name = options.workers === 1 ? 'worker' : `worker-${i + 1}`;
-      const worker = startTypeScript(name, 'worker/main.ts', { ...env, WORKER_METRICS_PORT: String(w.metrics), TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${w.sdkMetrics}` }, { logFile: join(logs, `${name}.log`) });
+      const worker = startTypeScript(
+        name,
+        'worker/main.ts',
+        { ...env, WORKER_METRICS_PORT: String(w.metrics), TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${w.sdkMetrics}` },
+        { logFile: join(logs, `${name}.log`) },
+      );
       stops.push(() => worker.stop());
       return worker;
     });
@@ -151,7 +165,10 @@ async function startBenchTemporal(options: BenchOptions, sqliteFile: string, log
   if (binaries === undefined) throw new Error(TEMPORAL_SERVER_MISSING);
   const temporal = await startTemporal({
     binaries,
-    persistence: options.temporal === 'sqlite' ? { kind: 'sqlite', file: sqliteFile } : { kind: 'postgres', adminUrl: postgresUrl },
+    persistence:
+      options.temporal === 'sqlite'
+        ? { kind: 'sqlite', file: sqliteFile }
+        : { kind: 'postgres', adminUrl: postgresUrl },
     ports: await freeServerPorts(ports.temporal),
     uiPort: ports.temporalUi,
     namespace: 'default',

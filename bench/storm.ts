@@ -66,7 +66,10 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
   const deadline = Date.now() + leadMs;
 
   ctx.progress(`seeding ${k} orders expiring at ${new Date(deadline).toISOString()}`);
-  const seed = createDirectActivities(stack.urlAs(ROLES.seed), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 });
+  const seed = createDirectActivities(stack.urlAs(ROLES.seed), {
+    paymentWindowMs: options.windowS * 1000,
+    maxConnections: 10,
+  });
   const ids: string[] = [];
   await forEachLimited([...Array(k).keys()], 16, async (i) => {
     const request = placeRequest(group, i);
@@ -87,7 +90,10 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
         args: [orderLifecycleInput(orderId, { adopt: true })],
         workflowIdConflictPolicy: 'USE_EXISTING',
       });
-      if (++started % 200 === 0) ctx.progress(`started ${started}/${k} workflows (deadline in ${((deadline - Date.now()) / 1000).toFixed(0)} s)`);
+      if (++started % 200 === 0)
+        ctx.progress(
+          `started ${started}/${k} workflows (deadline in ${((deadline - Date.now()) / 1000).toFixed(0)} s)`,
+        );
     });
     notWaitingAtDeadline = k - (await waitUntilAdopted(client, k, deadline, ctx.progress));
     await connection.close();
@@ -98,12 +104,25 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
   await observer.resetStatements();
   const meter = new ResourceMeter(stack.pids);
   const connections = sampleConnections(observer);
-  const scanDirect = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.scan), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
+  const scanDirect =
+    path === 'scan'
+      ? createDirectActivities(stack.urlAs(ROLES.scan), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 })
+      : undefined;
   const scanner = scanDirect
-    ? startScanCanceller(scanDirect, { everyMs: options.scanEveryS * 1000, batch: options.scanBatch, prefix: group, compensationConcurrency: 8 })
+    ? startScanCanceller(scanDirect, {
+        everyMs: options.scanEveryS * 1000,
+        batch: options.scanBatch,
+        prefix: group,
+        compensationConcurrency: 8,
+      })
     : undefined;
   const probing = startProbes(stack.apiBase, probeGroup(path, 'storm'));
-  const settled = await waitUntilSettled(observer, group, { notBefore: deadline + 500, deadline: deadline + 180_000 }, (line) => ctx.progress(`storm: ${line}`));
+  const settled = await waitUntilSettled(
+    observer,
+    group,
+    { notBefore: deadline + 500, deadline: deadline + 180_000 },
+    (line) => ctx.progress(`storm: ${line}`),
+  );
   const probes = await probing.stop();
   await scanner?.stop();
   await scanDirect?.close();
@@ -130,7 +149,8 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
     probes,
     probeCost,
     statementsPerCancel: cancelledInWindow ? (calls - probeCalls) / cancelledInWindow : null,
-    cpuMsPerCancel: probeCost && cancelledInWindow ? perCancel(resources, probes.sent, probeCost, cancelledInWindow) : null,
+    cpuMsPerCancel:
+      probeCost && cancelledInWindow ? perCancel(resources, probes.sent, probeCost, cancelledInWindow) : null,
     statementsNote: probeCost
       ? `role ${role} (worker + API), minus ${probes.sent} probes (placed and paid) × ${probeCost.statements.toFixed(1)} statements measured just before`
       : `role ${role} (the scan canceller alone, its empty scans included)`,
@@ -144,9 +164,17 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
  * Each service process's CPU per cancellation, less what the probes placed and paid meanwhile cost
  * (never below 0: the API does little but the probes, so noise could tip its remainder under).
  */
-function perCancel(resources: ResourceUse, probes: number, cost: ProbeCost, cancelled: number): Record<ServiceComponent, number> {
+function perCancel(
+  resources: ResourceUse,
+  probes: number,
+  cost: ProbeCost,
+  cancelled: number,
+): Record<ServiceComponent, number> {
   return Object.fromEntries(
-    SERVICE_COMPONENTS.map((c) => [c, Math.max(0, 1000 * (resources.cpuS[c] ?? 0) - probes * (cost.cpuMs[c] ?? 0)) / cancelled]),
+    SERVICE_COMPONENTS.map((c) => [
+      c,
+      Math.max(0, 1000 * (resources.cpuS[c] ?? 0) - probes * (cost.cpuMs[c] ?? 0)) / cancelled,
+    ]),
   ) as Record<ServiceComponent, number>;
 }
 
@@ -154,7 +182,12 @@ function perCancel(resources: ResourceUse, probes: number, cost: ProbeCost, canc
  * Until `k` storm workflows wait on their timer (UNPAID in visibility, with the storm's deadline:
  * they loaded their order), or until 2 s before the deadline; returns how many do.
  */
-async function waitUntilAdopted(client: Client, k: number, deadline: number, progress: (line: string) => void): Promise<number> {
+async function waitUntilAdopted(
+  client: Client,
+  k: number,
+  deadline: number,
+  progress: (line: string) => void,
+): Promise<number> {
   const around = (ms: number) => new Date(deadline + ms).toISOString();
   const query = [
     `WorkflowType = "${ORDER_WORKFLOW_TYPE}"`,
@@ -165,7 +198,10 @@ async function waitUntilAdopted(client: Client, k: number, deadline: number, pro
   for (let round = 0; ; round++) {
     const { count } = await client.workflow.count(query);
     if (count >= k || Date.now() >= deadline - 2_000) return Math.min(count, k);
-    if (round % 5 === 0) progress(`${count}/${k} workflows waiting on their timer (deadline in ${((deadline - Date.now()) / 1000).toFixed(0)} s)`);
+    if (round % 5 === 0)
+      progress(
+        `${count}/${k} workflows waiting on their timer (deadline in ${((deadline - Date.now()) / 1000).toFixed(0)} s)`,
+      );
     await sleep(1_000);
   }
 }

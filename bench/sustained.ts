@@ -22,7 +22,11 @@ import { GROUPS, orderBody, placeRequest, seedCoupons } from './workload.js';
 export interface SustainedResult {
   path: 'timer' | 'scan';
   creation: PacedRun & { offeredRate: number; latencyMs: Summary };
-  cancel: Omit<CancelOutcome, 'lagsMs' | 'compensatedLagsMs'> & { lagMs: Summary; compensatedLagMs: Summary; settled: boolean };
+  cancel: Omit<CancelOutcome, 'lagsMs' | 'compensatedLagsMs'> & {
+    lagMs: Summary;
+    compensatedLagMs: Summary;
+    settled: boolean;
+  };
   lagsMs: number[];
   payment?: { webhookResponseMs: Summary; webhookToPaidMs: Summary; notPaid: number };
   statements: Record<string, { calls: number; rows: number }>;
@@ -44,21 +48,40 @@ export interface SustainedOverrides {
   giveUpBehindMs?: number;
 }
 
-export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan', overrides: SustainedOverrides = {}): Promise<SustainedResult> {
+export async function runSustained(
+  ctx: PhaseContext,
+  path: 'timer' | 'scan',
+  overrides: SustainedOverrides = {},
+): Promise<SustainedResult> {
   const { stack, observer } = ctx;
-  const options = { ...ctx.options, ...(overrides.rate ? { rate: overrides.rate } : {}), ...(overrides.durationS ? { durationS: overrides.durationS } : {}) };
+  const options = {
+    ...ctx.options,
+    ...(overrides.rate ? { rate: overrides.rate } : {}),
+    ...(overrides.durationS ? { durationS: overrides.durationS } : {}),
+  };
   const group = overrides.group ?? (path === 'timer' ? GROUPS.timer : GROUPS.scan);
   const count = Math.round(options.rate * options.durationS);
   await seedCoupons(stack.adminUrl, group, count);
   if (path === 'timer' && overrides.warmUp !== false) await warmUp(ctx);
 
-  const seed = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.seed), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
-  const scanDirect = path === 'scan' ? createDirectActivities(stack.urlAs(ROLES.scan), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 }) : undefined;
+  const seed =
+    path === 'scan'
+      ? createDirectActivities(stack.urlAs(ROLES.seed), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 })
+      : undefined;
+  const scanDirect =
+    path === 'scan'
+      ? createDirectActivities(stack.urlAs(ROLES.scan), { paymentWindowMs: options.windowS * 1000, maxConnections: 10 })
+      : undefined;
   const storesBefore = await storeBytes(observer, stack.temporalStore);
   await observer.resetStatements();
   const meter = new ResourceMeter(stack.pids);
   const scanner = scanDirect
-    ? startScanCanceller(scanDirect, { everyMs: options.scanEveryS * 1000, batch: options.scanBatch, prefix: group, compensationConcurrency: 8 })
+    ? startScanCanceller(scanDirect, {
+        everyMs: options.scanEveryS * 1000,
+        batch: options.scanBatch,
+        prefix: group,
+        compensationConcurrency: 8,
+      })
     : undefined;
   const latencies: number[] = [];
   const webhookMs: number[] = [];
@@ -90,7 +113,10 @@ export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan', ov
   const settled = await waitUntilSettled(
     observer,
     group,
-    { notBefore: started + creation.elapsedS * 1000 + options.windowS * 1000, deadline: Date.now() + options.windowS * 1000 + 180_000 },
+    {
+      notBefore: started + creation.elapsedS * 1000 + options.windowS * 1000,
+      deadline: Date.now() + options.windowS * 1000 + 180_000,
+    },
     (line) => ctx.progress(`settling: ${line}`),
   );
   await sleep(200);
@@ -108,7 +134,13 @@ export async function runSustained(ctx: PhaseContext, path: 'timer' | 'scan', ov
     cancel: { ...rest, lagMs: summarize(lagsMs), compensatedLagMs: summarize(compensatedLagsMs), settled },
     lagsMs,
     ...(path === 'timer'
-      ? { payment: { webhookResponseMs: summarize(webhookMs), webhookToPaidMs: summarize(paid.latenciesMs), notPaid: paid.notPaid } }
+      ? {
+          payment: {
+            webhookResponseMs: summarize(webhookMs),
+            webhookToPaidMs: summarize(paid.latenciesMs),
+            notPaid: paid.notPaid,
+          },
+        }
       : {}),
     statements,
     storeGrowth: {
@@ -136,7 +168,10 @@ async function warmUp(ctx: PhaseContext): Promise<void> {
     await postOrder(ctx.stack.apiBase, orderBody(GROUPS.warmup, i));
   });
   const windowMs = ctx.options.windowS * 1000;
-  await waitUntilSettled(ctx.observer, GROUPS.warmup, { notBefore: Date.now() + windowMs, deadline: placedBy + windowMs + 120_000 }, (line) =>
-    ctx.progress(`warm-up: ${line}`),
+  await waitUntilSettled(
+    ctx.observer,
+    GROUPS.warmup,
+    { notBefore: Date.now() + windowMs, deadline: placedBy + windowMs + 120_000 },
+    (line) => ctx.progress(`warm-up: ${line}`),
   );
 }

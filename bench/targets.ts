@@ -68,61 +68,121 @@ const TARGETS: readonly Target[] = [
   {
     id: 'storm-post-orders-p99',
     measurement: `POST /orders p99 during the timer path's storm (probes at ${PROBE_RATE}/s, open loop; a failed probe counts as slower than any answer)`,
-    comparison: '≤', bound: 1_000, unit: 'ms', differs: smallStorm, kind: 'storm-latency',
-    figure: ({ storm: { timer: { probes: p } } }) => {
+    comparison: '≤',
+    bound: 1_000,
+    unit: 'ms',
+    differs: smallStorm,
+    kind: 'storm-latency',
+    figure: ({
+      storm: {
+        timer: { probes: p },
+      },
+    }) => {
       const p99 = p99CountingFailures(p.placeLatenciesMs, p.placeFailed);
-      return { value: p99, measured: `${ms(p99)} over ${p.sent} probes at ${num(p.offeredRate)}/s (p50 ${ms(p.placeMs.p50)})` };
+      return {
+        value: p99,
+        measured: `${ms(p99)} over ${p.sent} probes at ${num(p.offeredRate)}/s (p50 ${ms(p.placeMs.p50)})`,
+      };
     },
   },
   {
     id: 'storm-post-orders-failed',
     measurement: `POST /orders probes during the timer path's storm that failed or got no answer within ${CLIENT_TIMEOUT_MS / 1000} s`,
-    comparison: '=', bound: 0, unit: '', differs: smallStorm, kind: 'storm-latency',
-    figure: ({ storm: { timer: { probes: p } } }) => ({ value: p.placeFailed, measured: `${p.placeFailed} of ${p.sent}` }),
+    comparison: '=',
+    bound: 0,
+    unit: '',
+    differs: smallStorm,
+    kind: 'storm-latency',
+    figure: ({
+      storm: {
+        timer: { probes: p },
+      },
+    }) => ({ value: p.placeFailed, measured: `${p.placeFailed} of ${p.sent}` }),
   },
   {
     id: 'storm-webhook-p99',
-    measurement: "the webhook's 202 p99 during the timer path's storm (each placed probe paid; a failed call counts as slower than any answer)",
-    comparison: '≤', bound: 500, unit: 'ms', differs: smallStorm, kind: 'storm-latency',
-    figure: ({ storm: { timer: { probes: p } } }) => {
+    measurement:
+      "the webhook's 202 p99 during the timer path's storm (each placed probe paid; a failed call counts as slower than any answer)",
+    comparison: '≤',
+    bound: 500,
+    unit: 'ms',
+    differs: smallStorm,
+    kind: 'storm-latency',
+    figure: ({
+      storm: {
+        timer: { probes: p },
+      },
+    }) => {
       const p99 = p99CountingFailures(p.webhookLatenciesMs, p.webhookFailed);
-      return { value: p99, measured: `${ms(p99)} over ${p.webhookLatenciesMs.length + p.webhookFailed} payments, ${p.webhookFailed} failed (p50 ${ms(p.webhookMs.p50)})` };
+      return {
+        value: p99,
+        measured: `${ms(p99)} over ${p.webhookLatenciesMs.length + p.webhookFailed} payments, ${p.webhookFailed} failed (p50 ${ms(p.webhookMs.p50)})`,
+      };
     },
   },
   {
     id: 'storm-compensated',
     measurement: "time from the deadline until the timer path's storm is all cancelled and compensated",
-    comparison: '≤', bound: STORM_DRAIN_S, unit: 's', differs: smallStorm, kind: 'storm-drain',
+    comparison: '≤',
+    bound: STORM_DRAIN_S,
+    unit: 's',
+    differs: smallStorm,
+    kind: 'storm-drain',
     figure: ({ storm: { timer: st } }) => ({
       value: st.allCompensatedS,
-      measured: st.settled ? `${num(st.allCompensatedS)} s for ${st.orders} orders (${num(st.throughput)}/s)` : `not all within the 180-s bound (${st.orders} orders)`,
+      measured: st.settled
+        ? `${num(st.allCompensatedS)} s for ${st.orders} orders (${num(st.throughput)}/s)`
+        : `not all within the 180-s bound (${st.orders} orders)`,
     }),
   },
   {
     id: 'storm-beats-scan',
-    measurement: "the timer path's storm drained against the scan baseline's in the same run (all compensated after the deadline, timer ÷ scan)",
-    comparison: '<', bound: 1, unit: '×', aim: true, differs: smallStorm, kind: 'storm-drain',
+    measurement:
+      "the timer path's storm drained against the scan baseline's in the same run (all compensated after the deadline, timer ÷ scan)",
+    comparison: '<',
+    bound: 1,
+    unit: '×',
+    aim: true,
+    differs: smallStorm,
+    kind: 'storm-drain',
     figure: ({ storm: { timer, scan }, options }) => {
-      const value = timer.allCompensatedS !== null && scan.allCompensatedS ? timer.allCompensatedS / scan.allCompensatedS : null;
-      return { value, measured: `${num(value, 2)}× (timer ${num(timer.allCompensatedS)} s, scan every ${options.scanEveryS} s ${num(scan.allCompensatedS)} s)` };
+      const value =
+        timer.allCompensatedS !== null && scan.allCompensatedS ? timer.allCompensatedS / scan.allCompensatedS : null;
+      return {
+        value,
+        measured: `${num(value, 2)}× (timer ${num(timer.allCompensatedS)} s, scan every ${options.scanEveryS} s ${num(scan.allCompensatedS)} s)`,
+      };
     },
   },
   {
     id: 'cpu-per-order',
-    measurement: "CPU per order, end to end: PostgreSQL, Temporal, the worker(s) and the API together (not the bench's load generator), over the sustained timer phase per order created",
-    comparison: '≤', bound: CPU_PER_ORDER_MS, unit: 'ms', kind: 'order-cost',
+    measurement:
+      "CPU per order, end to end: PostgreSQL, Temporal, the worker(s) and the API together (not the bench's load generator), over the sustained timer phase per order created",
+    comparison: '≤',
+    bound: CPU_PER_ORDER_MS,
+    unit: 'ms',
+    kind: 'order-cost',
     figure: (r) => {
       const t = r.sustained.timer;
       const value = t.creation.completed ? (1000 * serviceCpuS(t.resources)) / t.creation.completed : null;
-      const parts = SERVICE_COMPONENTS.map((c) => `${c} ${num((1000 * (t.resources.cpuS[c] ?? 0)) / Math.max(1, t.creation.completed), 0)}`).join(' + ');
-      return { value, measured: `${num(value, 0)} ms (${parts}) at ${r.sideBySideRate}/s for ${r.options.durationS} s` };
+      const parts = SERVICE_COMPONENTS.map(
+        (c) => `${c} ${num((1000 * (t.resources.cpuS[c] ?? 0)) / Math.max(1, t.creation.completed), 0)}`,
+      ).join(' + ');
+      return {
+        value,
+        measured: `${num(value, 0)} ms (${parts}) at ${r.sideBySideRate}/s for ${r.options.durationS} s`,
+      };
     },
   },
   {
     id: 'sustained-rate',
     measurement: `the highest sustained rate: the highest ramp step with every order created, POST /orders p99 ≤ ${duration(RATE_CONDITIONS.postOrdersP99Ms)}, cancel lag p99 ≤ ${duration(RATE_CONDITIONS.cancelLagP99Ms)} and no early cancellation`,
-    comparison: '≥', bound: TARGET_RATE, unit: 'orders/s', kind: 'order-cost',
-    differs: ({ options }) => (options.rate < TARGET_RATE ? `a ramp up to ${options.rate}/s, not ${TARGET_RATE}/s` : ''),
+    comparison: '≥',
+    bound: TARGET_RATE,
+    unit: 'orders/s',
+    kind: 'order-cost',
+    differs: ({ options }) =>
+      options.rate < TARGET_RATE ? `a ramp up to ${options.rate}/s, not ${TARGET_RATE}/s` : '',
     figure: ({ ramp }) => {
       const best = bestRateStep(ramp.steps);
       const missed = ramp.steps.filter((s) => rateStepFails(s) !== '').map((s) => `${s.rate}/s: ${rateStepFails(s)}`);
@@ -135,7 +195,9 @@ const TARGETS: readonly Target[] = [
 ];
 
 function smallStorm({ options }: BenchMeasurements): string {
-  return options.storm < TARGET_STORM ? `a storm of ${options.storm.toLocaleString('en')}, not ${TARGET_STORM.toLocaleString('en')}` : '';
+  return options.storm < TARGET_STORM
+    ? `a storm of ${options.storm.toLocaleString('en')}, not ${TARGET_STORM.toLocaleString('en')}`
+    : '';
 }
 
 /** Why a ramp step does not count for the rate target ('' when it does). */
@@ -166,7 +228,12 @@ function rateLimit(steps: readonly RampStep[]): Goals['rateLimit'] {
 }
 
 export function judgeTargets(r: BenchMeasurements): TargetVerdict[] {
-  const goals: Goals = { rate: TARGET_RATE, cpuPerOrderMs: CPU_PER_ORDER_MS, stormDrainS: STORM_DRAIN_S, rateLimit: rateLimit(r.ramp.steps) };
+  const goals: Goals = {
+    rate: TARGET_RATE,
+    cpuPerOrderMs: CPU_PER_ORDER_MS,
+    stormDrainS: STORM_DRAIN_S,
+    rateLimit: rateLimit(r.ramp.steps),
+  };
   return TARGETS.map((t) => {
     const { value, measured } = t.figure(r);
     const within = value !== null && value !== Infinity && compare(value, t.comparison, t.bound);
@@ -174,7 +241,9 @@ export function judgeTargets(r: BenchMeasurements): TargetVerdict[] {
       r.machine.cores !== TARGET_CORES ? `${r.machine.cores} cores, not ${TARGET_CORES}` : '',
       r.options.temporal === 'cli' ? `${BENCH_TEMPORALS.cli}, not Temporal Server 1.32` : '',
       t.differs?.(r) ?? '',
-    ].filter(Boolean).join('; ');
+    ]
+      .filter(Boolean)
+      .join('; ');
     return {
       id: t.id,
       kind: t.kind,

@@ -22,7 +22,11 @@ export const GROUPS = {
   warmup: 'bench-warmup-',
 } as const;
 
-export function orderBody(group: string, i: number, options: { coupon?: boolean } = {}): { customerId: string; items: Array<{ sku: string; quantity: number }>; couponCode?: string } {
+export function orderBody(
+  group: string,
+  i: number,
+  options: { coupon?: boolean } = {},
+): { customerId: string; items: Array<{ sku: string; quantity: number }>; couponCode?: string } {
   return {
     customerId: `${group}${i}`,
     items: [{ sku: `BENCH-${i % SKU_COUNT}`, quantity: 1 + (i % 3) }],
@@ -40,17 +44,23 @@ function couponCode(group: string, i: number): string {
 }
 
 export async function seedCatalog(adminUrl: string): Promise<void> {
-  await runSql(adminUrl, `
+  await runSql(
+    adminUrl,
+    `
     INSERT INTO products (sku, name, price_cents, available, stock_added, updated_at)
     SELECT 'BENCH-' || n, 'Bench product ' || n, 500 + n, ${STOCK_PER_SKU}, ${STOCK_PER_SKU}, now()
     FROM generate_series(0, ${SKU_COUNT - 1}) AS n
-    ON CONFLICT (sku) DO NOTHING`);
+    ON CONFLICT (sku) DO NOTHING`,
+  );
 }
 
 /** One coupon per COUPON_EVERY-th order of the group, for `count` orders. */
 export async function seedCoupons(adminUrl: string, group: string, count: number): Promise<void> {
-  await runSql(adminUrl, `
+  await runSql(
+    adminUrl,
+    `
     INSERT INTO coupons (code, discount_cents, updated_at)
     SELECT '${group}' || n, 100, now() FROM generate_series(0, ${count - 1}, ${COUPON_EVERY}) AS n
-    ON CONFLICT (code) DO NOTHING`);
+    ON CONFLICT (code) DO NOTHING`,
+  );
 }

@@ -43,7 +43,10 @@ export async function buildOnce(spec: CachedBuild): Promise<void> {
   // If the process is stopped mid-build, leave neither the lock nor the half-built directory.
   process.once('exit', cleanUp);
   const started = Date.now();
-  const progress = setInterval(() => console.log(`  … still building ${spec.title} (${elapsed(started)}; log: ${logPath})`), PROGRESS_EVERY_MS);
+  const progress = setInterval(
+    () => console.log(`  … still building ${spec.title} (${elapsed(started)}; log: ${logPath})`),
+    PROGRESS_EVERY_MS,
+  );
   try {
     console.log(`Building ${spec.title} into ${spec.dir} (first run only; can take minutes). Log: ${logPath}`);
     await mkdir(workDir);
@@ -66,7 +69,12 @@ async function removeAbandonedWorkDirs(dir: string): Promise<void> {
   }
 }
 
-function runTool(command: string, args: readonly string[], env: NodeJS.ProcessEnv | undefined, log: number): Promise<void> {
+function runTool(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv | undefined,
+  log: number,
+): Promise<void> {
   writeFileSync(log, `$ ${command} ${args.join(' ')}\n`);
   const child = spawn(command, args, { env, stdio: ['ignore', log, log], timeout: TOOL_TIMEOUT_MS });
   const killOnExit = () => child.kill('SIGKILL');

@@ -28,7 +28,8 @@ runMain(async () => {
     const report = await checkInvariants(db, invariants, { graceMs });
     console.log(`Invariants over ${redact(url)} (grace ${values.grace}):`);
     console.log(formatReport(report).join('\n'));
-    if (!fakes) console.log("No `fakes` schema (real providers keep their own records): the fakes' effect checks are skipped.");
+    if (!fakes)
+      console.log("No `fakes` schema (real providers keep their own records): the fakes' effect checks are skipped.");
     const counts = [formatCounts(await countRows(db)), ...(fakes ? [formatFakeCounts(await countFakeRows(db))] : [])];
     console.log(`Counts: ${counts.join('; ')}`);
     console.log(report.ok ? 'Verdict: PASS' : `Verdict: FAIL (${report.violations.length} violation(s))`);
@@ -42,10 +43,18 @@ runMain(async () => {
 async function findDatabase(databaseUrl: string | undefined): Promise<{ url: string; postgres?: RunningPostgres }> {
   if (databaseUrl !== undefined) return { url: databaseUrl };
   const url = `postgresql://postgres@127.0.0.1:${EMBEDDED.postgresPort}/${EMBEDDED.databaseName}`;
-  if (await ping(url).then(() => true, () => false)) return { url };
+  if (
+    await ping(url).then(
+      () => true,
+      () => false,
+    )
+  )
+    return { url };
   const options = embeddedPostgres();
   if (!existsSync(join(options.dataDir, 'PG_VERSION'))) {
-    throw new StartupError('no database to check: set DATABASE_URL, or run `npm start` once so .data/ holds the embedded one');
+    throw new StartupError(
+      'no database to check: set DATABASE_URL, or run `npm start` once so .data/ holds the embedded one',
+    );
   }
   console.log(`Starting the embedded PostgreSQL from ${options.dataDir} for the check …`);
   const postgres = await startPostgres(options);

@@ -10,7 +10,8 @@ export function parseCommandArgs<T extends ParseArgsConfig>(config: T, usage: st
   try {
     return parseArgs(config);
   } catch (err) {
-    if (String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_')) throw new StartupError(`${(err as Error).message}; usage: ${usage}`);
+    if (String((err as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_'))
+      throw new StartupError(`${(err as Error).message}; usage: ${usage}`);
     throw err;
   }
 }

@@ -5,7 +5,11 @@ import { SignJWT } from 'jose';
  * customer id, with an expiry): for `npm run token`, the tests and the load generators. In
  * production an identity provider issues them; the service only verifies (api/customer-token.ts).
  */
-export function signCustomerToken(secret: string, customerId: string, { expiresInMs = 60 * 60_000, now = Date.now() } = {}): Promise<string> {
+export function signCustomerToken(
+  secret: string,
+  customerId: string,
+  { expiresInMs = 60 * 60_000, now = Date.now() } = {},
+): Promise<string> {
   return new SignJWT()
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(customerId)

@@ -5,7 +5,11 @@ import { StartupError } from './startup-error.js';
 // tests and db:migration need, with the `pg` driver (a psql client may not be installed).
 
 /** Creates a database on the server of `adminUrl` and returns its URL. */
-export async function createDatabase(adminUrl: string, name: string, options: { template?: string } = {}): Promise<string> {
+export async function createDatabase(
+  adminUrl: string,
+  name: string,
+  options: { template?: string } = {},
+): Promise<string> {
   const template = options.template === undefined ? '' : ` TEMPLATE ${pg.escapeIdentifier(options.template)}`;
   await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}${template}`));
   return databaseUrl(adminUrl, name);
@@ -13,12 +17,16 @@ export async function createDatabase(adminUrl: string, name: string, options: { 
 
 /** Like createDatabase, but keeps a database that already exists (the runner's, across restarts). */
 export async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
-  const { rowCount } = await withClient(adminUrl, (client) => client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]));
+  const { rowCount } = await withClient(adminUrl, (client) =>
+    client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]),
+  );
   return rowCount ? databaseUrl(adminUrl, name) : createDatabase(adminUrl, name);
 }
 
 export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
-  await withClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`));
+  await withClient(adminUrl, (client) =>
+    client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`),
+  );
 }
 
 /** Runs a script of several statements (e.g. `prisma migrate diff --script` output). */

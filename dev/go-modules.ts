@@ -45,7 +45,12 @@ export function buildKey(binaries: readonly GoBinary[]): string {
 }
 
 /** `go build`s each binary into `outDir`: static (no C toolchain needed), with the pinned toolchain. */
-export async function buildGoBinaries(go: string, binaries: readonly GoBinary[], outDir: string, run: RunTool): Promise<void> {
+export async function buildGoBinaries(
+  go: string,
+  binaries: readonly GoBinary[],
+  outDir: string,
+  run: RunTool,
+): Promise<void> {
   const env = { ...process.env, GOTOOLCHAIN: GO_TOOLCHAIN, CGO_ENABLED: '0' };
   for (const { module, pkg, name } of binaries) {
     await run(go, ['-C', moduleDir(module), 'build', '-trimpath', '-o', join(outDir, name), pkg], env);

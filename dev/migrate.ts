@@ -24,7 +24,10 @@ export function diffScript(databaseUrl: string, fromTo: readonly string[]): Prom
  */
 export async function ensurePrismaClient(): Promise<void> {
   const generatedFrom = join(PROJECT_ROOT, 'node_modules', '.prisma', 'client', 'schema.prisma');
-  const [current, generated] = await Promise.all([readFile(SCHEMA_PATH, 'utf8'), readFile(generatedFrom, 'utf8').catch(() => undefined)]);
+  const [current, generated] = await Promise.all([
+    readFile(SCHEMA_PATH, 'utf8'),
+    readFile(generatedFrom, 'utf8').catch(() => undefined),
+  ]);
   if (current === generated) return;
   console.log('Generating the Prisma client from prisma/schema.prisma …');
   await runPrisma(['generate']);

@@ -37,7 +37,12 @@ runMain(async () => {
       );
     }
 
-    const sql = await diffScript(postgres.url, ['--from-schema-datamodel', lastSchema, '--to-schema-datamodel', SCHEMA_PATH]);
+    const sql = await diffScript(postgres.url, [
+      '--from-schema-datamodel',
+      lastSchema,
+      '--to-schema-datamodel',
+      SCHEMA_PATH,
+    ]);
     if (isEmptyScript(sql)) {
       console.log('prisma/schema.prisma has not changed since the last migration: nothing to write.');
       return;
@@ -53,17 +58,24 @@ runMain(async () => {
 });
 
 function migrationName(arg: string | undefined): string {
-  const name = (arg ?? '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const name = (arg ?? '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   if (!name) throw new StartupError('usage: npm run db:migration <name>   (e.g. add_refund_reason)');
   return name;
 }
 
 async function committedSchema(): Promise<string> {
   try {
-    const { stdout } = await promisify(execFile)('git', ['show', `HEAD:${relative(PROJECT_ROOT, SCHEMA_PATH)}`], { cwd: PROJECT_ROOT });
+    const { stdout } = await promisify(execFile)('git', ['show', `HEAD:${relative(PROJECT_ROOT, SCHEMA_PATH)}`], {
+      cwd: PROJECT_ROOT,
+    });
     return stdout;
   } catch (err) {
-    throw new StartupError(`cannot read the committed prisma/schema.prisma with git (${(err as Error).message.split('\n')[0]})`);
+    throw new StartupError(
+      `cannot read the committed prisma/schema.prisma with git (${(err as Error).message.split('\n')[0]})`,
+    );
   }
 }
 

@@ -9,7 +9,9 @@ import { StartupError } from './startup-error.js';
 export async function assertPortsFree(ports: readonly { port: number; use: string }[]): Promise<void> {
   for (const { port, use } of ports) {
     if (!(await isFree(port))) {
-      throw new StartupError(`port ${port} (${use}) is already in use; stop whatever listens there or choose another port`);
+      throw new StartupError(
+        `port ${port} (${use}) is already in use; stop whatever listens there or choose another port`,
+      );
     }
   }
 }
@@ -48,16 +50,19 @@ export async function findFreeLowPort(): Promise<number> {
  */
 export async function holdPort(wanted: number): Promise<number> {
   const server = net.createServer();
+  // eslint-disable-next-line prefer-const -- read by the connection handler before it is assigned
   let client: net.Socket | undefined;
   // Peers of a stopped server keep redialling its port (a cluster's other services, gRPC clients):
   // accept only our own client's connection and refuse theirs, as the stopped server would have.
   const accepted = new Promise<net.Socket>((resolve) => {
-    server.on('connection', (socket) => (client !== undefined && socket.remotePort === client.localPort ? resolve(socket) : socket.destroy()));
+    server.on('connection', (socket) =>
+      client !== undefined && socket.remotePort === client.localPort ? resolve(socket) : socket.destroy(),
+    );
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(wanted, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
   client = net.connect({ host: '127.0.0.1', port });
-  const clientClosed = new Promise((resolve) => client!.once('close', resolve).once('error', resolve));
+  const clientClosed = new Promise((resolve) => client.once('close', resolve).once('error', resolve));
   // The server side closes first, so it is the side left in TIME_WAIT; the client answers the FIN
   // with its own (Node's default for a socket that is not half-open).
   (await accepted).end();

@@ -50,11 +50,15 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
     name: 'PostgreSQL',
     command: binaries.postgres,
     args: [
-      '-D', options.dataDir,
-      '-p', String(options.port),
+      '-D',
+      options.dataDir,
+      '-p',
+      String(options.port),
       // Only TCP on loopback: no socket directory that may not exist or be writable.
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'unix_socket_directories=',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
       ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
     ],
     env: { ...process.env, LC_MESSAGES: 'C' },
@@ -72,7 +76,12 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
 export async function startThrowawayPostgres(): Promise<RunningPostgres> {
   const root = await mkdtemp(join(tmpdir(), 'order-lifecycle-pg-'));
   await chmod(root, 0o755); // the `postgres` user must reach its data directory inside
-  const postgres = await startPostgres({ dataDir: join(root, 'data'), port: await findFreePort(), logFile: join(root, 'postgres.log'), durable: false });
+  const postgres = await startPostgres({
+    dataDir: join(root, 'data'),
+    port: await findFreePort(),
+    logFile: join(root, 'postgres.log'),
+    durable: false,
+  });
   return {
     ...postgres,
     async stop() {
@@ -127,10 +136,14 @@ export async function installedBinaries(): Promise<PostgresBinaries> {
  * folder) would fail with EACCES; the binaries are then run from a copy in the temp directory,
  * made once per version and reused.
  */
-export async function reachableBinaries(installed: PostgresBinaries, user: PostgresUser | undefined): Promise<PostgresBinaries> {
+export async function reachableBinaries(
+  installed: PostgresBinaries,
+  user: PostgresUser | undefined,
+): Promise<PostgresBinaries> {
   if (!user || reachableBy(user, installed.postgres)) return installed;
   const home = dirname(dirname(installed.postgres)); // <home>/bin/postgres, libraries in <home>/lib
-  const version = (JSON.parse(readFileSync(join(dirname(home), 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (JSON.parse(readFileSync(join(dirname(home), 'package.json'), 'utf8')) as { version: string })
+    .version;
   const copy = join(tmpdir(), `order-lifecycle-postgres-${version}`);
   const inCopy = (path: string) => join(copy, path.slice(home.length));
   if (!existsSync(inCopy(installed.postgres))) {
@@ -143,7 +156,9 @@ export async function reachableBinaries(installed: PostgresBinaries, user: Postg
   }
   const binaries = { initdb: inCopy(installed.initdb), postgres: inCopy(installed.postgres) };
   if (!reachableBy(user, binaries.postgres)) {
-    throw new StartupError(`the postgres user cannot reach PostgreSQL's binaries in ${home} nor in ${copy}: set TMPDIR to a directory it can enter (e.g. /tmp)`);
+    throw new StartupError(
+      `the postgres user cannot reach PostgreSQL's binaries in ${home} nor in ${copy}: set TMPDIR to a directory it can enter (e.g. /tmp)`,
+    );
   }
   return binaries;
 }
@@ -187,6 +202,8 @@ export function postgresUser(): PostgresUser | undefined {
     const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
     return { uid: id('-u'), gid: id('-g') };
   } catch {
-    throw new StartupError('PostgreSQL will not run as root and there is no `postgres` user to run it as: create one (useradd --system postgres) or run as another user');
+    throw new StartupError(
+      'PostgreSQL will not run as root and there is no `postgres` user to run it as: create one (useradd --system postgres) or run as another user',
+    );
   }
 }

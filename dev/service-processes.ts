@@ -4,9 +4,22 @@ import { PROJECT_ROOT } from './paths.js';
 import { StartupError } from './startup-error.js';
 
 /** The service's own processes (`worker/main.ts`, `api/server.ts`) as children of a dev command. */
-export function startTypeScript(name: string, entry: string, env: NodeJS.ProcessEnv, options: { logFile?: string } = {}): ManagedProcess {
+export function startTypeScript(
+  name: string,
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  options: { logFile?: string } = {},
+): ManagedProcess {
   // One process per service (node with tsx's loader), so the stop signal reaches the service itself.
-  return startProcess({ name, command: process.execPath, args: ['--import', 'tsx', entry], cwd: PROJECT_ROOT, env, graceMs: 15_000, ...options });
+  return startProcess({
+    name,
+    command: process.execPath,
+    args: ['--import', 'tsx', entry],
+    cwd: PROJECT_ROOT,
+    env,
+    graceMs: 15_000,
+    ...options,
+  });
 }
 
 /**

@@ -3,7 +3,14 @@ import { parseArgs } from 'node:util';
 import { devSecretsInUse, loadConfig, requireThirdParties, type Config } from '../lib/config.js';
 import { ensurePrismaClient, migrateDeploy } from './migrate.js';
 import { DATA_DIR } from './paths.js';
-import { EMBEDDED, embeddedPostgres, EMBEDDED_TEMPORAL_PORTS, EMBEDDED_TEMPORAL_SQLITE, EMBEDDED_TEMPORAL_STORE, SECOND_WORKER_METRICS } from './embedded.js';
+import {
+  EMBEDDED,
+  embeddedPostgres,
+  EMBEDDED_TEMPORAL_PORTS,
+  EMBEDDED_TEMPORAL_SQLITE,
+  EMBEDDED_TEMPORAL_STORE,
+  SECOND_WORKER_METRICS,
+} from './embedded.js';
 import { applyFakesSchema } from './fakes/schema.js';
 import { startTypeScript, waitForApi } from './service-processes.js';
 import { assertPortsFree } from './ports.js';
@@ -27,10 +34,12 @@ runMain(async () => {
   const stopSignal = onStopSignal();
   const running = startAll(stack, loadConfig(), values.cluster);
   running.catch(() => undefined); // handled below; a stop may win the race first
-  const outcome = await Promise.race([running, stopSignal.then((signal) => ({ signal }))]).catch(async (err: unknown) => {
-    await stack.stopAll();
-    throw err;
-  });
+  const outcome = await Promise.race([running, stopSignal.then((signal) => ({ signal }))]).catch(
+    async (err: unknown) => {
+      await stack.stopAll();
+      throw err;
+    },
+  );
   if ('signal' in outcome) {
     console.log(`\n${outcome.signal}: stopping.`);
     await stack.stopAll();
@@ -51,9 +60,12 @@ async function startAll(stack: Stack, config: Config, cluster: boolean): Promise
   // Temporal's store on PostgreSQL is the embedded one's, next to the service's database.
   const temporalOnPostgres = embeddedTemporal && (cluster || EMBEDDED_TEMPORAL_STORE === 'postgres');
   if (temporalOnPostgres && !embeddedDb) {
-    throw new StartupError(`${cluster ? '--cluster runs' : 'the embedded Temporal keeps'} its store in the embedded PostgreSQL: unset DATABASE_URL${cluster ? ' and TEMPORAL_ADDRESS' : ', or set TEMPORAL_ADDRESS too'}`);
+    throw new StartupError(
+      `${cluster ? '--cluster runs' : 'the embedded Temporal keeps'} its store in the embedded PostgreSQL: unset DATABASE_URL${cluster ? ' and TEMPORAL_ADDRESS' : ', or set TEMPORAL_ADDRESS too'}`,
+    );
   }
-  if (cluster && !embeddedTemporal) throw new StartupError('--cluster starts its own Temporal cluster: unset TEMPORAL_ADDRESS');
+  if (cluster && !embeddedTemporal)
+    throw new StartupError('--cluster starts its own Temporal cluster: unset TEMPORAL_ADDRESS');
   await assertPortsFree([
     { port: config.port, use: 'PORT, the API' },
     { port: config.workerMetricsPort, use: "WORKER_METRICS_PORT, the worker's /metrics" },
@@ -76,7 +88,8 @@ async function startAll(stack: Stack, config: Config, cluster: boolean): Promise
     ...(embeddedDb ? [{ port: EMBEDDED.postgresPort, use: 'embedded PostgreSQL' }] : []),
   ]);
   if (config.databaseUrl !== undefined) await assertReachable(config.databaseUrl);
-  if (config.temporal.address !== undefined) await assertTemporalReachable(config.temporal.address, config.temporal.namespace);
+  if (config.temporal.address !== undefined)
+    await assertTemporalReachable(config.temporal.address, config.temporal.namespace);
   const binaries = embeddedTemporal ? await resolveTemporalServer() : undefined;
   if (embeddedTemporal && binaries === undefined) throw new StartupError(TEMPORAL_SERVER_MISSING);
   await ensurePrismaClient();
@@ -96,11 +109,17 @@ async function startAll(stack: Stack, config: Config, cluster: boolean): Promise
   }
   let temporalAddress = config.temporal.address;
   if (binaries !== undefined) {
-    const store = temporalOnPostgres ? 'databases temporal and temporal_visibility on the embedded PostgreSQL' : '.data/temporal-server.sqlite';
-    console.log(`Starting ${binaries.title}${cluster ? ` as a cluster (${TEMPORAL_SERVICES.join(', ')}: a process each)` : ''}; store: ${store} …`);
+    const store = temporalOnPostgres
+      ? 'databases temporal and temporal_visibility on the embedded PostgreSQL'
+      : '.data/temporal-server.sqlite';
+    console.log(
+      `Starting ${binaries.title}${cluster ? ` as a cluster (${TEMPORAL_SERVICES.join(', ')}: a process each)` : ''}; store: ${store} …`,
+    );
     const temporal = await startTemporal({
       binaries,
-      persistence: temporalOnPostgres ? { kind: 'postgres', adminUrl: postgresUrl! } : { kind: 'sqlite', file: EMBEDDED_TEMPORAL_SQLITE },
+      persistence: temporalOnPostgres
+        ? { kind: 'postgres', adminUrl: postgresUrl! }
+        : { kind: 'sqlite', file: EMBEDDED_TEMPORAL_SQLITE },
       cluster,
       ports: EMBEDDED_TEMPORAL_PORTS,
       uiPort: EMBEDDED.temporalUiPort,
@@ -157,7 +176,12 @@ function onStopSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-function printBanner(config: Config, embeddedDatabaseUrl: string | undefined, embeddedTemporal: boolean, cluster: boolean): void {
+function printBanner(
+  config: Config,
+  embeddedDatabaseUrl: string | undefined,
+  embeddedTemporal: boolean,
+  cluster: boolean,
+): void {
   const lines = [
     '',
     'Order service is running (Ctrl-C stops everything):',
@@ -165,16 +189,24 @@ function printBanner(config: Config, embeddedDatabaseUrl: string | undefined, em
     `  Health       http://localhost:${config.port}/healthz`,
     `  Orders page  http://localhost:${config.port}/ (sign in with ADMIN_TOKEN)`,
   ];
-  if (config.customerTokens.algorithm === 'HS256') lines.push('  Customers    `npm run token -- <customerId>` prints a bearer token for curl');
+  if (config.customerTokens.algorithm === 'HS256')
+    lines.push('  Customers    `npm run token -- <customerId>` prints a bearer token for curl');
   if (embeddedTemporal) lines.push(`  Temporal UI  http://localhost:${EMBEDDED.temporalUiPort}`);
   if (cluster) {
     const services = TEMPORAL_SERVICES.map((s) => `${s} :${EMBEDDED_TEMPORAL_PORTS[s].grpc}`).join(', ');
-    lines.push(`  Temporal     cluster: ${services} (logs .data/temporal-<service>.log)`, '  Workers      2 replicas on the same task queue');
+    lines.push(
+      `  Temporal     cluster: ${services} (logs .data/temporal-<service>.log)`,
+      '  Workers      2 replicas on the same task queue',
+    );
   }
   if (embeddedDatabaseUrl !== undefined) lines.push(`  Database     ${embeddedDatabaseUrl}`);
   lines.push('  Providers    the local fakes (THIRD_PARTIES=fake): nothing real is paid or sent');
   lines.push(`  Faults       ${config.faultsEnabled ? 'enabled (PUT /admin/faults/:service)' : 'disabled'}`);
   const devSecrets = devSecretsInUse(config);
-  if (devSecrets.length > 0) lines.push('  Dev secrets (public defaults, never for production):', ...devSecrets.map(([name, value]) => `    ${name}=${value}`));
+  if (devSecrets.length > 0)
+    lines.push(
+      '  Dev secrets (public defaults, never for production):',
+      ...devSecrets.map(([name, value]) => `    ${name}=${value}`),
+    );
   console.log(lines.join('\n'));
 }

@@ -62,7 +62,12 @@ export async function resolveTemporalServer(): Promise<TemporalServerBinaries | 
   const uiVersion = requiredVersion('temporal-ui-server', 'github.com/temporalio/ui-server/v2');
   const dir = join(cacheDir, `temporal-server-${serverVersion}-ui-${uiVersion}-${buildKey(SERVER_BINARIES)}`);
   const path = (name: string) => join(dir, name);
-  const binaries = { server: path('temporal-server'), sqlTool: path('temporal-sql-tool'), uiServer: path('temporal-ui-server'), title: `Temporal Server ${serverVersion}` };
+  const binaries = {
+    server: path('temporal-server'),
+    sqlTool: path('temporal-sql-tool'),
+    uiServer: path('temporal-ui-server'),
+    title: `Temporal Server ${serverVersion}`,
+  };
   if (existsSync(dir)) return binaries;
   const go = findExecutable('go', searchPath);
   if (!go) return undefined;
@@ -123,7 +128,14 @@ export async function resolveTestServer(): Promise<string | undefined> {
       const pomDir = join(workDir, 'maven');
       await mkdir(pomDir);
       await writeFile(join(pomDir, 'pom.xml'), testServerPom());
-      await run(mvn, ['-B', '-f', join(pomDir, 'pom.xml'), 'dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${join(workDir, 'lib')}`]);
+      await run(mvn, [
+        '-B',
+        '-f',
+        join(pomDir, 'pom.xml'),
+        'dependency:copy-dependencies',
+        '-DincludeScope=runtime',
+        `-DoutputDirectory=${join(workDir, 'lib')}`,
+      ]);
       await rm(pomDir, { recursive: true });
       await writeFile(join(workDir, 'temporal-test-server'), TEST_SERVER_WRAPPER, { mode: 0o755 });
     },

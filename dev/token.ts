@@ -10,11 +10,15 @@ import { runMain, StartupError } from './startup-error.js';
  *   curl -H "Authorization: Bearer $(npm run -s token -- alice)" localhost:3000/orders
  */
 runMain(async () => {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { 'expires-in': { type: 'string', default: '1h' } } });
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { 'expires-in': { type: 'string', default: '1h' } },
+  });
   const customerId = positionals[0];
   if (!customerId) throw new StartupError('usage: npm run token -- <customerId> [--expires-in 1h]');
   const { customerTokens } = loadConfig();
-  if (customerTokens.algorithm !== 'HS256') throw new StartupError('CUSTOMER_JWKS_URL is set: customer tokens come from that identity provider');
+  if (customerTokens.algorithm !== 'HS256')
+    throw new StartupError('CUSTOMER_JWKS_URL is set: customer tokens come from that identity provider');
   let expiresInMs: number;
   try {
     expiresInMs = parseDuration(values['expires-in']);

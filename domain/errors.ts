@@ -27,4 +27,7 @@ export function isBusinessErrorCode(type: string | undefined | null): type is Bu
  * notice given up, a fulfillment step dead-lettered, a refund held for an operator); any other
  * failure is ours — our database, our code — and is retried until it succeeds.
  */
-export const THIRD_PARTY_FAILURES = { unavailable: 'THIRD_PARTY_UNAVAILABLE', rejected: 'THIRD_PARTY_REJECTED' } as const;
+export const THIRD_PARTY_FAILURES = {
+  unavailable: 'THIRD_PARTY_UNAVAILABLE',
+  rejected: 'THIRD_PARTY_REJECTED',
+} as const;

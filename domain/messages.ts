@@ -12,7 +12,10 @@ export const orderWorkflowId = (orderId: string): string => `order-${orderId}`;
 /** The order an `order-<orderId>` workflow id names, or undefined for any other workflow. */
 export const orderIdOfWorkflow = (workflowId: string): string | undefined => /^order-(.+)$/.exec(workflowId)?.[1];
 /** Every log line about an order names it twice: orderId for people and the database, workflowId for the Web UI. */
-export const orderLogFields = (orderId: string): { orderId: string; workflowId: string } => ({ orderId, workflowId: orderWorkflowId(orderId) });
+export const orderLogFields = (orderId: string): { orderId: string; workflowId: string } => ({
+  orderId,
+  workflowId: orderWorkflowId(orderId),
+});
 /** SettleLatePayment's id: one per payment, so a redelivered callback starts nothing new. */
 export const latePaymentWorkflowId = (paymentId: string): string => `late-payment-${paymentId}`;
 
@@ -46,7 +49,9 @@ export interface PlacedOrder {
  * The workflow's static summary in the Temporal Web UI, set by the API when it starts the workflow.
  * The total is decided by the placement transaction, after the start: the current details show it.
  */
-export function orderSummary(request: Pick<PlaceOrderRequest, 'orderId' | 'customerId' | 'items' | 'couponCode'>): string {
+export function orderSummary(
+  request: Pick<PlaceOrderRequest, 'orderId' | 'customerId' | 'items' | 'couponCode'>,
+): string {
   const items = request.items.map((i) => `${i.quantity} × ${i.sku}`).join(', ');
   return `Order ${request.orderId} for ${request.customerId}: ${items}${request.couponCode ? ` (coupon ${request.couponCode})` : ''}`;
 }
@@ -95,7 +100,8 @@ export const ORDER_SHAPE: OrderShape = 'local-steps';
  */
 export function hasShape(shape: OrderShape | undefined, since: OrderShape): boolean {
   if (shape === undefined) return false;
-  if (!ORDER_SHAPES.includes(shape)) throw new Error(`unknown OrderLifecycle shape "${shape}": this worker is older than the API that started the run`);
+  if (!ORDER_SHAPES.includes(shape))
+    throw new Error(`unknown OrderLifecycle shape "${shape}": this worker is older than the API that started the run`);
   return ORDER_SHAPES.indexOf(shape) >= ORDER_SHAPES.indexOf(since);
 }
 
@@ -137,11 +143,14 @@ export const cancelSignal = defineSignal('cancel');
 export const extendDeadlineUpdate = defineUpdate<{ expiresAt: string }, [{ minutes: number }]>('extendDeadline');
 export const statusQuery = defineQuery<LifecycleStatus>('status');
 /** An operator re-drives a refund the provider rejected (REFUND_FAILED), in whichever run holds it. */
-export const retryRefundUpdate = defineUpdate<{ paymentId: string; status: PaymentStatus }, [{ paymentId: string }]>('retryRefund');
-/** An operator re-drives a FAILED fulfillment step once its cause is fixed. */
-export const retryFulfillmentStepUpdate = defineUpdate<{ step: FulfillmentStepName; status: StepStatus }, [{ step: FulfillmentStepName }]>(
-  'retryFulfillmentStep',
+export const retryRefundUpdate = defineUpdate<{ paymentId: string; status: PaymentStatus }, [{ paymentId: string }]>(
+  'retryRefund',
 );
+/** An operator re-drives a FAILED fulfillment step once its cause is fixed. */
+export const retryFulfillmentStepUpdate = defineUpdate<
+  { step: FulfillmentStepName; status: StepStatus },
+  [{ step: FulfillmentStepName }]
+>('retryFulfillmentStep');
 
 export const RECONCILIATION_WORKFLOW_TYPE = 'ReconcileStrandedOrders';
 export const RECONCILIATION_SCHEDULE_ID = 'reconcile-stranded-orders';

@@ -24,7 +24,12 @@ export interface Transition<S extends string> {
 }
 
 /** What a new row starts as. */
-export const INITIAL_STATUS = { order: 'UNPAID', payment: 'REFUND_PENDING', coupon: 'AVAILABLE', step: 'PENDING' } as const;
+export const INITIAL_STATUS = {
+  order: 'UNPAID',
+  payment: 'REFUND_PENDING',
+  coupon: 'AVAILABLE',
+  step: 'PENDING',
+} as const;
 
 export const ORDER_TRANSITIONS = {
   pay: { from: ['UNPAID'], to: 'PAID' },
@@ -92,7 +97,10 @@ export function isFinal(status: OrderStatus): boolean {
  */
 export const CANCELLATION_COMPENSATION = ['releaseStock', 'releaseCoupon', 'closePaymentIntent'] as const;
 /** What the guarded cancel gives back in its own statement (activities/orders.ts cancelStatement). */
-export const RELEASED_BY_THE_CANCEL: ReadonlyArray<(typeof CANCELLATION_COMPENSATION)[number]> = ['releaseStock', 'releaseCoupon'];
+export const RELEASED_BY_THE_CANCEL: ReadonlyArray<(typeof CANCELLATION_COMPENSATION)[number]> = [
+  'releaseStock',
+  'releaseCoupon',
+];
 /** What is left to give back once the guarded cancel has won: the provider's side. */
 export const OWED_AFTER_THE_CANCEL = CANCELLATION_COMPENSATION.filter((step) => !RELEASED_BY_THE_CANCEL.includes(step));
 

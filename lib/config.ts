@@ -46,7 +46,10 @@ const EnvSchema = z.object({
   RECONCILE_GRACE: nonEmpty.default('1m'),
   // Additions to the contract (docs/operations.md, "Configuration"): operability.
   WORKER_METRICS_PORT: port.default(9464),
-  TEMPORAL_SDK_METRICS_ADDRESS: z.string().regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port').default('127.0.0.1:9465'),
+  TEMPORAL_SDK_METRICS_ADDRESS: z
+    .string()
+    .regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port')
+    .default('127.0.0.1:9465'),
   SHUTDOWN_GRACE: nonEmpty.default('10s'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
   TEMPORAL_UI_URL: z.url().default('http://localhost:8233'),
@@ -124,7 +127,9 @@ export interface Config {
  * Either a shared secret (HS256), or an identity provider's public keys (RS256, from its JWKS URL),
  * never both: a deployment that trusts its provider must not also accept the public dev secret.
  */
-export type CustomerTokenSettings = ({ algorithm: 'HS256'; secret: string } | { algorithm: 'RS256'; jwksUrl: string }) & {
+export type CustomerTokenSettings = (
+  { algorithm: 'HS256'; secret: string } | { algorithm: 'RS256'; jwksUrl: string }
+) & {
   /** Required `iss` and `aud` claims, when set: tokens the provider issued for other applications are refused. */
   issuer?: string | undefined;
   audience?: string | undefined;
@@ -198,7 +203,9 @@ export function requireThirdParties(config: Config): ThirdPartyKind {
  */
 export function temporalUnreachable(address: string, err: unknown): ConfigError {
   const cause = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-  return new ConfigError(`TEMPORAL_ADDRESS: cannot connect to Temporal at ${address} (${cause}); check that it runs and is reachable from here`);
+  return new ConfigError(
+    `TEMPORAL_ADDRESS: cannot connect to Temporal at ${address} (${cause}); check that it runs and is reachable from here`,
+  );
 }
 
 /** The secrets this configuration leaves at their public development defaults, as `[variable, value]`. */
@@ -206,7 +213,11 @@ export function devSecretsInUse(config: Config): Array<[string, string]> {
   const defaults: Array<[string, string, string | undefined]> = [
     ['PAYMENT_WEBHOOK_SECRET', DEV_WEBHOOK_SECRET, config.webhookSecret],
     ['ADMIN_TOKEN', DEV_ADMIN_TOKEN, config.adminToken],
-    ['CUSTOMER_JWT_SECRET', DEV_CUSTOMER_JWT_SECRET, config.customerTokens.algorithm === 'HS256' ? config.customerTokens.secret : undefined],
+    [
+      'CUSTOMER_JWT_SECRET',
+      DEV_CUSTOMER_JWT_SECRET,
+      config.customerTokens.algorithm === 'HS256' ? config.customerTokens.secret : undefined,
+    ],
     ['ORDER_ID_SECRET', DEV_ORDER_ID_SECRET, config.orderIdSecret],
   ];
   return defaults.filter(([, dev, actual]) => actual === dev).map(([name, dev]) => [name, dev]);
@@ -214,8 +225,10 @@ export function devSecretsInUse(config: Config): Array<[string, string]> {
 
 function customerTokens(e: z.infer<typeof EnvSchema>): CustomerTokenSettings {
   const claims = { issuer: e.CUSTOMER_JWT_ISSUER, audience: e.CUSTOMER_JWT_AUDIENCE };
-  if (e.CUSTOMER_JWKS_URL === undefined) return { algorithm: 'HS256', secret: e.CUSTOMER_JWT_SECRET ?? DEV_CUSTOMER_JWT_SECRET, ...claims };
-  if (e.CUSTOMER_JWT_SECRET !== undefined) throw new ConfigError('CUSTOMER_JWT_SECRET: set either it (HS256) or CUSTOMER_JWKS_URL (RS256), not both');
+  if (e.CUSTOMER_JWKS_URL === undefined)
+    return { algorithm: 'HS256', secret: e.CUSTOMER_JWT_SECRET ?? DEV_CUSTOMER_JWT_SECRET, ...claims };
+  if (e.CUSTOMER_JWT_SECRET !== undefined)
+    throw new ConfigError('CUSTOMER_JWT_SECRET: set either it (HS256) or CUSTOMER_JWKS_URL (RS256), not both');
   return { algorithm: 'RS256', jwksUrl: e.CUSTOMER_JWKS_URL, ...claims };
 }
 
@@ -230,7 +243,9 @@ function duration(name: string, text: string): number {
 /** The SDK's own loader, fed this environment (not process.env behind our back). */
 function temporalSecurity(env: NodeJS.ProcessEnv): TemporalConnectionSecurity {
   try {
-    const defined = Object.fromEntries(Object.entries(env).filter((kv): kv is [string, string] => kv[1] !== undefined && kv[1] !== ''));
+    const defined = Object.fromEntries(
+      Object.entries(env).filter((kv): kv is [string, string] => kv[1] !== undefined && kv[1] !== ''),
+    );
     const { tls, apiKey, metadata } = loadClientConnectConfig({ overrideEnvVars: defined }).connectionOptions;
     return { tls, apiKey, metadata };
   } catch (err) {

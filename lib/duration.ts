@@ -9,7 +9,9 @@ const DURATION = /^(\d+)(ms|s|m|h)$/;
 export function parseDuration(text: string): number {
   const match = DURATION.exec(text.trim());
   if (!match) {
-    throw new RangeError(`"${text}" is not a duration; use a whole number followed by ms, s, m or h (e.g. 500ms, 10s, 30m, 2h)`);
+    throw new RangeError(
+      `"${text}" is not a duration; use a whole number followed by ms, s, m or h (e.g. 500ms, 10s, 30m, 2h)`,
+    );
   }
   const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
   if (ms <= 0) throw new RangeError(`"${text}" must be longer than zero`);

@@ -4,6 +4,13 @@ export type { Logger };
 
 /** JSON lines on stdout (tests may pass another destination); `name` says which process wrote the line. */
 export function createLogger(name: string, level: string = 'info', destination?: DestinationStream): Logger {
-  const redact = ['*.authorization', '*.webhookSecret', '*.adminToken', '*.secret', '*.orderIdSecret', 'req.headers["x-payment-signature"]'];
+  const redact = [
+    '*.authorization',
+    '*.webhookSecret',
+    '*.adminToken',
+    '*.secret',
+    '*.orderIdSecret',
+    'req.headers["x-payment-signature"]',
+  ];
   return destination ? pino({ name, level, redact }, destination) : pino({ name, level, redact });
 }

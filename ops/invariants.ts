@@ -43,8 +43,13 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
     // transaction as the increments), so those count as held too; cancelled-stock-released says
     // that this does not last.
     name: 'reserved-matches-unpaid-orders',
-    description: "reserved = Σ items of the SKU's UNPAID orders (and of cancelled ones whose stock is not yet released)",
-    query: () => unitsMatchOrders('reserved', Prisma.sql`o.status = 'UNPAID' OR (o.status = 'CANCELLED' AND o.stock_released_at IS NULL)`),
+    description:
+      "reserved = Σ items of the SKU's UNPAID orders (and of cancelled ones whose stock is not yet released)",
+    query: () =>
+      unitsMatchOrders(
+        'reserved',
+        Prisma.sql`o.status = 'UNPAID' OR (o.status = 'CANCELLED' AND o.stock_released_at IS NULL)`,
+      ),
   },
   {
     name: 'sold-matches-paid-orders',
@@ -53,7 +58,8 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
   },
   {
     name: 'order-status-matches-timestamps',
-    description: 'never both paid_at and cancelled_at; UNPAID has neither, PAID has paid_at, CANCELLED has cancelled_at and a reason',
+    description:
+      'never both paid_at and cancelled_at; UNPAID has neither, PAID has paid_at, CANCELLED has cancelled_at and a reason',
     query: () => Prisma.sql`
       SELECT format('order %s: %s with paid_at %L, cancelled_at %L, cancel_reason %L, stock_released_at %L',
                     id, status, paid_at, cancelled_at, cancel_reason, stock_released_at) AS detail
@@ -167,7 +173,11 @@ export interface InvariantReport {
 export type Queryable = Pick<Db, '$queryRaw'>;
 
 /** Runs `invariants` (the business ones, to which a dev database adds the fakes' own) over `db`. */
-export async function checkInvariants(db: Queryable, invariants: readonly Invariant[], options: { graceMs: number }): Promise<InvariantReport> {
+export async function checkInvariants(
+  db: Queryable,
+  invariants: readonly Invariant[],
+  options: { graceMs: number },
+): Promise<InvariantReport> {
   const cutoff = Prisma.sql`now() - ${options.graceMs} * interval '1 millisecond'`;
   const violations: InvariantReport['violations'] = [];
   const results: InvariantResult[] = [];
@@ -214,7 +224,9 @@ export async function countRows(db: Queryable): Promise<Counts> {
 export function formatReport(report: InvariantReport, maxDetails = 5): string[] {
   const lines: string[] = [];
   for (const r of report.results) {
-    lines.push(`${r.violations === 0 ? 'PASS' : 'FAIL'}  ${r.invariant.padEnd(36)} ${r.violations === 0 ? r.description : `${r.violations} violation(s)`}`);
+    lines.push(
+      `${r.violations === 0 ? 'PASS' : 'FAIL'}  ${r.invariant.padEnd(36)} ${r.violations === 0 ? r.description : `${r.violations} violation(s)`}`,
+    );
     const details = report.violations.filter((v) => v.invariant === r.invariant);
     for (const v of details.slice(0, maxDetails)) lines.push(`        ${v.detail}`);
     if (details.length > maxDetails) lines.push(`        … and ${details.length - maxDetails} more`);

@@ -39,7 +39,8 @@ export function activityMetrics(metrics: WorkerMetrics): ActivityInterceptorsFac
     inbound: {
       async execute(input, next) {
         const result = await next(input);
-        const observe = OBSERVERS[ctx.info.activityType as keyof Activities] as ((m: WorkerMetrics, i: unknown, r: unknown) => void) | undefined;
+        const observe = OBSERVERS[ctx.info.activityType as keyof Activities] as
+          ((m: WorkerMetrics, i: unknown, r: unknown) => void) | undefined;
         observe?.(metrics, input.args[0], result);
         return result;
       },

@@ -43,7 +43,12 @@ export function createOrderWorker(settings: WorkerSettings): Promise<Worker> {
     ...(settings.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: settings.shutdownGraceMs }),
     interceptors: { activity: settings.metrics ? [activityMetrics(settings.metrics)] : [] },
     plugins: settings.tracing
-      ? [new OpenTelemetryPlugin({ resource: settings.tracing.resource, spanProcessor: settings.tracing.spanProcessor })]
+      ? [
+          new OpenTelemetryPlugin({
+            resource: settings.tracing.resource,
+            spanProcessor: settings.tracing.spanProcessor,
+          }),
+        ]
       : [],
   });
 }
@@ -51,7 +56,11 @@ export function createOrderWorker(settings: WorkerSettings): Promise<Worker> {
 /** Where this worker's workflow code comes from, for its start-up log line. */
 export const hasPrebuiltWorkflowBundle = (): boolean => existsSync(PREBUILT_WORKFLOW_BUNDLE);
 
-function workflowSource(given: WorkerOptions['workflowBundle']): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+function workflowSource(
+  given: WorkerOptions['workflowBundle'],
+): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
   if (given) return { workflowBundle: given };
-  return hasPrebuiltWorkflowBundle() ? { workflowBundle: { codePath: PREBUILT_WORKFLOW_BUNDLE } } : { workflowsPath: WORKFLOWS_PATH };
+  return hasPrebuiltWorkflowBundle()
+    ? { workflowBundle: { codePath: PREBUILT_WORKFLOW_BUNDLE } }
+    : { workflowsPath: WORKFLOWS_PATH };
 }

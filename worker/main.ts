@@ -18,7 +18,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   logger.level = config.logLevel;
   if (!config.databaseUrl || !config.temporal.address) {
-    throw new ConfigError('the worker needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)');
+    throw new ConfigError(
+      'the worker needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)',
+    );
   }
   const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
   // Set as each start step opens them: a later step failing closes what the earlier ones opened,
@@ -30,7 +32,11 @@ async function main(): Promise<void> {
     const thirdParties = await loadThirdParties(config, db);
     const metrics = createWorkerMetrics();
     // Before the SDK's Runtime: once installed it keeps the process alive until a connection made through it closes.
-    metricsServer = await startMetricsServer({ port: config.workerMetricsPort, registry: metrics.registry, sdkMetricsAddress: config.sdkMetricsAddress });
+    metricsServer = await startMetricsServer({
+      port: config.workerMetricsPort,
+      registry: metrics.registry,
+      sdkMetricsAddress: config.sdkMetricsAddress,
+    });
     // One JSON stream: the SDK's own logs, Core's (forwarded), and workflow and activity logs go to pino.
     Runtime.install({
       logger: temporalLogger(logger),
@@ -48,13 +54,21 @@ async function main(): Promise<void> {
       connection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      deps: { db, paymentWindowMs: config.paymentWindowMs, maxOpenOrdersPerCustomer: config.maxOpenOrdersPerCustomer, ...thirdParties },
+      deps: {
+        db,
+        paymentWindowMs: config.paymentWindowMs,
+        maxOpenOrdersPerCustomer: config.maxOpenOrdersPerCustomer,
+        ...thirdParties,
+      },
       metrics,
       shutdownGraceMs: config.shutdownGraceMs,
       tracing,
     });
     const client = new Client({ connection, namespace: config.temporal.namespace });
-    const schedule = await ensureReconciliationSchedule(client, { taskQueue: config.temporal.taskQueue, ...config.reconciliation });
+    const schedule = await ensureReconciliationSchedule(client, {
+      taskQueue: config.temporal.taskQueue,
+      ...config.reconciliation,
+    });
     logger.info(
       {
         taskQueue: config.temporal.taskQueue,
@@ -80,7 +94,8 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) logger.error(err.message);
-  else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') logger.error(`WORKER_METRICS_PORT ${(err as { port?: number }).port ?? ''} is already in use`);
+  else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+    logger.error(`WORKER_METRICS_PORT ${(err as { port?: number }).port ?? ''} is already in use`);
   else logger.error({ err }, 'worker failed');
   process.exitCode = 1;
 });

@@ -6,10 +6,16 @@ import type { Registry } from 'prom-client';
  * The worker's GET /metrics: its own business metrics followed by the Temporal SDK's (Core's
  * Prometheus exporter, bound to a loopback address), so each replica is one scrape target.
  */
-export async function startMetricsServer(options: { port: number; registry: Registry; sdkMetricsAddress: string }): Promise<Server> {
+export async function startMetricsServer(options: {
+  port: number;
+  registry: Registry;
+  sdkMetricsAddress: string;
+}): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || req.url !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"NOT_FOUND","message":"only GET /metrics here"}}');
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end('{"error":{"code":"NOT_FOUND","message":"only GET /metrics here"}}');
       return;
     }
     void Promise.all([options.registry.metrics(), sdkMetrics(options.sdkMetricsAddress)]).then(

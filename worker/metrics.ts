@@ -10,7 +10,11 @@ export function createWorkerMetrics() {
   const registers = [registry];
   return {
     registry,
-    ordersPaid: new Counter({ name: 'orders_paid_total', help: 'Orders made PAID by the guarded payment update', registers }),
+    ordersPaid: new Counter({
+      name: 'orders_paid_total',
+      help: 'Orders made PAID by the guarded payment update',
+      registers,
+    }),
     ordersCancelled: new Counter({
       name: 'orders_cancelled_total',
       help: 'Orders made CANCELLED by the guarded cancel, by reason',
@@ -28,7 +32,11 @@ export function createWorkerMetrics() {
       help: 'Timeout cancels that landed before expires_at (negative lag): an incident, the guard should make it impossible',
       registers,
     }),
-    reconciliationSweeps: new Counter({ name: 'reconciliation_sweeps_total', help: 'Reconciliation sweeps completed', registers }),
+    reconciliationSweeps: new Counter({
+      name: 'reconciliation_sweeps_total',
+      help: 'Reconciliation sweeps completed',
+      registers,
+    }),
     reconciliationHits: new Counter({
       name: 'reconciliation_hits_total',
       help: 'UNPAID orders past deadline + grace found without a running workflow and adopted: each is a lost trigger',

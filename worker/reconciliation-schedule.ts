@@ -1,4 +1,9 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptionsAction,
+} from '@temporalio/client';
 import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE } from '../domain/messages.js';
 
 /** Orders examined per sweep: bounded, so a backlog is worked off over several sweeps, never in one burst. */

@@ -20,7 +20,8 @@ export function temporalLogger(logger: Logger): TemporalLogger {
     const fields: Record<string, unknown> = { ...meta };
     const orderId = typeof meta.workflowId === 'string' ? orderIdOfWorkflow(meta.workflowId) : undefined;
     if (orderId !== undefined && fields.orderId === undefined) fields.orderId = orderId;
-    if (typeof meta.orderId === 'string' && fields.workflowId === undefined) fields.workflowId = orderWorkflowId(meta.orderId);
+    if (typeof meta.orderId === 'string' && fields.workflowId === undefined)
+      fields.workflowId = orderWorkflowId(meta.orderId);
     logger[LEVELS[level]](fields, message);
   };
   return {

@@ -4,7 +4,12 @@ import { databaseOptions, fulfillmentOptions } from './activity-options.js';
 import type { Attention } from './attention.js';
 import { rootCauseMessage } from './failures.js';
 import type { MustSucceed } from './must-succeed.js';
-import { FULFILLMENT_STEP_NAMES, FULFILLMENT_STEPS, type FulfillmentStepName, type StepStatus } from '../domain/statuses.js';
+import {
+  FULFILLMENT_STEP_NAMES,
+  FULFILLMENT_STEPS,
+  type FulfillmentStepName,
+  type StepStatus,
+} from '../domain/statuses.js';
 
 const steps = proxyActivities<Activities>(fulfillmentOptions);
 const database = proxyActivities<Activities>(databaseOptions);
@@ -28,7 +33,11 @@ const STEP_ACTIVITY: Record<FulfillmentStepName, (orderId: string) => Promise<vo
  * dead-letters nothing: the step is tried again until it gets through (MustSucceed).
  */
 export class Fulfillment {
-  readonly status: Record<FulfillmentStepName, StepStatus> = { invoice: 'PENDING', notification: 'PENDING', loyalty: 'PENDING' };
+  readonly status: Record<FulfillmentStepName, StepStatus> = {
+    invoice: 'PENDING',
+    notification: 'PENDING',
+    loyalty: 'PENDING',
+  };
   private readonly retryRequested = new Set<FulfillmentStepName>();
 
   constructor(
@@ -67,12 +76,19 @@ export class Fulfillment {
       } catch (err) {
         const error = rootCauseMessage(err);
         this.status[step] = 'FAILED';
-        this.attention.set(`fulfillment:${step}`, `fulfillment step ${step} failed (${error}): fix the cause, then POST /orders/${this.orderId}/fulfillment/${step}/retry`);
+        this.attention.set(
+          `fulfillment:${step}`,
+          `fulfillment step ${step} failed (${error}): fix the cause, then POST /orders/${this.orderId}/fulfillment/${step}/retry`,
+        );
         this.publish();
-        await this.mustSucceed.run('markStepFailed', () => database.markStepFailed({ orderId: this.orderId, step: FULFILLMENT_STEPS[step], error }));
+        await this.mustSucceed.run('markStepFailed', () =>
+          database.markStepFailed({ orderId: this.orderId, step: FULFILLMENT_STEPS[step], error }),
+        );
         await condition(() => this.retryRequested.has(step));
         this.retryRequested.delete(step);
-        await this.mustSucceed.run('reopenStep', () => database.reopenStep({ orderId: this.orderId, step: FULFILLMENT_STEPS[step] }));
+        await this.mustSucceed.run('reopenStep', () =>
+          database.reopenStep({ orderId: this.orderId, step: FULFILLMENT_STEPS[step] }),
+        );
         this.status[step] = 'PENDING';
         this.attention.set(`fulfillment:${step}`, null);
         this.publish();

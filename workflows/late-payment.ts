@@ -15,7 +15,12 @@ import { stepsFor } from './steps.js';
 export async function SettleLatePayment(notice: PaymentNotice): Promise<{ outcome: 'PAID' | 'REFUNDED' }> {
   const attention = new Attention(() => setCurrentDetails(attention.items.join('\n\n')));
   // Regular activities: its histories have no shape to tell local ones apart by.
-  const settlement = new Settlement(notice.orderId, stepsFor({ local: false }), new MustSucceed(notice.orderId, attention), attention);
+  const settlement = new Settlement(
+    notice.orderId,
+    stepsFor({ local: false }),
+    new MustSucceed(notice.orderId, attention),
+    attention,
+  );
   setHandler(retryRefundUpdate, ({ paymentId }) => settlement.retry(paymentId), {
     validator: ({ paymentId }) => settlement.assertRetryable(paymentId),
   });

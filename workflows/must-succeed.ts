@@ -44,7 +44,10 @@ export class MustSucceed {
         const error = rootCauseMessage(err);
         stuckSteps.add(1, { step });
         log.error('step stuck: still failing, still retrying', { orderId: this.orderId, step, rounds, error });
-        this.attention.note(`stuck:${step}`, `${step} keeps failing (${error}; round ${rounds}): it is retried until it succeeds`);
+        this.attention.note(
+          `stuck:${step}`,
+          `${step} keeps failing (${error}; round ${rounds}): it is retried until it succeeds`,
+        );
       }
     }
   }

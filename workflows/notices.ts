@@ -23,6 +23,9 @@ export async function notifyCustomer(
     if (!isActivityFailure(err) || !patched(SETTLE_EVERY_PAYMENT_PATCH)) throw err;
     const error = rootCauseMessage(err);
     log.error('customer notice not sent after its retries', { ...input, error });
-    attention.note(`notice:${input.template}:${input.key ?? ''}`, `the customer was not sent ${input.template} (${error}): reach them another way`);
+    attention.note(
+      `notice:${input.template}:${input.key ?? ''}`,
+      `the customer was not sent ${input.template} (${error}): reach them another way`,
+    );
   }
 }

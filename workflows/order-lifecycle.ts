@@ -33,7 +33,12 @@ import {
 } from '../domain/messages.js';
 import { MustSucceed } from './must-succeed.js';
 import { notifyCustomer } from './notices.js';
-import { CANCELLATION_COMPENSATION, OWED_AFTER_THE_CANCEL, type CancelReason, type OrderStatus } from '../domain/statuses.js';
+import {
+  CANCELLATION_COMPENSATION,
+  OWED_AFTER_THE_CANCEL,
+  type CancelReason,
+  type OrderStatus,
+} from '../domain/statuses.js';
 import { SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
 import { CustomerIdKey, NeedsAttentionKey, OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
 import { Settlement } from './settlement.js';
@@ -100,10 +105,17 @@ class OrderLifecycleRun {
     this.steps = stepsFor({ local: hasShape(shape, 'local-steps') });
     this.attention = new Attention(() => this.showDetails(), !this.lean);
     this.mustSucceed = new MustSucceed(orderId, this.attention);
-    this.settlement = new Settlement(orderId, this.steps, this.mustSucceed, this.attention, () => this.markPaid(), (what) => {
-      this.busyWith = what;
-      this.showDetails();
-    });
+    this.settlement = new Settlement(
+      orderId,
+      this.steps,
+      this.mustSucceed,
+      this.attention,
+      () => this.markPaid(),
+      (what) => {
+        this.busyWith = what;
+        this.showDetails();
+      },
+    );
     this.fulfillment = new Fulfillment(orderId, this.mustSucceed, this.attention);
     this.registerHandlers();
   }
@@ -140,7 +152,9 @@ class OrderLifecycleRun {
       }
       throw err;
     }
-    return this.finish(this.status === 'PAID' ? 'nothing: the order is paid and fulfilled' : 'nothing: the order is cancelled');
+    return this.finish(
+      this.status === 'PAID' ? 'nothing: the order is paid and fulfilled' : 'nothing: the order is cancelled',
+    );
   }
 
   private registerHandlers(): void {
@@ -158,7 +172,8 @@ class OrderLifecycleRun {
       },
       {
         validator: (request) => {
-          if (request.orderId !== this.orderId) throw new Error(`this workflow is for order ${this.orderId}, not ${request.orderId}`);
+          if (request.orderId !== this.orderId)
+            throw new Error(`this workflow is for order ${this.orderId}, not ${request.orderId}`);
         },
       },
     );
@@ -180,7 +195,8 @@ class OrderLifecycleRun {
       {
         validator: ({ minutes }) => {
           if (!Number.isInteger(minutes) || minutes <= 0) throw new Error('minutes must be a positive whole number');
-          if (this.status !== 'UNPAID') throw ApplicationFailure.nonRetryable('the order is no longer unpaid', 'ORDER_NOT_UNPAID');
+          if (this.status !== 'UNPAID')
+            throw ApplicationFailure.nonRetryable('the order is no longer unpaid', 'ORDER_NOT_UNPAID');
         },
       },
     );
@@ -208,7 +224,9 @@ class OrderLifecycleRun {
       if (!this.cancelRequested && woken) continue;
       const reason: CancelReason = this.cancelRequested ? 'CUSTOMER' : 'PAYMENT_TIMEOUT';
       this.cancelRequested = false;
-      const result = await this.mustSucceed.run('cancelOrder', () => this.steps.database.cancelOrder({ orderId: this.orderId, reason }));
+      const result = await this.mustSucceed.run('cancelOrder', () =>
+        this.steps.database.cancelOrder({ orderId: this.orderId, reason }),
+      );
       if (result.outcome === 'CANCELLED') {
         this.status = 'CANCELLED';
         this.cancelReason = reason;
@@ -233,11 +251,20 @@ class OrderLifecycleRun {
   private async compensateCancellation(): Promise<void> {
     const steps = this.lean && this.cancelledHere ? OWED_AFTER_THE_CANCEL : CANCELLATION_COMPENSATION;
     this.waitFor(`${steps.join(', ')} and the customer's notice`);
-    const givingBack = Promise.allSettled(steps.map((step) => this.mustSucceed.run(step, () => this.compensationStep(step))));
+    const givingBack = Promise.allSettled(
+      steps.map((step) => this.mustSucceed.run(step, () => this.compensationStep(step))),
+    );
     if (!this.lean) await givingBack; // the first shape notified only after giving back
-    await notifyCustomer({ orderId: this.orderId, template: 'ORDER_CANCELLED' }, this.steps, this.mustSucceed, this.attention);
+    await notifyCustomer(
+      { orderId: this.orderId, template: 'ORDER_CANCELLED' },
+      this.steps,
+      this.mustSucceed,
+      this.attention,
+    );
     const released = await givingBack;
-    const failed = released.flatMap((r, i) => (r.status === 'rejected' ? [{ step: steps[i]!, reason: r.reason as unknown }] : []));
+    const failed = released.flatMap((r, i) =>
+      r.status === 'rejected' ? [{ step: steps[i]!, reason: r.reason as unknown }] : [],
+    );
     if (failed.length === 0) return;
     if (!patched(SETTLE_EVERY_PAYMENT_PATCH)) {
       // Runs from before: a failed workflow, listed by NeedsAttention.
@@ -296,7 +323,11 @@ class OrderLifecycleRun {
   private async finish(nextStep: string): Promise<LifecycleStatus> {
     this.waitFor(nextStep);
     await this.settleEverything();
-    log.info('order lifecycle finished', { orderId: this.orderId, status: this.status, workflowId: workflowInfo().workflowId });
+    log.info('order lifecycle finished', {
+      orderId: this.orderId,
+      status: this.status,
+      workflowId: workflowInfo().workflowId,
+    });
     return this.snapshot();
   }
 
@@ -351,7 +382,12 @@ function describeOrder(now: LifecycleStatus, order: PlacedOrder | undefined, att
   const lines = [`**${now.status}**${now.cancelReason ? ` (${now.cancelReason})` : ''}`];
   if (order) lines.push(`${order.customerId} · ${(order.totalCents / 100).toFixed(2)} · deadline ${now.expiresAt}`);
   lines.push(`Waiting for: ${now.waitingFor}`);
-  if (now.fulfillment) lines.push(`Fulfillment: ${Object.entries(now.fulfillment).map(([step, s]) => `${step} ${s}`).join(', ')}`);
+  if (now.fulfillment)
+    lines.push(
+      `Fulfillment: ${Object.entries(now.fulfillment)
+        .map(([step, s]) => `${step} ${s}`)
+        .join(', ')}`,
+    );
   for (const item of attention) lines.push(`Needs attention: ${item}`);
   return lines.join('\n\n');
 }

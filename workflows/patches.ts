@@ -14,4 +14,3 @@ export const NOTIFY_REFUNDS_PATCH = 'notify-customer-of-refunds';
  * payment the run accepted is settled before it ends, on every path out (workflows/settlement.ts).
  */
 export const SETTLE_EVERY_PAYMENT_PATCH = 'settle-every-payment-before-the-run-ends';
-

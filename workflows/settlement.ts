@@ -43,7 +43,11 @@ export class Settlement {
 
   /** For the `paid` signal: a redelivery, or a notice for another order, is dropped. */
   accept(notice: PaymentNotice): void {
-    if (notice.orderId !== this.orderId || this.payments.has(notice.paymentId) || this.queue.some((w) => w.notice.paymentId === notice.paymentId)) {
+    if (
+      notice.orderId !== this.orderId ||
+      this.payments.has(notice.paymentId) ||
+      this.queue.some((w) => w.notice.paymentId === notice.paymentId)
+    ) {
       return; // the database would refuse it too; this keeps it out of the history's activities
     }
     this.queue.push({ notice, retryRefund: false });
@@ -63,7 +67,8 @@ export class Settlement {
     while (this.queue.length > 0) {
       const work = this.queue.shift()!;
       this.busyWith(`payment ${work.notice.paymentId} to be settled`);
-      if (work.retryRefund) await this.mustSucceed.run('reopenRefund', () => this.steps.database.reopenRefund(work.notice.paymentId));
+      if (work.retryRefund)
+        await this.mustSucceed.run('reopenRefund', () => this.steps.database.reopenRefund(work.notice.paymentId));
       else if ((await this.record(work.notice)) !== 'REFUND') continue;
       await this.refund(work.notice);
     }
@@ -108,16 +113,27 @@ export class Settlement {
     this.payments.set(paymentId, 'REFUNDED');
     this.attention.note(`refund:${paymentId}`, null);
     if (patched(NOTIFY_REFUNDS_PATCH)) {
-      await notifyCustomer({ orderId: this.orderId, template: 'PAYMENT_REFUNDED', key: paymentId }, this.steps, this.mustSucceed, this.attention);
+      await notifyCustomer(
+        { orderId: this.orderId, template: 'PAYMENT_REFUNDED', key: paymentId },
+        this.steps,
+        this.mustSucceed,
+        this.attention,
+      );
     }
   }
 
   private async holdRejected(notice: PaymentNotice, error: string): Promise<void> {
     const { paymentId } = notice;
-    await this.mustSucceed.run('recordRefundFailure', () => this.steps.database.recordRefundFailure({ paymentId, error }));
+    await this.mustSucceed.run('recordRefundFailure', () =>
+      this.steps.database.recordRefundFailure({ paymentId, error }),
+    );
     this.payments.set(paymentId, 'REFUND_FAILED');
     this.rejected.set(paymentId, notice);
-    log.error('the payment provider rejected a refund: it is owed and waits for an operator', { orderId: this.orderId, paymentId, error });
+    log.error('the payment provider rejected a refund: it is owed and waits for an operator', {
+      orderId: this.orderId,
+      paymentId,
+      error,
+    });
     this.attention.note(
       `refund:${paymentId}`,
       `refund of ${paymentId} rejected (${error}): fix the cause, then POST /orders/${this.orderId}/payments/${paymentId}/refund/retry`,

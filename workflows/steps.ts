@@ -68,13 +68,19 @@ function local(options: ActivityOptions): ActivityInterfaceFor<Activities> {
     localRetryThreshold: LOCAL_RETRY_THRESHOLD,
     retry: mustSucceed ? { ...retry, maximumAttempts: attemptsWithin(retry, STEP_STUCK_AFTER) } : retry,
   } satisfies LocalActivityOptions);
-  const refused = (err: ApplicationFailure) => err.nonRetryable || (retry.nonRetryableErrorTypes ?? []).includes(err.type ?? '');
+  const refused = (err: ApplicationFailure) =>
+    err.nonRetryable || (retry.nonRetryableErrorTypes ?? []).includes(err.type ?? '');
   return new Proxy(proxy, {
     get(target, activityType: keyof Activities & string) {
       return (...args: unknown[]) =>
         (target[activityType] as (...a: unknown[]) => Promise<unknown>)(...args).catch((err: unknown) => {
           if (!(err instanceof ApplicationFailure || err instanceof TimeoutFailure)) throw err; // e.g. a cancellation
-          const retryState = err instanceof ApplicationFailure && refused(err) ? 'NON_RETRYABLE_FAILURE' : mustSucceed ? 'TIMEOUT' : 'MAXIMUM_ATTEMPTS_REACHED';
+          const retryState =
+            err instanceof ApplicationFailure && refused(err)
+              ? 'NON_RETRYABLE_FAILURE'
+              : mustSucceed
+                ? 'TIMEOUT'
+                : 'MAXIMUM_ATTEMPTS_REACHED';
           throw new ActivityFailure('Local activity failed', activityType, undefined, retryState, undefined, err);
         });
     },
@@ -98,7 +104,7 @@ export function attemptsWithin(retry: RetryPolicy, budget: Duration): number {
 }
 
 /** Temporal's Duration (a number of milliseconds, or a string as the `ms` package reads it) in milliseconds. */
-const durationMs = (d: Duration): number => (typeof d === 'number' ? d : ms(d as ms.StringValue));
+const durationMs = (d: Duration): number => (typeof d === 'number' ? d : ms(d));
 
 const LOCAL: Steps = {
   database: local(databaseOptions),

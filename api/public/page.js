@@ -39,13 +39,20 @@ function fulfillment(order) {
   const steps = Object.entries(order.fulfillment);
   const done = steps.filter(([, s]) => s === 'DONE').length;
   const wrap = el('span', { className: 'fulfillment', textContent: `${done}/${steps.length} ` });
-  for (const [step, s] of steps) wrap.append(el('span', { className: `step-${s}`, textContent: `${step} ${s.toLowerCase()} ` }));
+  for (const [step, s] of steps)
+    wrap.append(el('span', { className: `step-${s}`, textContent: `${step} ${s.toLowerCase()} ` }));
   return wrap;
 }
 
 function workflowLink(order) {
   const href = `${config.temporalUiUrl}/namespaces/${encodeURIComponent(config.namespace)}/workflows/${encodeURIComponent(order.workflowId)}`;
-  return el('a', { href, target: '_blank', rel: 'noopener', className: 'workflow-link', textContent: order.workflowId });
+  return el('a', {
+    href,
+    target: '_blank',
+    rel: 'noopener',
+    className: 'workflow-link',
+    textContent: order.workflowId,
+  });
 }
 
 function payButton(order) {
@@ -54,7 +61,10 @@ function payButton(order) {
   button.addEventListener('click', async () => {
     button.disabled = true;
     button.textContent = 'paying …';
-    const res = await api(`/dev/orders/${order.id}/simulate-payment`, { method: 'POST' }).catch(() => ({ ok: false, status: 401 }));
+    const res = await api(`/dev/orders/${order.id}/simulate-payment`, { method: 'POST' }).catch(() => ({
+      ok: false,
+      status: 401,
+    }));
     button.textContent = res.ok ? 'sent' : `failed (${res.status})`;
     await refresh();
   });
@@ -70,7 +80,14 @@ function render() {
         el('td', {}, el('code', { textContent: order.id.slice(0, 8) })),
         el('td', { textContent: order.customerId }),
         el('td', { textContent: (order.totalCents / 100).toFixed(2) }),
-        el('td', {}, el('span', { className: `status ${order.status}`, textContent: order.status + (order.cancelReason ? ` (${order.cancelReason})` : '') })),
+        el(
+          'td',
+          {},
+          el('span', {
+            className: `status ${order.status}`,
+            textContent: order.status + (order.cancelReason ? ` (${order.cancelReason})` : ''),
+          }),
+        ),
         el('td', {}, countdown(order)),
         el('td', {}, fulfillment(order)),
         el('td', {}, workflowLink(order)),

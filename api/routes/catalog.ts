@@ -45,7 +45,11 @@ export function catalogRouter({ db, adminToken }: { db: Db; adminToken: string }
   router.put('/coupons/:code', admin, jsonBody, async (req, res) => {
     const { code } = parseInput(CouponParam, req.params);
     const { discountCents } = parseInput(CouponBody, req.body);
-    const coupon = await db.coupon.upsert({ where: { code }, create: { code, discountCents }, update: { discountCents } });
+    const coupon = await db.coupon.upsert({
+      where: { code },
+      create: { code, discountCents },
+      update: { discountCents },
+    });
     res.json(couponView(coupon));
   });
 
@@ -60,9 +64,21 @@ export function catalogRouter({ db, adminToken }: { db: Db; adminToken: string }
 }
 
 function productView(row: ProductRow): ProductView {
-  return { sku: row.sku, name: row.name, priceCents: row.price_cents, available: row.available, reserved: row.reserved, sold: row.sold };
+  return {
+    sku: row.sku,
+    name: row.name,
+    priceCents: row.price_cents,
+    available: row.available,
+    reserved: row.reserved,
+    sold: row.sold,
+  };
 }
 
-function couponView(c: { code: string; discountCents: number; status: CouponView['status']; orderId: string | null }): CouponView {
+function couponView(c: {
+  code: string;
+  discountCents: number;
+  status: CouponView['status'];
+  orderId: string | null;
+}): CouponView {
   return { code: c.code, discountCents: c.discountCents, status: c.status, orderId: c.orderId };
 }

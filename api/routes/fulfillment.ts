@@ -8,7 +8,15 @@ import { businessError, parseInput } from '../errors.js';
 import { RetryStepParams } from '../schemas.js';
 import { businessCodeOf, isWorkflowGone } from '../temporal-errors.js';
 
-export function fulfillmentRouter({ db, temporal, adminToken }: { db: Db; temporal: Client; adminToken: string }): Router {
+export function fulfillmentRouter({
+  db,
+  temporal,
+  adminToken,
+}: {
+  db: Db;
+  temporal: Client;
+  adminToken: string;
+}): Router {
   const router = Router();
 
   /** An operator re-drives a dead-lettered step once its cause is fixed; it then completes exactly once. */
@@ -22,7 +30,9 @@ export function fulfillmentRouter({ db, temporal, adminToken }: { db: Db; tempor
     const current = order.fulfillment[0]?.status ?? null;
     if (current !== 'FAILED') throw businessError('STEP_NOT_FAILED', { step, status: current });
     try {
-      const result = await temporal.workflow.getHandle(orderWorkflowId(id)).executeUpdate(retryFulfillmentStepUpdate, { args: [{ step }] });
+      const result = await temporal.workflow
+        .getHandle(orderWorkflowId(id))
+        .executeUpdate(retryFulfillmentStepUpdate, { args: [{ step }] });
       res.status(202).json(result);
     } catch (err) {
       if (isWorkflowGone(err)) throw businessError('STEP_NOT_FAILED', { step, status: current });

@@ -18,5 +18,11 @@ export function healthRouter({ db, temporal }: { db: Db; temporal: Client }): Ro
 
 async function probe(check: () => Promise<unknown>): Promise<'ok' | 'down'> {
   const timeout = new Promise<'down'>((resolve) => setTimeout(resolve, 2_000, 'down').unref());
-  return Promise.race([check().then(() => 'ok' as const, () => 'down' as const), timeout]);
+  return Promise.race([
+    check().then(
+      () => 'ok' as const,
+      () => 'down' as const,
+    ),
+    timeout,
+  ]);
 }

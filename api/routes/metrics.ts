@@ -23,9 +23,17 @@ export function observeRequests({ metrics, logger }: { metrics: ApiMetrics; logg
     res.on('finish', () => {
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
       const seconds = stop({ method: req.method, route, status: String(res.statusCode) });
-      const orderId = route.startsWith('/orders/:id') || route.startsWith('/dev/orders/:id') ? String(req.params.id) : undefined;
+      const orderId =
+        route.startsWith('/orders/:id') || route.startsWith('/dev/orders/:id') ? String(req.params.id) : undefined;
       logger.info(
-        { method: req.method, route, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000), ...(orderId ? orderLogFields(orderId) : {}) },
+        {
+          method: req.method,
+          route,
+          path: req.path,
+          status: res.statusCode,
+          ms: Math.round(seconds * 1000),
+          ...(orderId ? orderLogFields(orderId) : {}),
+        },
         'request',
       );
     });

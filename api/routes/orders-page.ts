@@ -26,7 +26,14 @@ export interface OrdersPageDeps {
  * The page itself is public (it holds no data); everything it loads needs the admin token, which
  * the operator types into it.
  */
-export function ordersPageRouter({ db, temporal, temporalUiUrl, webhookSecret, adminToken, faultsEnabled }: OrdersPageDeps): Router {
+export function ordersPageRouter({
+  db,
+  temporal,
+  temporalUiUrl,
+  webhookSecret,
+  adminToken,
+  faultsEnabled,
+}: OrdersPageDeps): Router {
   const router = Router();
   const admin = requireAdmin(adminToken);
   router.use(express.static(PUBLIC_DIR, { index: 'index.html', redirect: false }));
@@ -41,9 +48,15 @@ export function ordersPageRouter({ db, temporal, temporalUiUrl, webhookSecret, a
     const order = await db.order.findUnique({ where: { id }, select: { totalCents: true } });
     if (!order) throw businessError('UNKNOWN_ORDER');
     const self = `http://127.0.0.1:${req.socket.localPort}`;
-    const notice = { paymentId: `sim-${randomUUID()}`, orderId: id, amountCents: order.totalCents, paidAt: new Date().toISOString() };
+    const notice = {
+      paymentId: `sim-${randomUUID()}`,
+      orderId: id,
+      amountCents: order.totalCents,
+      paidAt: new Date().toISOString(),
+    };
     const callback = await sendPaymentCallback(self, webhookSecret, notice);
-    if (callback.status !== 202) throw new ApiError('CALLBACK_REFUSED', `the webhook answered ${callback.status}`, callback.body);
+    if (callback.status !== 202)
+      throw new ApiError('CALLBACK_REFUSED', `the webhook answered ${callback.status}`, callback.body);
     res.status(202).json({ paymentId: notice.paymentId, callbackStatus: callback.status });
   });
   return router;

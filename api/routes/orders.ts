@@ -55,7 +55,13 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     const key = req.get('idempotency-key');
     const idempotencyKey = key === undefined ? undefined : parseInput(IdempotencyKey, key);
     const orderId = newOrderId(orderIdSecret, customerId, idempotencyKey);
-    const request: PlaceOrderRequest = { orderId, customerId, ...body, idempotencyKey, requestHash: hashRequest({ customerId, ...body }) };
+    const request: PlaceOrderRequest = {
+      orderId,
+      customerId,
+      ...body,
+      idempotencyKey,
+      requestHash: hashRequest({ customerId, ...body }),
+    };
 
     // The workflow is started first and writes the order itself (update-with-start): there is no
     // moment when an order exists without the workflow that will cancel it. See docs/architecture.md.
@@ -69,7 +75,10 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
       priority: checkoutPriority.atStart,
     });
     try {
-      const placed = await temporal.workflow.executeUpdateWithStart(placeOrderUpdate, { args: [request], startWorkflowOperation: start });
+      const placed = await temporal.workflow.executeUpdateWithStart(placeOrderUpdate, {
+        args: [request],
+        startWorkflowOperation: start,
+      });
       metrics.ordersPlaced.inc();
       res.status(201).json({ ...placed, workflowId: orderWorkflowId(orderId) });
       void checkoutPriority.lower(orderWorkflowId(orderId)); // after the answer: the customer does not wait for it
@@ -83,7 +92,9 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
   router.get('/orders', caller, async (req, res) => {
     const query = parseInput(ListOrdersQuery, req.query);
     // Without a customerId an operator lists everyone's orders; a customer, always only their own.
-    res.json({ orders: await listOrderViews(db, { ...query, customerId: actingFor(callerOf(res), query.customerId) }) });
+    res.json({
+      orders: await listOrderViews(db, { ...query, customerId: actingFor(callerOf(res), query.customerId) }),
+    });
   });
 
   router.get('/orders/:id', caller, async (req, res) => {
@@ -110,7 +121,11 @@ export function ordersRouter(deps: OrderRouteDeps): Router {
     const { minutes } = parseInput(ExtendBody, req.body);
     await requireUnpaid(db, id, { role: 'operator' });
     try {
-      res.json(await temporal.workflow.getHandle(orderWorkflowId(id)).executeUpdate(extendDeadlineUpdate, { args: [{ minutes }] }));
+      res.json(
+        await temporal.workflow
+          .getHandle(orderWorkflowId(id))
+          .executeUpdate(extendDeadlineUpdate, { args: [{ minutes }] }),
+      );
     } catch (err) {
       if (isWorkflowGone(err)) throw businessError('ORDER_NOT_UNPAID');
       const code = businessCodeOf(err);
@@ -131,5 +146,7 @@ async function requireUnpaid(db: Db, id: string, caller: Caller): Promise<void> 
 /** Same body, same hash: items are compared as a set, whatever order the client listed them in. */
 function hashRequest(body: Omit<CreateOrderBody, 'customerId'> & { customerId: string }): string {
   const items = [...body.items].sort((a, b) => a.sku.localeCompare(b.sku)).map((i) => [i.sku, i.quantity]);
-  return createHash('sha256').update(JSON.stringify([body.customerId, body.couponCode ?? null, items])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([body.customerId, body.couponCode ?? null, items]))
+    .digest('hex');
 }

@@ -3,7 +3,13 @@ import express, { Router } from 'express';
 import type { Db } from '../../lib/db.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ApiMetrics } from '../metrics.js';
-import { LATE_PAYMENT_WORKFLOW_TYPE, latePaymentWorkflowId, orderWorkflowId, paidSignal, type PaymentNotice } from '../../domain/messages.js';
+import {
+  LATE_PAYMENT_WORKFLOW_TYPE,
+  latePaymentWorkflowId,
+  orderWorkflowId,
+  paidSignal,
+  type PaymentNotice,
+} from '../../domain/messages.js';
 import type { SettleLatePayment } from '../../workflows/late-payment.js';
 import { ApiError, businessError, parseInput } from '../errors.js';
 import { PaymentCallbackBody } from '../schemas.js';
@@ -21,7 +27,15 @@ export interface PaymentRouteDeps {
   clock?: (() => Promise<Date>) | undefined;
 }
 
-export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger, metrics, clock }: PaymentRouteDeps): Router {
+export function paymentsRouter({
+  db,
+  temporal,
+  taskQueue,
+  webhookSecret,
+  logger,
+  metrics,
+  clock,
+}: PaymentRouteDeps): Router {
   const router = Router();
 
   // The signature covers the exact bytes sent, so the body is read raw and parsed only once verified.
@@ -42,14 +56,19 @@ export function paymentsRouter({ db, temporal, taskQueue, webhookSecret, logger,
       throw new ApiError('VALIDATION_FAILED', 'the request body is not valid JSON');
     }
     const callback = parseInput(PaymentCallbackBody, json);
-    const [order] = await db.$queryRaw<Array<{ now: Date }>>`SELECT now() AS now FROM orders WHERE id = ${callback.orderId}::uuid`;
+    const [order] = await db.$queryRaw<
+      Array<{ now: Date }>
+    >`SELECT now() AS now FROM orders WHERE id = ${callback.orderId}::uuid`;
     if (!order) throw businessError('UNKNOWN_ORDER');
     const receivedAt = clock ? await clock() : order.now;
     const notice: PaymentNotice = { ...callback, receivedAt: receivedAt.toISOString() };
 
     await handOver(notice);
     metrics.paymentsAccepted.inc();
-    logger.info({ orderId: notice.orderId, paymentId: notice.paymentId, workflowId: orderWorkflowId(notice.orderId) }, 'payment accepted');
+    logger.info(
+      { orderId: notice.orderId, paymentId: notice.paymentId, workflowId: orderWorkflowId(notice.orderId) },
+      'payment accepted',
+    );
     res.status(202).json({ accepted: true, paymentId: notice.paymentId });
   });
 

@@ -19,10 +19,15 @@ export function refundsRouter({ db, temporal, adminToken }: { db: Db; temporal: 
     const { id, paymentId } = parseInput(RetryRefundParams, req.params);
     const payment = await db.payment.findUnique({ where: { paymentId }, select: { orderId: true, status: true } });
     if (payment?.orderId !== id) throw businessError('UNKNOWN_PAYMENT');
-    if (payment.status !== 'REFUND_FAILED') throw businessError('REFUND_NOT_FAILED', { paymentId, status: payment.status });
+    if (payment.status !== 'REFUND_FAILED')
+      throw businessError('REFUND_NOT_FAILED', { paymentId, status: payment.status });
     for (const workflowId of [orderWorkflowId(id), latePaymentWorkflowId(paymentId)]) {
       try {
-        res.status(202).json(await temporal.workflow.getHandle(workflowId).executeUpdate(retryRefundUpdate, { args: [{ paymentId }] }));
+        res
+          .status(202)
+          .json(
+            await temporal.workflow.getHandle(workflowId).executeUpdate(retryRefundUpdate, { args: [{ paymentId }] }),
+          );
         return;
       } catch (err) {
         if (!isWorkflowGone(err) && businessCodeOf(err) !== 'REFUND_NOT_FAILED') throw err;

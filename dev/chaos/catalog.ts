@@ -20,12 +20,18 @@ export interface ChaosCatalog {
 
 export async function stockCatalog(client: ChaosClient, coupons: number): Promise<ChaosCatalog> {
   for (const p of PRODUCTS) {
-    await expectOk(client.admin('PUT', `/products/${p.sku}`, { name: p.sku, priceCents: p.priceCents, stock: p.stock }), `PUT /products/${p.sku}`);
+    await expectOk(
+      client.admin('PUT', `/products/${p.sku}`, { name: p.sku, priceCents: p.priceCents, stock: p.stock }),
+      `PUT /products/${p.sku}`,
+    );
   }
   const codes: string[] = [];
   for (let i = 0; i < coupons; i++) {
     const code = `CHAOS-${i}`;
-    await expectOk(client.admin('PUT', `/coupons/${code}`, { discountCents: COUPON_DISCOUNT_CENTS }), `PUT /coupons/${code}`);
+    await expectOk(
+      client.admin('PUT', `/coupons/${code}`, { discountCents: COUPON_DISCOUNT_CENTS }),
+      `PUT /coupons/${code}`,
+    );
     codes.push(code);
   }
   return { skus: PRODUCTS.map((p) => p.sku), nextCoupon: () => codes.shift() };

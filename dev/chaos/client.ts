@@ -17,12 +17,24 @@ export class ChaosClient {
     private readonly timeoutMs = 10_000,
   ) {}
 
-  async request(method: string, path: string, options: { json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<ApiAnswer> {
+  async request(
+    method: string,
+    path: string,
+    options: { json?: unknown; body?: string; headers?: Record<string, string> } = {},
+  ): Promise<ApiAnswer> {
     const started = performance.now();
-    const headers = { ...options.headers, ...(options.json === undefined ? {} : { 'content-type': 'application/json' }) };
+    const headers = {
+      ...options.headers,
+      ...(options.json === undefined ? {} : { 'content-type': 'application/json' }),
+    };
     const body = options.json === undefined ? options.body : JSON.stringify(options.json);
     try {
-      const res = await fetch(this.baseUrl + path, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+      const res = await fetch(this.baseUrl + path, {
+        method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
       const text = await res.text();
       const json = res.headers.get('content-type')?.includes('application/json');
       return { status: res.status, body: json ? JSON.parse(text) : text, ms: performance.now() - started };
@@ -36,9 +48,17 @@ export class ChaosClient {
   }
 
   /** A customer's call, with a fresh bearer token for that customer. */
-  async asCustomer(customerId: string, method: string, path: string, options: { json?: unknown; headers?: Record<string, string> } = {}): Promise<ApiAnswer> {
+  async asCustomer(
+    customerId: string,
+    method: string,
+    path: string,
+    options: { json?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<ApiAnswer> {
     const token = await signCustomerToken(this.secrets.customerJwtSecret, customerId);
-    return this.request(method, path, { ...options, headers: { ...options.headers, authorization: `Bearer ${token}` } });
+    return this.request(method, path, {
+      ...options,
+      headers: { ...options.headers, authorization: `Bearer ${token}` },
+    });
   }
 
   /** A correctly signed payment callback, as the provider sends it (a redelivery is simply the same call again). */

@@ -84,8 +84,13 @@ export function postgresOutage(ms: number, label: string): Fault {
         const temporal = new Client({ connection });
         while (Date.now() - started < ms) {
           await sleep(Math.min(60_000, ms - (Date.now() - started)));
-          const flagged = await temporal.workflow.count('NeedsAttention = true AND ExecutionStatus = "Running"').then((c) => String(c.count), (err: Error) => err.message);
-          say(`down ${Math.round((Date.now() - started) / 1000)} s: running orders flagged NeedsAttention ${flagged}; ${await stuckCounters(stack)}`);
+          const flagged = await temporal.workflow.count('NeedsAttention = true AND ExecutionStatus = "Running"').then(
+            (c) => String(c.count),
+            (err: Error) => err.message,
+          );
+          say(
+            `down ${Math.round((Date.now() - started) / 1000)} s: running orders flagged NeedsAttention ${flagged}; ${await stuckCounters(stack)}`,
+          );
         }
       } finally {
         await connection.close();
@@ -101,7 +106,10 @@ export function postgresOutage(ms: number, label: string): Fault {
 async function stuckCounters(stack: ChaosStack): Promise<string> {
   const byStep = new Map<string, number>();
   for (const url of stack.workerMetricsUrls.values()) {
-    const text = await fetch(url).then((r) => r.text(), () => '');
+    const text = await fetch(url).then(
+      (r) => r.text(),
+      () => '',
+    );
     for (const [, step, value] of text.matchAll(/^order_steps_stuck_total\{[^}]*step="([^"]+)"[^}]*\} (\d+)/gm)) {
       byStep.set(step!, (byStep.get(step!) ?? 0) + Number(value));
     }
@@ -121,7 +129,9 @@ export const CLUSTER_FAULTS: readonly Fault[] = [
       await stack.stopTemporalService('history', 'kill');
       await sleep(HISTORY_DOWN_MS);
       stack.startTemporalService('history');
-      say(`history service started again after ${HISTORY_DOWN_MS / 1000} s down; it takes its shards back from the store`);
+      say(
+        `history service started again after ${HISTORY_DOWN_MS / 1000} s down; it takes its shards back from the store`,
+      );
     },
   },
   {
@@ -154,7 +164,8 @@ async function sayHealth(client: ChaosClient): Promise<void> {
 async function awaitHealthy(client: ChaosClient): Promise<void> {
   const started = Date.now();
   while (Date.now() - started < HEALTH_RECOVERY_BOUND_MS) {
-    if ((await client.request('GET', '/healthz')).status === 200) return say(`GET /healthz → 200 again after ${Date.now() - started} ms`);
+    if ((await client.request('GET', '/healthz')).status === 200)
+      return say(`GET /healthz → 200 again after ${Date.now() - started} ms`);
     await sleep(250);
   }
   say(`GET /healthz still not 200 after ${HEALTH_RECOVERY_BOUND_MS / 1000} s`);

@@ -15,7 +15,13 @@ export interface LatencyStats {
 export function latencyStats(samples: readonly Sample[]): LatencyStats {
   const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? NaN;
-  return { n: samples.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? NaN, failed: samples.filter((s) => !s.ok).length };
+  return {
+    n: samples.length,
+    p50: at(0.5),
+    p99: at(0.99),
+    max: sorted.at(-1) ?? NaN,
+    failed: samples.filter((s) => !s.ok).length,
+  };
 }
 
 export function describeLatency(s: LatencyStats, okAnswer: string): string {

@@ -28,7 +28,16 @@ export interface Ledger {
    * accepted it, which lies between the generator sending it and receiving the 202: a payment
    * sent after the deadline must never capture, one answered before it must never be refused as late.
    */
-  payments: Map<string, { orderId: string; plan: PaymentPlan; sentBeforeDeadline: boolean; answeredBeforeDeadline: boolean; correctAmount: boolean }>;
+  payments: Map<
+    string,
+    {
+      orderId: string;
+      plan: PaymentPlan;
+      sentBeforeDeadline: boolean;
+      answeredBeforeDeadline: boolean;
+      correctAmount: boolean;
+    }
+  >;
   /** Business refusals (e.g. `POST /orders 409 OUT_OF_STOCK`), by kind. */
   refused: Map<string, number>;
   /** Calls that got no answer or a 5xx (each retried), by kind. */
@@ -74,7 +83,8 @@ export class LoadGenerator {
 
   start(): void {
     this.timer = setInterval(() => {
-      if (this.inFlightOrders >= MAX_IN_FLIGHT_ORDERS) return count(this.ledger.unanswered, 'order skipped: too many in flight');
+      if (this.inFlightOrders >= MAX_IN_FLIGHT_ORDERS)
+        return count(this.ledger.unanswered, 'order skipped: too many in flight');
       this.track(this.placeAndPay());
     }, 1_000 / this.options.ordersPerSecond);
   }
@@ -82,8 +92,10 @@ export class LoadGenerator {
   async stop(boundMs = 90_000): Promise<Ledger> {
     clearInterval(this.timer);
     const deadline = Date.now() + boundMs;
-    while (this.pending.size > 0 && Date.now() < deadline) await Promise.race([Promise.allSettled([...this.pending]), sleep(1_000)]);
-    if (this.pending.size > 0) count(this.ledger.unanswered, `calls still pending after ${boundMs / 1000} s`, this.pending.size);
+    while (this.pending.size > 0 && Date.now() < deadline)
+      await Promise.race([Promise.allSettled([...this.pending]), sleep(1_000)]);
+    if (this.pending.size > 0)
+      count(this.ledger.unanswered, `calls still pending after ${boundMs / 1000} s`, this.pending.size);
     return this.ledger;
   }
 
@@ -98,7 +110,10 @@ export class LoadGenerator {
     if (!order || plan === 'never') return;
     const window = this.options.paymentWindowMs;
     const amount = plan === 'wrong-amount' ? order.totalCents + 1 : order.totalCents;
-    const delay = plan === 'late' ? Date.parse(order.expiresAt) - Date.now() + 300 + this.random() * 1_200 : this.random() * window * 0.4;
+    const delay =
+      plan === 'late'
+        ? Date.parse(order.expiresAt) - Date.now() + 300 + this.random() * 1_200
+        : this.random() * window * 0.4;
     await sleep(Math.max(0, delay));
     const paymentId = `chaos-pay-${randomUUID()}`;
     await this.pay(order, paymentId, amount, plan);
@@ -106,7 +121,9 @@ export class LoadGenerator {
     if (plan === 'paid-twice') await this.pay(order, `chaos-pay-${randomUUID()}`, amount, plan);
   }
 
-  private async placeOrder(plan: PaymentPlan): Promise<{ id: string; totalCents: number; expiresAt: string } | undefined> {
+  private async placeOrder(
+    plan: PaymentPlan,
+  ): Promise<{ id: string; totalCents: number; expiresAt: string } | undefined> {
     const n = this.sequence++;
     const skus = this.catalog.skus.filter((sku) => sku !== SCARCE_SKU);
     const items = [{ sku: skus[n % skus.length]!, quantity: 1 + Math.floor(this.random() * 3) }];
@@ -121,7 +138,12 @@ export class LoadGenerator {
     }
   }
 
-  private async pay(order: { id: string; totalCents: number; expiresAt: string }, paymentId: string, amountCents: number, plan: PaymentPlan) {
+  private async pay(
+    order: { id: string; totalCents: number; expiresAt: string },
+    paymentId: string,
+    amountCents: number,
+    plan: PaymentPlan,
+  ) {
     const deadline = Date.parse(order.expiresAt);
     const answer = await this.withRetries('POST /payments/callback', () => {
       // The first attempt counts: one the client gave up on (10-s timeout) may still have been
@@ -163,17 +185,28 @@ export class LoadGenerator {
 export type PlacedOrder = { id: string; totalCents: number; expiresAt: string };
 
 /** POST /orders with retries, the order recorded in the ledger under `plan` once it is 201. */
-export async function placeTracked(client: ChaosClient, ledger: Ledger, body: { customerId: string; items: unknown[] }, plan: PaymentPlan): Promise<PlacedOrder | undefined> {
+export async function placeTracked(
+  client: ChaosClient,
+  ledger: Ledger,
+  body: { customerId: string; items: unknown[] },
+  plan: PaymentPlan,
+): Promise<PlacedOrder | undefined> {
   // One Idempotency-Key per order, reused by every retry: a retry is the same order, never a second one.
   const headers = { 'idempotency-key': `chaos-order-${randomUUID()}` };
-  const answer = await callWithRetries(ledger, 'POST /orders', () => client.asCustomer(body.customerId, 'POST', '/orders', { json: body, headers }));
+  const answer = await callWithRetries(ledger, 'POST /orders', () =>
+    client.asCustomer(body.customerId, 'POST', '/orders', { json: body, headers }),
+  );
   if (answer.status !== 201) return undefined;
   const order = answer.body as PlacedOrder;
   ledger.orders.set(order.id, { plan, totalCents: order.totalCents, expiresAt: order.expiresAt });
   return order;
 }
 
-export async function callWithRetries(ledger: Ledger, kind: string, call: () => Promise<ApiAnswer>): Promise<ApiAnswer> {
+export async function callWithRetries(
+  ledger: Ledger,
+  kind: string,
+  call: () => Promise<ApiAnswer>,
+): Promise<ApiAnswer> {
   let answer: ApiAnswer = { status: 0, body: undefined, ms: 0 };
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     answer = await call();
@@ -182,7 +215,8 @@ export async function callWithRetries(ledger: Ledger, kind: string, call: () => 
     samples.push({ ms: answer.ms, ok: answered });
     ledger.latencies.set(kind, samples);
     if (answered) {
-      if (answer.status >= 400) count(ledger.refused, `${kind} ${answer.status} ${answer.body?.error?.code ?? ''}`.trim());
+      if (answer.status >= 400)
+        count(ledger.refused, `${kind} ${answer.status} ${answer.body?.error?.code ?? ''}`.trim());
       return answer;
     }
     count(ledger.unanswered, `${kind} ${answer.status === 0 ? 'no answer' : answer.status}`);

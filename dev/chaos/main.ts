@@ -25,24 +25,59 @@ import { describeVerdict, settleAndJudge } from './verdict.js';
  */
 const PAYMENT_WINDOW = '3s';
 const PROFILES = {
-  short: { ordersPerSecond: 4, loadBeforeMs: 6_000, loadAfterMs: 8_000, settleBoundMs: 120_000, faults: true, storm: false },
-  default: { ordersPerSecond: 5, loadBeforeMs: 20_000, loadAfterMs: 30_000, settleBoundMs: 180_000, faults: true, storm: true },
+  short: {
+    ordersPerSecond: 4,
+    loadBeforeMs: 6_000,
+    loadAfterMs: 8_000,
+    settleBoundMs: 120_000,
+    faults: true,
+    storm: false,
+  },
+  default: {
+    ordersPerSecond: 5,
+    loadBeforeMs: 20_000,
+    loadAfterMs: 30_000,
+    settleBoundMs: 180_000,
+    faults: true,
+    storm: true,
+  },
   storm: { ordersPerSecond: 0, loadBeforeMs: 0, loadAfterMs: 0, settleBoundMs: 0, faults: false, storm: true },
   // Activities back off up to a minute apart while PostgreSQL is down: allow a few rounds to settle.
-  outage: { ordersPerSecond: 4, loadBeforeMs: 20_000, loadAfterMs: 30_000, settleBoundMs: 300_000, faults: true, storm: false },
+  outage: {
+    ordersPerSecond: 4,
+    loadBeforeMs: 20_000,
+    loadAfterMs: 30_000,
+    settleBoundMs: 300_000,
+    faults: true,
+    storm: false,
+  },
 } as const;
 
 runMain(async () => {
   const { values } = parseArgs({
-    options: { short: { type: 'boolean' }, storm: { type: 'boolean' }, outage: { type: 'string' }, cluster: { type: 'boolean', default: false }, seed: { type: 'string' } },
+    options: {
+      short: { type: 'boolean' },
+      storm: { type: 'boolean' },
+      outage: { type: 'string' },
+      cluster: { type: 'boolean', default: false },
+      seed: { type: 'string' },
+    },
   });
-  const profileName = values.outage !== undefined ? 'outage' : values.storm ? 'storm' : values.short ? 'short' : 'default';
+  const profileName =
+    values.outage !== undefined ? 'outage' : values.storm ? 'storm' : values.short ? 'short' : 'default';
   const profile = PROFILES[profileName];
   const cluster = values.cluster;
-  const faults = values.outage !== undefined ? [postgresOutage(parseDuration(values.outage), values.outage)] : cluster ? CLUSTER_FAULTS : FAULTS;
+  const faults =
+    values.outage !== undefined
+      ? [postgresOutage(parseDuration(values.outage), values.outage)]
+      : cluster
+        ? CLUSTER_FAULTS
+        : FAULTS;
   const seed = values.seed === undefined ? Math.floor(Math.random() * 1_000_000) : Number(values.seed);
   const started = Date.now();
-  console.log(`Chaos run (${profileName}${cluster ? ', Temporal cluster' : ''}, seed ${seed}, PAYMENT_WINDOW ${PAYMENT_WINDOW}) — loopback only, free ports, a temp directory`);
+  console.log(
+    `Chaos run (${profileName}${cluster ? ', Temporal cluster' : ''}, seed ${seed}, PAYMENT_WINDOW ${PAYMENT_WINDOW}) — loopback only, free ports, a temp directory`,
+  );
 
   await ensurePrismaClient();
   let stack: ChaosStack | undefined;
@@ -59,7 +94,9 @@ runMain(async () => {
   let failed = false;
   try {
     stack = await ChaosStack.start({ paymentWindow: PAYMENT_WINDOW, cluster });
-    console.log(`Stack up in ${((Date.now() - started) / 1000).toFixed(1)} s: API ${stack.apiUrl}, Temporal ${stack.temporalAddress}, files in ${stack.root}`);
+    console.log(
+      `Stack up in ${((Date.now() - started) / 1000).toFixed(1)} s: API ${stack.apiUrl}, Temporal ${stack.temporalAddress}, files in ${stack.root}`,
+    );
     const client = new ChaosClient(stack.apiUrl, CHAOS_SECRETS);
     const db = createDb(stack.databaseUrl, { maxConnections: 3 });
     const connection = await Connection.connect({ address: stack.temporalAddress });
@@ -73,9 +110,15 @@ runMain(async () => {
           if (interrupted) break;
           console.log(`\n== ${fault.name}`);
           await fault.prepare?.(stack);
-          const load = new LoadGenerator(client, catalog, { ordersPerSecond: profile.ordersPerSecond, paymentWindowMs: parseDuration(PAYMENT_WINDOW), random });
+          const load = new LoadGenerator(client, catalog, {
+            ordersPerSecond: profile.ordersPerSecond,
+            paymentWindowMs: parseDuration(PAYMENT_WINDOW),
+            random,
+          });
           load.start();
-          say(`load: ${profile.ordersPerSecond} orders/s with payments on time, late, wrong, redelivered, doubled and missing`);
+          say(
+            `load: ${profile.ordersPerSecond} orders/s with payments on time, late, wrong, redelivered, doubled and missing`,
+          );
           await sleep(profile.loadBeforeMs);
           await fault.inject(stack, client);
           await sleep(profile.loadAfterMs);
@@ -108,8 +151,13 @@ runMain(async () => {
     throw err;
   } finally {
     if (!interrupted) {
-      if (failed && stack) console.log(await stack.logTails().catch((err: Error) => `(logs unreadable: ${err.message})`));
-      console.log(failed && stack ? `Stopping everything (files kept for inspection in ${stack.root}) …` : 'Stopping everything …');
+      if (failed && stack)
+        console.log(await stack.logTails().catch((err: Error) => `(logs unreadable: ${err.message})`));
+      console.log(
+        failed && stack
+          ? `Stopping everything (files kept for inspection in ${stack.root}) …`
+          : 'Stopping everything …',
+      );
       await stack?.stop({ keepFiles: failed });
     }
     process.exitCode = failed ? 1 : 0;

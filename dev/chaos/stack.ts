@@ -113,7 +113,9 @@ export class ChaosStack {
   async startTemporal(): Promise<void> {
     this.temporal = await startTemporal({
       binaries: this.binaries,
-      persistence: this.cluster ? { kind: 'postgres', adminUrl: this.postgres!.url } : { kind: 'sqlite', file: join(this.root, 'temporal.sqlite') },
+      persistence: this.cluster
+        ? { kind: 'postgres', adminUrl: this.postgres!.url }
+        : { kind: 'sqlite', file: join(this.root, 'temporal.sqlite') },
       cluster: this.cluster,
       ports: this.ports.temporal,
       namespace: 'default',
@@ -128,7 +130,9 @@ export class ChaosStack {
     this.temporal = undefined;
     for (const service of temporal?.server.running() ?? []) this.expectedExits.add(service);
     await temporal?.stop();
-    if (!this.stopped) for (const service of TEMPORAL_SERVICES) for (const port of Object.values(this.ports.temporal[service])) await holdPort(port);
+    if (!this.stopped)
+      for (const service of TEMPORAL_SERVICES)
+        for (const port of Object.values(this.ports.temporal[service])) await holdPort(port);
   }
 
   /** A cluster's service: SIGKILLed (`kill`) or stopped cleanly; its ports are held until it is started again. */
@@ -148,8 +152,14 @@ export class ChaosStack {
     const n = ++this.workerCount;
     // Each worker serves its own /metrics and SDK exporter: two on one machine need ports of their own.
     const [metricsPort, sdkMetricsPort] = [await findFreePort(), await findFreePort()];
-    const env = { ...this.env(), WORKER_METRICS_PORT: String(metricsPort), TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkMetricsPort}` };
-    const worker = startTypeScript(`worker ${n}`, 'worker/main.ts', env, { logFile: join(this.root, `worker-${n}.log`) });
+    const env = {
+      ...this.env(),
+      WORKER_METRICS_PORT: String(metricsPort),
+      TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkMetricsPort}`,
+    };
+    const worker = startTypeScript(`worker ${n}`, 'worker/main.ts', env, {
+      logFile: join(this.root, `worker-${n}.log`),
+    });
     this.workers.push(worker);
     this.workerMetricsUrls.set(worker, `http://127.0.0.1:${metricsPort}/metrics`);
     this.watch(worker);

@@ -32,7 +32,6 @@ interface StormDeps {
   temporal: Client;
 }
 
-
 /**
  * Load held: 1,000 orders whose deadlines fall in the same second, while /healthz and the payment
  * webhook are probed continuously. Placing 1,000 orders takes a while (the pace of the 100 probe
@@ -40,7 +39,12 @@ interface StormDeps {
  * second after all of them (as an admin extension would, to the second): each workflow wakes at its
  * own deadline, finds it moved (NOT_DUE) and sleeps until the common one.
  */
-export async function runStorm({ stack, client, db, temporal }: StormDeps): Promise<{ ok: boolean; summary: string[] }> {
+export async function runStorm({
+  stack,
+  client,
+  db,
+  temporal,
+}: StormDeps): Promise<{ ok: boolean; summary: string[] }> {
   console.log(`\n== Load held: ${STORM_ORDERS} orders expiring in the same second`);
   const ledger = emptyLedger();
   // Probe orders stay payable through the whole storm: a worker with a long window places them.
@@ -50,19 +54,27 @@ export async function runStorm({ stack, client, db, temporal }: StormDeps): Prom
   const perSecond = (probeOrders.length * 1000) / (Date.now() - probing0);
   // Every storm order must be placed before the first of them expires: the window follows the measured pace.
   const windowS = Math.min(MAX_STORM_WINDOW_S, Math.ceil((1.3 * STORM_ORDERS) / perSecond + 20));
-  say(`${probeOrders.length} probe orders placed at ${perSecond.toFixed(1)}/s; storm orders get PAYMENT_WINDOW ${windowS}s`);
+  say(
+    `${probeOrders.length} probe orders placed at ${perSecond.toFixed(1)}/s; storm orders get PAYMENT_WINDOW ${windowS}s`,
+  );
   await restartWorkers(stack, `${windowS}s`);
   const creating = Date.now();
   const stormOrders = await placeOrders(client, STORM_ORDERS, 'CHAOS-TEA', ledger);
   const createdInMs = Date.now() - creating;
-  say(`${stormOrders.length} storm orders placed in ${(createdInMs / 1000).toFixed(1)} s (${((stormOrders.length * 1000) / createdInMs).toFixed(1)}/s)`);
+  say(
+    `${stormOrders.length} storm orders placed in ${(createdInMs / 1000).toFixed(1)} s (${((stormOrders.length * 1000) / createdInMs).toFixed(1)}/s)`,
+  );
 
   const firstDeadline = Math.min(...stormOrders.map((o) => Date.parse(o.expiresAt)));
-  const commonDeadline = new Date(Math.ceil(Math.max(...stormOrders.map((o) => Date.parse(o.expiresAt))) / 1000) * 1000 + 2_000);
+  const commonDeadline = new Date(
+    Math.ceil(Math.max(...stormOrders.map((o) => Date.parse(o.expiresAt))) / 1000) * 1000 + 2_000,
+  );
   const aligned = await db.$executeRaw`
     UPDATE orders SET expires_at = ${commonDeadline} WHERE id = ANY(${stormOrders.map((o) => o.id)}::uuid[]) AND status = 'UNPAID'`;
   const alignedInTime = Date.now() < firstDeadline;
-  say(`${aligned} deadlines moved to ${commonDeadline.toISOString()}${alignedInTime ? '' : ' — TOO LATE: some had already expired, they will not all expire together'}`);
+  say(
+    `${aligned} deadlines moved to ${commonDeadline.toISOString()}${alignedInTime ? '' : ' — TOO LATE: some had already expired, they will not all expire together'}`,
+  );
 
   await sleep(Math.max(0, commonDeadline.getTime() - Date.now() - 3_000));
   say('probing /healthz and the webhook every 100 ms each');
@@ -80,18 +92,28 @@ export async function runStorm({ stack, client, db, temporal }: StormDeps): Prom
     // Each probe order is paid once; after that the same callbacks are redelivered (202, no new effect).
     for (let i = 0; probing; i++) {
       const order = probeOrders[i % probeOrders.length]!;
-      const a = await client.pay({ paymentId: paymentIds[i % probeOrders.length]!, orderId: order.id, amountCents: order.totalCents });
+      const a = await client.pay({
+        paymentId: paymentIds[i % probeOrders.length]!,
+        orderId: order.id,
+        amountCents: order.totalCents,
+      });
       probes.webhook.push({ ms: a.ms, ok: a.status === 202 });
       if (a.status === 202) ledger.payments.set(paymentIds[i % probeOrders.length]!, paidOnTime(order.id));
       await sleep(PROBE_INTERVAL_MS);
     }
   })();
-  const drain = await waitForDrain(db, stormOrders.map((o) => o.id), commonDeadline.getTime());
+  const drain = await waitForDrain(
+    db,
+    stormOrders.map((o) => o.id),
+    commonDeadline.getTime(),
+  );
   await sleep(2_000);
   probing = false;
   await Promise.all([healthz, webhook]);
   // Probe orders the webhook loop did not reach: pay them now, so every order can become final.
-  const unpaid = probeOrders.map((order, i) => ({ order, paymentId: paymentIds[i]! })).filter((p) => !ledger.payments.has(p.paymentId));
+  const unpaid = probeOrders
+    .map((order, i) => ({ order, paymentId: paymentIds[i]! }))
+    .filter((p) => !ledger.payments.has(p.paymentId));
   await forEachLimited(unpaid, 4, async ({ order, paymentId }) => {
     if ((await client.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status === 202) {
       ledger.payments.set(paymentId, paidOnTime(order.id));
@@ -118,7 +140,13 @@ export async function runStorm({ stack, client, db, temporal }: StormDeps): Prom
 
 /** The ledger entry of a probe order's payment: the right amount, well before its (long) deadline. */
 function paidOnTime(orderId: string) {
-  return { orderId, plan: 'on-time' as const, sentBeforeDeadline: true, answeredBeforeDeadline: true, correctAmount: true };
+  return {
+    orderId,
+    plan: 'on-time' as const,
+    sentBeforeDeadline: true,
+    answeredBeforeDeadline: true,
+    correctAmount: true,
+  };
 }
 
 async function restartWorkers(stack: ChaosStack, paymentWindow: string): Promise<void> {
@@ -129,10 +157,19 @@ async function restartWorkers(stack: ChaosStack, paymentWindow: string): Promise
 
 async function placeOrders(client: ChaosClient, n: number, sku: string, ledger: Ledger): Promise<PlacedOrder[]> {
   const placed: PlacedOrder[] = [];
-  await forEachLimited(Array.from({ length: n }, (_, i) => i), CREATE_CONCURRENCY, async (i) => {
-    const order = await placeTracked(client, ledger, { customerId: `storm-${i % 50}`, items: [{ sku, quantity: 1 }] }, 'never');
-    if (order) placed.push(order);
-  });
+  await forEachLimited(
+    Array.from({ length: n }, (_, i) => i),
+    CREATE_CONCURRENCY,
+    async (i) => {
+      const order = await placeTracked(
+        client,
+        ledger,
+        { customerId: `storm-${i % 50}`, items: [{ sku, quantity: 1 }] },
+        'never',
+      );
+      if (order) placed.push(order);
+    },
+  );
   return placed;
 }
 
@@ -145,7 +182,9 @@ async function waitForDrain(db: Db, ids: string[], deadlineMs: number) {
     await sleep(250);
     const [row] = await db.$queryRaw<[{ cancelled: number; released: number }]>`
       SELECT count(*) FILTER (WHERE status = 'CANCELLED')::int AS cancelled, count(stock_released_at)::int AS released
-        FROM orders WHERE id = ANY(${ids}::uuid[])`.catch(() => [{ cancelled: 0, released: 0 }] as [{ cancelled: number; released: number }]);
+        FROM orders WHERE id = ANY(${ids}::uuid[])`.catch(
+      () => [{ cancelled: 0, released: 0 }] as [{ cancelled: number; released: number }],
+    );
     cancelled = row.cancelled;
     if (cancelledAfterMs === undefined && row.cancelled === ids.length) cancelledAfterMs = Date.now() - deadlineMs;
     if (row.released === ids.length) releasedAfterMs = Date.now() - deadlineMs;

@@ -1,7 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db.js';
-import { BUSINESS_INVARIANTS, checkInvariants, countRows, formatCounts, formatReport, type Counts, type InvariantReport } from '../../ops/invariants.js';
+import {
+  BUSINESS_INVARIANTS,
+  checkInvariants,
+  countRows,
+  formatCounts,
+  formatReport,
+  type Counts,
+  type InvariantReport,
+} from '../../ops/invariants.js';
 import { countFakeRows, FAKE_EFFECT_INVARIANTS, formatFakeCounts, type FakeCounts } from '../fakes/invariants.js';
 import { describeLatency, latencyStats } from './latency.js';
 import { count, type Ledger, type PaymentPlan } from './load.js';
@@ -45,7 +53,8 @@ export interface Verdict {
 const INVARIANTS = [...BUSINESS_INVARIANTS, ...FAKE_EFFECT_INVARIANTS];
 /** Invariants whose violations the facts already count as lost: an order still UNPAID, a refund still pending. */
 const COUNTED_AS_LOST = new Set(['no-unpaid-past-deadline', 'losing-payments-refunded']);
-for (const name of COUNTED_AS_LOST) if (!INVARIANTS.some((i) => i.name === name)) throw new Error(`no invariant named ${name}`);
+for (const name of COUNTED_AS_LOST)
+  if (!INVARIANTS.some((i) => i.name === name)) throw new Error(`no invariant named ${name}`);
 
 /**
  * Waits (bounded) until everything the load started has finished — every order final, every losing
@@ -53,23 +62,40 @@ for (const name of COUNTED_AS_LOST) if (!INVARIANTS.some((i) => i.name === name)
  * give "lost", the invariant checker's other violations (grace 0: nothing may still be in flight)
  * "duplicated": effects where none were owed, or books that do not add up.
  */
-export async function settleAndJudge(db: Db, temporal: Client, taskQueue: string, ledger: Ledger, boundMs: number): Promise<Verdict> {
+export async function settleAndJudge(
+  db: Db,
+  temporal: Client,
+  taskQueue: string,
+  ledger: Ledger,
+  boundMs: number,
+): Promise<Verdict> {
   const started = Date.now();
   let lastProgress = started;
   for (;;) {
     const database = await readDatabase(db).catch(() => undefined);
-    const facts = database && (await gatherFacts(db, temporal, taskQueue, ledger, database.counts).catch(() => undefined));
+    const facts =
+      database && (await gatherFacts(db, temporal, taskQueue, ledger, database.counts).catch(() => undefined));
     const settled = facts && database && lostOf(facts) === 0 && facts.runningWorkflows === 0 && database.report.ok;
     const elapsed = Date.now() - started;
     if (settled || elapsed > boundMs) {
       if (!facts || !database) throw new Error(`could not read the database or Temporal for ${boundMs / 1000} s`);
       const lost = lostOf(facts);
       const duplicated = database.report.violations.filter((v) => !COUNTED_AS_LOST.has(v.invariant)).length;
-      return { ok: !!settled && facts.wronglyCaptured === 0, lost, duplicated, facts, ...database, settled: !!settled, settledInMs: elapsed };
+      return {
+        ok: !!settled && facts.wronglyCaptured === 0,
+        lost,
+        duplicated,
+        facts,
+        ...database,
+        settled: !!settled,
+        settledInMs: elapsed,
+      };
     }
     if (Date.now() - lastProgress > 10_000) {
       lastProgress = Date.now();
-      console.log(`   … settling (${Math.round(elapsed / 1000)} s): ${facts ? describeFacts(facts) : 'database or Temporal not answering'}`);
+      console.log(
+        `   … settling (${Math.round(elapsed / 1000)} s): ${facts ? describeFacts(facts) : 'database or Temporal not answering'}`,
+      );
     }
     await sleep(1_000);
   }
@@ -85,7 +111,13 @@ function lostOf(f: Facts): number {
   return f.missingOrders + f.unfinishedOrders + f.missingPayments + f.refundsPending + f.stepsPending;
 }
 
-async function gatherFacts(db: Db, temporal: Client, taskQueue: string, ledger: Ledger, counts: Counts): Promise<Facts> {
+async function gatherFacts(
+  db: Db,
+  temporal: Client,
+  taskQueue: string,
+  ledger: Ledger,
+  counts: Counts,
+): Promise<Facts> {
   const orderIds = [...ledger.orders.keys()];
   const paymentIds = [...ledger.payments.keys()];
   const statuses = await db.$queryRaw<Array<{ id: string; status: string }>>`
@@ -98,13 +130,16 @@ async function gatherFacts(db: Db, temporal: Client, taskQueue: string, ledger: 
   }
   const recorded = await db.$queryRaw<Array<{ payment_id: string; status: string; refund_reason: string | null }>>`
     SELECT payment_id, status::text, refund_reason::text FROM payments WHERE payment_id = ANY(${paymentIds})`;
-  const { count: runningWorkflows } = await temporal.workflow.count(`TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"`);
+  const { count: runningWorkflows } = await temporal.workflow.count(
+    `TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"`,
+  );
   let wronglyCaptured = 0;
   let onTimeJudgedLate = 0;
   for (const row of recorded) {
     const sent = ledger.payments.get(row.payment_id)!;
     if (row.status === 'CAPTURED' && (!sent.correctAmount || !sent.sentBeforeDeadline)) wronglyCaptured++;
-    if (sent.answeredBeforeDeadline && sent.correctAmount && row.refund_reason === 'ORDER_NOT_PAYABLE') onTimeJudgedLate++;
+    if (sent.answeredBeforeDeadline && sent.correctAmount && row.refund_reason === 'ORDER_NOT_PAYABLE')
+      onTimeJudgedLate++;
   }
   return {
     missingOrders: orderIds.length - statuses.length,
@@ -131,19 +166,29 @@ export function describeVerdict(name: string, ledger: Ledger, v: Verdict): strin
   const lines = [
     `   load: ${ledger.orders.size} orders created (201), ${ledger.payments.size} payments accepted (202)` +
       `; refused: ${formatMap(ledger.refused)}; unanswered (retried): ${formatMap(ledger.unanswered)}`,
-    ...[...ledger.latencies].map(([kind, samples]) => `   ${kind}: ${describeLatency(latencyStats(samples), 'answered')}`),
+    ...[...ledger.latencies].map(
+      ([kind, samples]) => `   ${kind}: ${describeLatency(latencyStats(samples), 'answered')}`,
+    ),
     `   orders by payment plan: ${[...v.facts.outcomes].map(([plan, by]) => `${plan} → ${formatMap(by)}`).join('; ')}`,
     `   ${v.settled ? 'settled in' : 'NOT settled within'} ${(v.settledInMs / 1000).toFixed(1)} s; ${describeFacts(v.facts)}`,
     `   database: ${formatCounts(v.counts)}; ${formatFakeCounts(v.fakeCounts)}`,
     v.report.ok
       ? `   checker: all ${v.report.results.length} invariants PASS`
-      : formatReport(v.report, 3).filter((l) => !l.startsWith('PASS')).map((l) => `   ${l}`).join('\n'),
+      : formatReport(v.report, 3)
+          .filter((l) => !l.startsWith('PASS'))
+          .map((l) => `   ${l}`)
+          .join('\n'),
   ];
-  if (v.facts.wronglyCaptured > 0) lines.push(`   FAIL: ${v.facts.wronglyCaptured} wrong-amount or late payments were captured`);
+  if (v.facts.wronglyCaptured > 0)
+    lines.push(`   FAIL: ${v.facts.wronglyCaptured} wrong-amount or late payments were captured`);
   if (v.facts.onTimeJudgedLate > 0) {
-    lines.push(`   note: ${v.facts.onTimeJudgedLate} correct payments answered 202 before the deadline were settled after it and refunded (ORDER_NOT_PAYABLE)`);
+    lines.push(
+      `   note: ${v.facts.onTimeJudgedLate} correct payments answered 202 before the deadline were settled after it and refunded (ORDER_NOT_PAYABLE)`,
+    );
   }
-  lines.push(`${name}: ${v.lost} lost, ${v.duplicated} duplicated — checker ${v.report.ok ? 'PASS' : 'FAIL'}${v.ok ? '' : ' — FAILED'}`);
+  lines.push(
+    `${name}: ${v.lost} lost, ${v.duplicated} duplicated — checker ${v.report.ok ? 'PASS' : 'FAIL'}${v.ok ? '' : ' — FAILED'}`,
+  );
   return lines;
 }
 

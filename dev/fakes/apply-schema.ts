@@ -10,5 +10,5 @@ runMain(async () => {
   const { databaseUrl } = loadConfig();
   if (databaseUrl === undefined) throw new StartupError('DATABASE_URL is required');
   await applyFakesSchema(databaseUrl);
-  console.log('The fakes\' schema is in place.');
+  console.log("The fakes' schema is in place.");
 });

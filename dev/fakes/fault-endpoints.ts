@@ -2,7 +2,12 @@ import { z } from 'zod';
 import type { Endpoint } from '../../api/endpoint.js';
 import { FaultBody, FaultServiceParam } from './faults-router.js';
 
-const FaultState = z.strictObject({ service: FaultServiceParam.shape.service, failNext: z.int(), failAlways: z.boolean(), latencyMs: z.int() });
+const FaultState = z.strictObject({
+  service: FaultServiceParam.shape.service,
+  failNext: z.int(),
+  failAlways: z.boolean(),
+  latencyMs: z.int(),
+});
 
 /** The OpenAPI entries of faultsRouter (./faults-router.ts): whoever mounts that router adds these to the document. */
 export const FAULT_ENDPOINTS: Endpoint[] = [

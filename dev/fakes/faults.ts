@@ -58,7 +58,10 @@ export class FakeFaults {
     if (!fault) return;
     if (fault.latencyMs > 0) await sleep(fault.latencyMs);
     if (fault.failAlways) {
-      throw ApplicationFailure.nonRetryable(`${service} rejected the call (injected failAlways)`, THIRD_PARTY_FAILURES.rejected);
+      throw ApplicationFailure.nonRetryable(
+        `${service} rejected the call (injected failAlways)`,
+        THIRD_PARTY_FAILURES.rejected,
+      );
     }
     // Decrement-if-positive in one statement: concurrent calls consume exactly N failures.
     const { rowCount: consumed } = await query(
@@ -66,7 +69,10 @@ export class FakeFaults {
       Prisma.sql`UPDATE fakes.faults SET fail_next = fail_next - 1 WHERE service = ${service} AND fail_next > 0`,
     );
     if (consumed === 1) {
-      throw ApplicationFailure.retryable(`${service} is unavailable (injected failNext)`, THIRD_PARTY_FAILURES.unavailable);
+      throw ApplicationFailure.retryable(
+        `${service} is unavailable (injected failNext)`,
+        THIRD_PARTY_FAILURES.unavailable,
+      );
     }
   }
 }

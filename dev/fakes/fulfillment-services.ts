@@ -4,7 +4,12 @@ import type { FakeRecorder } from './recorder.js';
 export class FakeInvoiceService implements InvoiceService {
   constructor(private readonly recorder: FakeRecorder) {}
 
-  async issue(request: { idempotencyKey: string; orderId: string; customerId: string; amountCents: number }): Promise<void> {
+  async issue(request: {
+    idempotencyKey: string;
+    orderId: string;
+    customerId: string;
+    amountCents: number;
+  }): Promise<void> {
     await this.recorder.record('invoice', 'issue', request.idempotencyKey, request);
   }
 }

@@ -38,6 +38,8 @@ export function fakeFaultInjection(db: Db, adminToken: string): DevRoutes {
 export async function assertFakesSchema(db: Db): Promise<void> {
   const present = await hasFakesSchema(db).catch(() => undefined);
   if (present === false) {
-    throw new ConfigError('THIRD_PARTIES=fake, but the database has no `fakes` schema: create it with `npm run db:fakes` (npm start, chaos and bench do it themselves)');
+    throw new ConfigError(
+      'THIRD_PARTIES=fake, but the database has no `fakes` schema: create it with `npm run db:fakes` (npm start, chaos and bench do it themselves)',
+    );
   }
 }

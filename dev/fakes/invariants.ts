@@ -7,7 +7,12 @@ const STEP_EFFECTS = Prisma.sql`(VALUES ('INVOICE', 'invoice', 'issue'), ('NOTIF
                                         ('LOYALTY', 'loyalty', 'award')) AS k(step, service, operation)`;
 
 /** Orders whose effect (service/operation, key `<orderId><keySuffix>`) is missing though cancelled, or there though not. */
-function onceForEachCancelledOrder(cutoff: Prisma.Sql, service: string, operation: string, keySuffix: string): Prisma.Sql {
+function onceForEachCancelledOrder(
+  cutoff: Prisma.Sql,
+  service: string,
+  operation: string,
+  keySuffix: string,
+): Prisma.Sql {
   return Prisma.sql`
     SELECT format('order %s (%s): %s %s/%s effects', o.id, o.status, count(e.idempotency_key), ${service}::text, ${operation}::text) AS detail
       FROM orders o

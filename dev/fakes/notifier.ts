@@ -5,7 +5,12 @@ import type { FakeRecorder } from './recorder.js';
 export class FakeNotifier implements Notifier {
   constructor(private readonly recorder: FakeRecorder) {}
 
-  async send(message: { idempotencyKey: string; customerId: string; orderId: string; template: NotificationTemplate }): Promise<void> {
+  async send(message: {
+    idempotencyKey: string;
+    customerId: string;
+    orderId: string;
+    template: NotificationTemplate;
+  }): Promise<void> {
     await this.recorder.record('notification', message.template, message.idempotencyKey, message);
   }
 }

@@ -38,11 +38,16 @@ export interface DevServerOptions {
  *   reply, skipping a round trip through matching.
  */
 const DEV_SERVER_TUNING = [
-  '--sqlite-pragma', 'journal_mode=wal',
-  '--sqlite-pragma', 'synchronous=normal',
-  '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
-  '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
-  '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+  '--sqlite-pragma',
+  'journal_mode=wal',
+  '--sqlite-pragma',
+  'synchronous=normal',
+  '--dynamic-config-value',
+  'matching.numTaskqueueReadPartitions=1',
+  '--dynamic-config-value',
+  'matching.numTaskqueueWritePartitions=1',
+  '--dynamic-config-value',
+  'system.enableActivityEagerExecution=true',
 ];
 
 export interface RunningDevServer {
@@ -59,14 +64,20 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     name: 'Temporal dev server',
     command: options.cliPath,
     args: [
-      'server', 'start-dev',
-      '--db-filename', options.dbFile,
-      '--ip', '127.0.0.1',
-      '--port', String(options.port),
-      '--ui-port', String(options.uiPort),
+      'server',
+      'start-dev',
+      '--db-filename',
+      options.dbFile,
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(options.port),
+      '--ui-port',
+      String(options.uiPort),
       ...(options.namespace === 'default' ? [] : ['--namespace', options.namespace]),
       ...searchAttributeArgs(),
-      '--log-level', 'warn',
+      '--log-level',
+      'warn',
       ...(options.tuned === false ? [] : DEV_SERVER_TUNING),
     ],
     logFile: options.logFile,
@@ -79,20 +90,27 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   while (!(await isServing(address, options.namespace))) {
     if (exit !== undefined || Date.now() > deadline) {
       await server.stop();
-      throw new StartupError(`the Temporal dev server did not start (${exit ?? 'not ready after 60 s'}); ${await logTail(options.logFile)}`);
+      throw new StartupError(
+        `the Temporal dev server did not start (${exit ?? 'not ready after 60 s'}); ${await logTail(options.logFile)}`,
+      );
     }
     await sleep(250);
   }
   if (!(await waitForPort('127.0.0.1', options.uiPort, 30_000))) {
     await server.stop();
-    throw new StartupError(`the Temporal Web UI did not open port ${options.uiPort}; ${await logTail(options.logFile)}`);
+    throw new StartupError(
+      `the Temporal Web UI did not open port ${options.uiPort}; ${await logTail(options.logFile)}`,
+    );
   }
   return { address, exited: server.exited, pid: server.pid, stop: () => server.stop() };
 }
 
 /** `--search-attribute Name=Type` for each order search attribute (the CLI registers them at start). */
 function searchAttributeArgs(): string[] {
-  return SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`]);
+  return SEARCH_ATTRIBUTES.flatMap((key) => [
+    '--search-attribute',
+    `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`,
+  ]);
 }
 
 async function isServing(address: string, namespace: string): Promise<boolean> {

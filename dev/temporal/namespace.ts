@@ -35,7 +35,12 @@ export interface Registered {
  * attributes can be used, with what it registered. Gives up when `failed` settles (the server
  * process ended) or after `timeoutMs`.
  */
-export async function ensureNamespace(address: string, namespace: string, failed: Promise<string>, timeoutMs = 60_000): Promise<Registered> {
+export async function ensureNamespace(
+  address: string,
+  namespace: string,
+  failed: Promise<string>,
+  timeoutMs = 60_000,
+): Promise<Registered> {
   let failure: string | undefined;
   void failed.then((how) => (failure = how));
   const deadline = Date.now() + timeoutMs;
@@ -44,7 +49,8 @@ export async function ensureNamespace(address: string, namespace: string, failed
   let lastError = 'no answer';
   for (;;) {
     if (failure !== undefined) throw new StartupError(`Temporal Server stopped during start-up (${failure})`);
-    if (Date.now() > deadline) throw new StartupError(`Temporal Server at ${address} not ready after ${timeoutMs / 1000} s (${lastError})`);
+    if (Date.now() > deadline)
+      throw new StartupError(`Temporal Server at ${address} not ready after ${timeoutMs / 1000} s (${lastError})`);
     try {
       await withConnection(address, (connection) => register(connection, namespace, registered));
       return registered;
@@ -80,7 +86,9 @@ export async function assertTemporalReachable(address: string, namespace: string
   try {
     await withConnection(address, (connection) => connection.workflowService.describeNamespace({ namespace }));
   } catch (err) {
-    throw new StartupError(`TEMPORAL_ADDRESS: cannot use namespace "${namespace}" at ${address} (${(err as Error).message.split('\n')[0]})`);
+    throw new StartupError(
+      `TEMPORAL_ADDRESS: cannot use namespace "${namespace}" at ${address} (${(err as Error).message.split('\n')[0]})`,
+    );
   }
 }
 

@@ -17,7 +17,16 @@ export const DATABASES = [
 
 export async function prepareTemporalDatabases(sqlTool: string, adminUrl: string, logFile: string): Promise<void> {
   const { hostname, port, username } = new URL(adminUrl);
-  const connection = ['--plugin', 'postgres12', '--ep', hostname, '-p', port || '5432', '-u', decodeURIComponent(username)];
+  const connection = [
+    '--plugin',
+    'postgres12',
+    '--ep',
+    hostname,
+    '-p',
+    port || '5432',
+    '-u',
+    decodeURIComponent(username),
+  ];
   for (const { name, schema } of DATABASES) {
     await ensureDatabase(adminUrl, name);
     // Temporal's store only: a commit returns before its WAL reaches the disk. A crashed server
@@ -37,6 +46,8 @@ async function run(tool: string, args: string[], logFile: string): Promise<void>
   } catch (err) {
     const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
     await appendFile(logFile, stdout + stderr);
-    throw new StartupError(`temporal-sql-tool ${args.slice(-4).join(' ')} failed: ${(stderr || stdout || String(err)).trim().split('\n').slice(-3).join(' ')}`);
+    throw new StartupError(
+      `temporal-sql-tool ${args.slice(-4).join(' ')} failed: ${(stderr || stdout || String(err)).trim().split('\n').slice(-3).join(' ')}`,
+    );
   }
 }

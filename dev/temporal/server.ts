@@ -55,7 +55,10 @@ export class TemporalServer {
     const [first, ...rest] = this.groups();
     const frontend = this.startGroup(first!);
     if (rest.length === 0) return;
-    const opened = await Promise.race([waitForPort('127.0.0.1', this.options.ports.frontend.grpc, 60_000), frontend.exited.then(() => false)]);
+    const opened = await Promise.race([
+      waitForPort('127.0.0.1', this.options.ports.frontend.grpc, 60_000),
+      frontend.exited.then(() => false),
+    ]);
     if (!opened) return; // the caller's readiness check reports the failure with the logs
     for (const group of rest) this.startGroup(group);
   }
@@ -120,7 +123,13 @@ export class TemporalServer {
     const proc = startProcess({
       name,
       command: this.options.binaries.server,
-      args: ['--config-file', join(CONFIG_DIR, 'server.yaml'), '--allow-no-auth', 'start', ...services.flatMap((s) => ['--service', s])],
+      args: [
+        '--config-file',
+        join(CONFIG_DIR, 'server.yaml'),
+        '--allow-no-auth',
+        'start',
+        ...services.flatMap((s) => ['--service', s]),
+      ],
       env: this.env,
       logFile: this.logFile(name),
       graceMs: STOP_GRACE_MS,
@@ -162,7 +171,11 @@ function serverEnv({ persistence, ports, historyShards }: TemporalServerOptions)
   const persistenceVars =
     persistence.kind === 'sqlite'
       ? { PERSISTENCE: 'sqlite', SQLITE_FILE: persistence.file ?? '', SQLITE_MEMORY_NAME: `temporal-${randomUUID()}` }
-      : { PERSISTENCE: 'postgres', POSTGRES_ADDRESS: `${persistence.host}:${persistence.port}`, POSTGRES_USER: persistence.user };
+      : {
+          PERSISTENCE: 'postgres',
+          POSTGRES_ADDRESS: `${persistence.host}:${persistence.port}`,
+          POSTGRES_USER: persistence.user,
+        };
   return {
     PATH: process.env.PATH,
     LOG_LEVEL: 'warn',

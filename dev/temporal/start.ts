@@ -43,8 +43,10 @@ const HISTORY_SHARDS = { sqlite: 1, postgres: 4 } as const;
 
 export async function startTemporal(options: TemporalOptions): Promise<RunningTemporal> {
   const { binaries, persistence, logDir } = options;
-  if (options.cluster && persistence.kind !== 'postgres') throw new Error('a Temporal cluster needs PostgreSQL persistence');
-  if (persistence.kind === 'postgres') await prepareTemporalDatabases(binaries.sqlTool, persistence.adminUrl, join(logDir, 'temporal-schema.log'));
+  if (options.cluster && persistence.kind !== 'postgres')
+    throw new Error('a Temporal cluster needs PostgreSQL persistence');
+  if (persistence.kind === 'postgres')
+    await prepareTemporalDatabases(binaries.sqlTool, persistence.adminUrl, join(logDir, 'temporal-schema.log'));
   const server = new TemporalServer({
     binaries,
     persistence: persistence.kind === 'sqlite' ? persistence : postgresLogin(persistence.adminUrl),
@@ -69,7 +71,9 @@ export async function startTemporal(options: TemporalOptions): Promise<RunningTe
     }
   } catch (err) {
     // The server logs JSON lines with stack traces: the start of each line says what went wrong.
-    const logs = await Promise.all(server.logFiles().map(async (file) => (await logTail(file, 8)).replace(/^(.{300}).+$/gm, '$1 …')));
+    const logs = await Promise.all(
+      server.logFiles().map(async (file) => (await logTail(file, 8)).replace(/^(.{300}).+$/gm, '$1 …')),
+    );
     await server.stop();
     throw err instanceof StartupError ? new StartupError(`${err.message}; ${logs.join('\n')}`) : err;
   }

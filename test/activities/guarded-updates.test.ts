@@ -20,7 +20,9 @@ afterAll(async () => {
 
 async function placedOrder(stock = 10) {
   const sku = `SKU-${randomUUID().slice(0, 8)}`;
-  await database.prisma.product.create({ data: { sku, name: 'Widget', priceCents: 1000, available: stock, stockAdded: stock } });
+  await database.prisma.product.create({
+    data: { sku, name: 'Widget', priceCents: 1000, available: stock, stockAdded: stock },
+  });
   const order = await run(acts.placeOrder, {
     orderId: randomUUID(),
     customerId: 'c1',
@@ -39,9 +41,16 @@ describe('guarded updates under real concurrency', () => {
   it('many parallel cancels and payments on one order: exactly one winner, stock counted once', async () => {
     for (let round = 0; round < 5; round++) {
       const { sku, order } = await placedOrder();
-      const cancels = Array.from({ length: 10 }, () => run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' }));
+      const cancels = Array.from({ length: 10 }, () =>
+        run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' }),
+      );
       const payments = Array.from({ length: 10 }, (_, i) =>
-        run(acts.settlePayment, { paymentId: `p-${order.id}-${i}`, orderId: order.id, amountCents: order.totalCents, paidAt: new Date().toISOString() }),
+        run(acts.settlePayment, {
+          paymentId: `p-${order.id}-${i}`,
+          orderId: order.id,
+          amountCents: order.totalCents,
+          paidAt: new Date().toISOString(),
+        }),
       );
       const [cancelResults, paymentResults] = await Promise.all([Promise.all(cancels), Promise.all(payments)]);
 
@@ -51,19 +60,25 @@ describe('guarded updates under real concurrency', () => {
       const row = await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } });
       expect(row.status).toBe(payWins === 1 ? 'PAID' : 'CANCELLED');
       // Every payment that did not win waits for its refund.
-      expect(await database.prisma.payment.count({ where: { orderId: order.id, status: 'REFUND_PENDING' } })).toBe(10 - payWins);
+      expect(await database.prisma.payment.count({ where: { orderId: order.id, status: 'REFUND_PENDING' } })).toBe(
+        10 - payWins,
+      );
 
       // Compensation raced by several callers releases the units once.
       await Promise.all(Array.from({ length: 5 }, () => run(acts.releaseStock, order.id)));
       const stock = await stockBalances(sku);
       expect(stock.balanced).toBe(true);
-      expect(stock).toMatchObject(payWins ? { available: 8, reserved: 0, sold: 2 } : { available: 10, reserved: 0, sold: 0 });
+      expect(stock).toMatchObject(
+        payWins ? { available: 8, reserved: 0, sold: 2 } : { available: 10, reserved: 0, sold: 0 },
+      );
     }
   });
 
   it('orders sharing several products, cancelled and paid all at once, move their units without a deadlock', async () => {
     const skus = Array.from({ length: 4 }, (_, i) => `MULTI-${i}-${randomUUID().slice(0, 8)}`);
-    await database.prisma.product.createMany({ data: skus.map((sku) => ({ sku, name: 'Part', priceCents: 100, available: 1_000, stockAdded: 1_000 })) });
+    await database.prisma.product.createMany({
+      data: skus.map((sku) => ({ sku, name: 'Part', priceCents: 100, available: 1_000, stockAdded: 1_000 })),
+    });
     // Each order holds every product; half of them list the products the other way round. (Today's
     // plans would lock the products in SKU order even without moveReservedUnits' explicit lock, by
     // the items' primary key; the lock keeps it so whatever plan PostgreSQL chooses.)
@@ -81,11 +96,17 @@ describe('guarded updates under real concurrency', () => {
       orders.map((order, i) =>
         i % 2
           ? run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' })
-          : run(acts.settlePayment, { paymentId: `multi-${order.id}`, orderId: order.id, amountCents: order.totalCents, paidAt: new Date().toISOString() }),
+          : run(acts.settlePayment, {
+              paymentId: `multi-${order.id}`,
+              orderId: order.id,
+              amountCents: order.totalCents,
+              paidAt: new Date().toISOString(),
+            }),
       ),
     );
-    expect(settled.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason))).toEqual([]);
-    for (const sku of skus) expect(await stockBalances(sku)).toMatchObject({ available: 980, reserved: 0, sold: 20, balanced: true });
+    expect(settled.filter((s) => s.status === 'rejected').map((s) => String(s.reason))).toEqual([]);
+    for (const sku of skus)
+      expect(await stockBalances(sku)).toMatchObject({ available: 980, reserved: 0, sold: 20, balanced: true });
   });
 
   it('placement takes the products in the order the database locks them, byte order by SKU', async () => {
@@ -94,8 +115,15 @@ describe('guarded updates under real concurrency', () => {
     // lock order. These SKUs sort differently under a locale (SKU_1, sku-1, SKU-2).
     const prefix = randomUUID().slice(0, 8);
     const skus = ['SKU-2', 'sku-1', 'SKU_1'].map((s) => `${prefix}-${s}`);
-    await database.prisma.product.createMany({ data: skus.map((sku) => ({ sku, name: 'Part', priceCents: 100, available: 5, stockAdded: 5 })) });
-    const request = { orderId: randomUUID(), customerId: 'c-order', items: [...skus].reverse().map((sku) => ({ sku, quantity: 1 })), requestHash: 'h' };
+    await database.prisma.product.createMany({
+      data: skus.map((sku) => ({ sku, name: 'Part', priceCents: 100, available: 5, stockAdded: 5 })),
+    });
+    const request = {
+      orderId: randomUUID(),
+      customerId: 'c-order',
+      items: [...skus].reverse().map((sku) => ({ sku, quantity: 1 })),
+      requestHash: 'h',
+    };
     const placed = await run(acts.placeOrder, request);
     expect(placed.items.map((i) => i.sku)).toEqual([...skus].sort());
     expect(await run(acts.placeOrder, request)).toEqual(placed);
@@ -103,10 +131,17 @@ describe('guarded updates under real concurrency', () => {
 
   it('parallel orders for the last units never oversell', async () => {
     const sku = `SKU-${randomUUID().slice(0, 8)}`;
-    await database.prisma.product.create({ data: { sku, name: 'Scarce', priceCents: 100, available: 5, stockAdded: 5 } });
+    await database.prisma.product.create({
+      data: { sku, name: 'Scarce', priceCents: 100, available: 5, stockAdded: 5 },
+    });
     const attempts = await Promise.allSettled(
       Array.from({ length: 12 }, () =>
-        run(acts.placeOrder, { orderId: randomUUID(), customerId: 'c', items: [{ sku, quantity: 1 }], requestHash: 'h' }),
+        run(acts.placeOrder, {
+          orderId: randomUUID(),
+          customerId: 'c',
+          items: [{ sku, quantity: 1 }],
+          requestHash: 'h',
+        }),
       ),
     );
     expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(5);
@@ -153,17 +188,23 @@ describe('out-of-order events follow the transition table', () => {
     paidAt: new Date().toISOString(),
   });
   const refundsAtProvider = (paymentId: string) =>
-    countFakes(database.prisma, { service: 'payments', operation: 'refund', idempotencyKey: paymentId }).then(({ effects }) => effects);
+    countFakes(database.prisma, { service: 'payments', operation: 'refund', idempotencyKey: paymentId }).then(
+      ({ effects }) => effects,
+    );
 
   it('refund before paid: refused, then the payment pays the order, and a refund of a captured payment is refused too', async () => {
     const { order } = await placedOrder();
     const paymentId = `p-${order.id}`;
     expect(await run(acts.refundPayment, paymentId)).toEqual({ refunded: false }); // nothing to refund yet
 
-    expect(await run(acts.settlePayment, notice(order.id, paymentId, order.totalCents))).toMatchObject({ outcome: 'PAID' });
+    expect(await run(acts.settlePayment, notice(order.id, paymentId, order.totalCents))).toMatchObject({
+      outcome: 'PAID',
+    });
     expect(await run(acts.refundPayment, paymentId)).toEqual({ refunded: false }); // CAPTURED → REFUNDED is not in the table
 
-    expect(await database.prisma.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ status: 'CAPTURED' });
+    expect(await database.prisma.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({
+      status: 'CAPTURED',
+    });
     expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('PAID');
     expect(await refundsAtProvider(paymentId)).toBe(0);
   });
@@ -172,7 +213,9 @@ describe('out-of-order events follow the transition table', () => {
     const { order } = await placedOrder();
     const paymentId = `p-${order.id}`;
     await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' });
-    expect(await run(acts.settlePayment, notice(order.id, paymentId, order.totalCents))).toMatchObject({ outcome: 'REFUND_PENDING' });
+    expect(await run(acts.settlePayment, notice(order.id, paymentId, order.totalCents))).toMatchObject({
+      outcome: 'REFUND_PENDING',
+    });
     expect(await run(acts.refundPayment, paymentId)).toEqual({ refunded: true });
 
     expect(await run(acts.settlePayment, notice(order.id, paymentId, order.totalCents))).toEqual({
@@ -181,7 +224,9 @@ describe('out-of-order events follow the transition table', () => {
       duplicate: true,
     });
     expect(await run(acts.refundPayment, paymentId)).toEqual({ refunded: true }); // already done: no second refund
-    expect(await database.prisma.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ status: 'REFUNDED' });
+    expect(await database.prisma.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({
+      status: 'REFUNDED',
+    });
     expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('CANCELLED');
     expect(await refundsAtProvider(paymentId)).toBe(1);
   });
@@ -189,7 +234,10 @@ describe('out-of-order events follow the transition table', () => {
   it('a cancel arriving after the payment is refused and changes nothing', async () => {
     const { order } = await placedOrder();
     await run(acts.settlePayment, notice(order.id, `p-${order.id}`, order.totalCents));
-    expect(await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' })).toEqual({ outcome: 'ALREADY_FINAL', status: 'PAID' });
+    expect(await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' })).toEqual({
+      outcome: 'ALREADY_FINAL',
+      status: 'PAID',
+    });
     expect(await run(acts.releaseStock, order.id)).toEqual({ released: false });
     expect(await run(acts.releaseCoupon, order.id)).toEqual({ released: false });
   });
@@ -200,7 +248,8 @@ describe('a payment is judged by when it arrived', () => {
     const onTime = await placedOrder();
     const late = await placedOrder();
     // Both deadlines passed a moment ago; the webhook had accepted the first payment before that.
-    await database.prisma.$executeRaw`UPDATE orders SET expires_at = now() - interval '1 second' WHERE id IN (${onTime.order.id}::uuid, ${late.order.id}::uuid)`;
+    await database.prisma
+      .$executeRaw`UPDATE orders SET expires_at = now() - interval '1 second' WHERE id IN (${onTime.order.id}::uuid, ${late.order.id}::uuid)`;
     const notice = (order: { id: string; totalCents: number }, receivedAt: Date) => ({
       paymentId: `p-${order.id}`,
       orderId: order.id,
@@ -208,9 +257,13 @@ describe('a payment is judged by when it arrived', () => {
       paidAt: receivedAt.toISOString(),
       receivedAt: receivedAt.toISOString(),
     });
-    expect(await run(acts.settlePayment, notice(onTime.order, new Date(Date.now() - 5_000)))).toMatchObject({ outcome: 'PAID' });
+    expect(await run(acts.settlePayment, notice(onTime.order, new Date(Date.now() - 5_000)))).toMatchObject({
+      outcome: 'PAID',
+    });
     expect(await run(acts.settlePayment, notice(late.order, new Date()))).toMatchObject({ outcome: 'REFUND_PENDING' });
-    expect(await database.prisma.payment.findUniqueOrThrow({ where: { paymentId: `p-${late.order.id}` } })).toMatchObject({
+    expect(
+      await database.prisma.payment.findUniqueOrThrow({ where: { paymentId: `p-${late.order.id}` } }),
+    ).toMatchObject({
       refundReason: 'ORDER_NOT_PAYABLE',
     });
   });

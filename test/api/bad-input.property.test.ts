@@ -65,7 +65,12 @@ const orderish = fc.record(
   {
     customerId: fc.oneof(text, fc.integer(), fc.constant(null)),
     items: fc.oneof(
-      fc.array(fc.record({ sku: fc.oneof(text, fc.integer()), quantity: fc.oneof(fc.integer(), fc.double(), text) }, { requiredKeys: [] })),
+      fc.array(
+        fc.record(
+          { sku: fc.oneof(text, fc.integer()), quantity: fc.oneof(fc.integer(), fc.double(), text) },
+          { requiredKeys: [] },
+        ),
+      ),
       fc.anything(),
     ),
     couponCode: fc.oneof(text, fc.integer()),
@@ -76,15 +81,25 @@ const orderish = fc.record(
 describe('bad input never writes and never fails with a 5xx', () => {
   it('POST /orders: any body and any Idempotency-Key, from a customer', async () => {
     await unchangedAfter(
-      fc.asyncProperty(fc.oneof(fc.jsonValue(), orderish, text), fc.option(text, { nil: undefined }), async (body, key) => {
-        const headers: Record<string, string> = {};
-        if (key !== undefined && /^[\x20-\x7e]*$/.test(key)) headers['idempotency-key'] = key;
-        const res = await h.asCustomer('prop-customer', 'POST', '/orders', typeof body === 'string' ? body : JSON.stringify(body), {
-          ...headers,
-          'content-type': 'application/json',
-        });
-        expectContractError(res, { body, key });
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.jsonValue(), orderish, text),
+        fc.option(text, { nil: undefined }),
+        async (body, key) => {
+          const headers: Record<string, string> = {};
+          if (key !== undefined && /^[\x20-\x7e]*$/.test(key)) headers['idempotency-key'] = key;
+          const res = await h.asCustomer(
+            'prop-customer',
+            'POST',
+            '/orders',
+            typeof body === 'string' ? body : JSON.stringify(body),
+            {
+              ...headers,
+              'content-type': 'application/json',
+            },
+          );
+          expectContractError(res, { body, key });
+        },
+      ),
     );
   });
 
@@ -102,13 +117,17 @@ describe('bad input never writes and never fails with a 5xx', () => {
     await unchangedAfter(
       // An empty parameter turns GET /orders/:id into the list route, a legitimate 200; `.` and `..`
       // survive encodeURIComponent and the client resolves them as path segments (other routes).
-      fc.asyncProperty(fc.constantFrom(...routes), text.filter((p) => !['', '.', '..'].includes(p)), async ([method, path, admin], param) => {
-        const url = path(encodeURIComponent(param));
-        const body = method === 'GET' ? undefined : { minutes: 5 };
-        const res = admin ? await h.admin(method, url, body) : await h.asCustomer('prop-customer', method, url, body);
-        // A syntactically valid id of something that does not exist is a 404; anything else a 400.
-        expectContractError(res, { method, url });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...routes),
+        text.filter((p) => !['', '.', '..'].includes(p)),
+        async ([method, path, admin], param) => {
+          const url = path(encodeURIComponent(param));
+          const body = method === 'GET' ? undefined : { minutes: 5 };
+          const res = admin ? await h.admin(method, url, body) : await h.asCustomer('prop-customer', method, url, body);
+          // A syntactically valid id of something that does not exist is a 404; anything else a 400.
+          expectContractError(res, { method, url });
+        },
+      ),
     );
   });
 
@@ -127,23 +146,41 @@ describe('bad input never writes and never fails with a 5xx', () => {
       ['POST', `/dev/orders/${order.id}/simulate-payment`],
     ];
     await unchangedAfter(
-      fc.asyncProperty(fc.constantFrom(...calls), fc.jsonValue(), fc.option(text, { nil: undefined }), async ([method, url], body, auth) => {
-        const headers: Record<string, string> = {};
-        if (auth !== undefined && /^[\x20-\x7e]*$/.test(auth)) headers.authorization = auth;
-        const withBody = method === 'GET' ? undefined : JSON.stringify(body);
-        const res = await h.http(method, url, withBody, { ...headers, 'content-type': 'application/json' });
-        expect(res.status).toBe(401);
-        expect(res.body.error.code).toBe('UNAUTHORIZED');
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...calls),
+        fc.jsonValue(),
+        fc.option(text, { nil: undefined }),
+        async ([method, url], body, auth) => {
+          const headers: Record<string, string> = {};
+          if (auth !== undefined && /^[\x20-\x7e]*$/.test(auth)) headers.authorization = auth;
+          const withBody = method === 'GET' ? undefined : JSON.stringify(body);
+          const res = await h.http(method, url, withBody, { ...headers, 'content-type': 'application/json' });
+          expect(res.status).toBe(401);
+          expect(res.body.error.code).toBe('UNAUTHORIZED');
+        },
+      ),
     );
   });
 
   it('payment webhook: forged, stale, tampered or malformed callbacks are rejected or neutral', async () => {
     const now = () => Math.floor(Date.now() / 1000);
-    const genuine = () => JSON.stringify({ paymentId: `p-${randomUUID()}`, orderId: order.id, amountCents: order.totalCents, paidAt: new Date().toISOString() });
+    const genuine = () =>
+      JSON.stringify({
+        paymentId: `p-${randomUUID()}`,
+        orderId: order.id,
+        amountCents: order.totalCents,
+        paidAt: new Date().toISOString(),
+      });
     const attack = fc.oneof(
       // any body with any signature
-      fc.record({ body: fc.oneof(text, fc.jsonValue().map((j) => JSON.stringify(j))), signature: text, skew: fc.constant(0) }),
+      fc.record({
+        body: fc.oneof(
+          text,
+          fc.jsonValue().map((j) => JSON.stringify(j)),
+        ),
+        signature: text,
+        skew: fc.constant(0),
+      }),
       // a genuine callback, signed, then tampered (amount or order id changed)
       fc.record({
         body: fc.constantFrom('amount', 'order').map((what) => ({ what })),
@@ -151,9 +188,17 @@ describe('bad input never writes and never fails with a 5xx', () => {
         skew: fc.constant(0),
       }),
       // correctly signed, but stale or from the future (5 s clear of the window: whole-second timestamps)
-      fc.record({ body: fc.constant('genuine'), signature: fc.constant(''), skew: fc.integer({ min: MAX_CLOCK_SKEW_SECONDS + 5, max: 100_000 }).chain((s) => fc.constantFrom(s, -s)) }),
+      fc.record({
+        body: fc.constant('genuine'),
+        signature: fc.constant(''),
+        skew: fc.integer({ min: MAX_CLOCK_SKEW_SECONDS + 5, max: 100_000 }).chain((s) => fc.constantFrom(s, -s)),
+      }),
       // correctly signed garbage: must be a 400, or a 404 for an unknown order
-      fc.record({ body: fc.oneof(orderish, fc.jsonValue()).map((j) => ({ signedGarbage: JSON.stringify(j) })), signature: fc.constant(''), skew: fc.constant(0) }),
+      fc.record({
+        body: fc.oneof(orderish, fc.jsonValue()).map((j) => ({ signedGarbage: JSON.stringify(j) })),
+        signature: fc.constant(''),
+        skew: fc.constant(0),
+      }),
     );
     await unchangedAfter(
       fc.asyncProperty(attack, async ({ body, signature, skew }) => {
@@ -174,9 +219,12 @@ describe('bad input never writes and never fails with a 5xx', () => {
           raw = genuine();
           sig = signPayload(WEBHOOK_SECRET, ts, raw);
         } else {
-          raw = body as string;
+          raw = body;
         }
-        const headers: Record<string, string> = { 'content-type': 'application/json', 'x-payment-timestamp': String(ts) };
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          'x-payment-timestamp': String(ts),
+        };
         if (/^[\x20-\x7e]*$/.test(sig)) headers['x-payment-signature'] = sig;
         const res = await h.http('POST', '/payments/callback', raw, headers);
         expectContractError(res, { raw, sig, skew });
@@ -185,12 +233,26 @@ describe('bad input never writes and never fails with a 5xx', () => {
   });
 
   it('a replayed genuine callback is neutral: one payment, one refund', async () => {
-    const raw = JSON.stringify({ paymentId: `replayed-${order.id}`, orderId: order.id, amountCents: 1, paidAt: new Date().toISOString() });
+    const raw = JSON.stringify({
+      paymentId: `replayed-${order.id}`,
+      orderId: order.id,
+      amountCents: 1,
+      paidAt: new Date().toISOString(),
+    });
     const ts = Math.floor(Date.now() / 1000);
-    const headers = { 'content-type': 'application/json', 'x-payment-timestamp': String(ts), 'x-payment-signature': signPayload(WEBHOOK_SECRET, ts, raw) };
-    const answers = await Promise.all(Array.from({ length: 5 }, () => h.http('POST', '/payments/callback', raw, headers)));
+    const headers = {
+      'content-type': 'application/json',
+      'x-payment-timestamp': String(ts),
+      'x-payment-signature': signPayload(WEBHOOK_SECRET, ts, raw),
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => h.http('POST', '/payments/callback', raw, headers)),
+    );
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
-    await eventually(async () => (await h.db.payment.findUnique({ where: { paymentId: `replayed-${order.id}` } }))?.status === 'REFUNDED');
+    await eventually(
+      async () =>
+        (await h.db.payment.findUnique({ where: { paymentId: `replayed-${order.id}` } }))?.status === 'REFUNDED',
+    );
     expect(await h.db.payment.count({ where: { orderId: order.id } })).toBe(1);
     expect(await h.fakeCount('payments', 'refund', `replayed-${order.id}`)).toEqual({ effects: 1, calls: 1 });
   });

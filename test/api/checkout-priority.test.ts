@@ -14,7 +14,10 @@ const lines: Array<{ msg?: string; level?: number }> = [];
 let h: OrderHarness;
 beforeAll(async () => {
   const capture = { write: (line: string) => void lines.push(JSON.parse(line) as { msg?: string }) };
-  h = await startOrderHarness({ taskQueue: 'orders-checkout-priority', logger: createLogger('api-test', 'info', capture) });
+  h = await startOrderHarness({
+    taskQueue: 'orders-checkout-priority',
+    logger: createLogger('api-test', 'info', capture),
+  });
 });
 afterAll(async () => {
   await h?.close();

@@ -20,7 +20,10 @@ async function writes() {
     db.orderItem.count(),
     db.payment.count(),
     db.refund.count(),
-    db.product.findMany({ orderBy: { sku: 'asc' }, select: { sku: true, available: true, reserved: true, sold: true, stockAdded: true } }),
+    db.product.findMany({
+      orderBy: { sku: 'asc' },
+      select: { sku: true, available: true, reserved: true, sold: true, stockAdded: true },
+    }),
     db.coupon.findMany({ orderBy: { code: 'asc' }, select: { code: true, status: true, orderId: true } }),
   ]);
   return { orders, items, payments, refunds, products, coupons };
@@ -43,15 +46,31 @@ describe('POST /orders errors change nothing', () => {
       { customerId: 'c', items: [] },
       { customerId: 'c', items: [{ sku, quantity: 0 }] },
       { customerId: 'c', items: [{ sku, quantity: 1.5 }] },
-      { customerId: 'c', items: [{ sku, quantity: 1 }, { sku, quantity: 2 }] },
+      {
+        customerId: 'c',
+        items: [
+          { sku, quantity: 1 },
+          { sku, quantity: 2 },
+        ],
+      },
       { customerId: '', items: [{ sku, quantity: 1 }] },
       { customerId: 'c', items: [{ sku, quantity: 1 }], extra: true },
       { customerId: 'c', items: [{ sku: "x' OR 1=1 --", quantity: 1 }] },
     ];
     for (const body of bad) await expectError(h.asCustomer('c', 'POST', '/orders', body), 400, 'VALIDATION_FAILED');
-    await expectError(h.asCustomer('c', 'POST', '/orders', '{"customerId":', { 'content-type': 'application/json' }), 400, 'VALIDATION_FAILED');
     await expectError(
-      h.asCustomer('c', 'POST', '/orders', { customerId: 'c', items: [{ sku, quantity: 1 }] }, { 'idempotency-key': 'x'.repeat(300) }),
+      h.asCustomer('c', 'POST', '/orders', '{"customerId":', { 'content-type': 'application/json' }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    await expectError(
+      h.asCustomer(
+        'c',
+        'POST',
+        '/orders',
+        { customerId: 'c', items: [{ sku, quantity: 1 }] },
+        { 'idempotency-key': 'x'.repeat(300) },
+      ),
       400,
       'VALIDATION_FAILED',
     );
@@ -63,8 +82,22 @@ describe('POST /orders errors change nothing', () => {
     const order = (items: unknown[], coupon?: string) =>
       h.asCustomer('c', 'POST', '/orders', { customerId: 'c', items, ...(coupon ? { couponCode: coupon } : {}) });
 
-    await expectError(order([{ sku, quantity: 1 }, { sku: 'NO-SUCH-SKU', quantity: 1 }]), 404, 'UNKNOWN_SKU');
-    await expectError(order([{ sku, quantity: 1 }, { sku: other.sku, quantity: 2 }]), 409, 'OUT_OF_STOCK');
+    await expectError(
+      order([
+        { sku, quantity: 1 },
+        { sku: 'NO-SUCH-SKU', quantity: 1 },
+      ]),
+      404,
+      'UNKNOWN_SKU',
+    );
+    await expectError(
+      order([
+        { sku, quantity: 1 },
+        { sku: other.sku, quantity: 2 },
+      ]),
+      409,
+      'OUT_OF_STOCK',
+    );
     await expectError(order([{ sku, quantity: 1 }], 'NO-SUCH-COUPON'), 409, 'COUPON_UNAVAILABLE');
 
     const first = await placeOrder(h, { sku, quantity: 1, couponCode });
@@ -81,7 +114,13 @@ describe('POST /orders errors change nothing', () => {
     expect(again).toEqual(first);
     expect(await stockOf(h, sku)).toMatchObject({ available: 8, reserved: 2 });
     await expectError(
-      h.asCustomer('cust-1', 'POST', '/orders', { customerId: 'cust-1', items: [{ sku, quantity: 3 }] }, { 'idempotency-key': key }),
+      h.asCustomer(
+        'cust-1',
+        'POST',
+        '/orders',
+        { customerId: 'cust-1', items: [{ sku, quantity: 3 }] },
+        { 'idempotency-key': key },
+      ),
       422,
       'IDEMPOTENCY_KEY_REUSED',
     );
@@ -96,7 +135,11 @@ describe('catalog and order reads', () => {
       401,
       'UNAUTHORIZED',
     );
-    await expectError(h.admin('PUT', '/products/ABC', { name: 'x', priceCents: -1, stock: 1 }), 400, 'VALIDATION_FAILED');
+    await expectError(
+      h.admin('PUT', '/products/ABC', { name: 'x', priceCents: -1, stock: 1 }),
+      400,
+      'VALIDATION_FAILED',
+    );
     await expectError(h.admin('PUT', '/coupons/C1', { discountCents: 'ten' }), 400, 'VALIDATION_FAILED');
     await expectError(h.http('PUT', '/coupons/C1', { discountCents: 10 }), 401, 'UNAUTHORIZED');
     await expectError(h.http('GET', '/products/NOPE'), 404, 'UNKNOWN_SKU');
@@ -137,17 +180,25 @@ describe('catalog and order reads', () => {
     ];
     for (const request of requests) {
       const res = await expectError(request(), 400, 'VALIDATION_FAILED');
-      expect(res.body.error.message).toBe('the request path is not valid: a path parameter is not correctly percent-encoded');
+      expect(res.body.error.message).toBe(
+        'the request path is not valid: a path parameter is not correctly percent-encoded',
+      );
     }
   });
 
   it('an order past its deadline is never payable, even before the cancellation lands', async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku });
-    expect((await h.asCustomer('cust-1', 'GET', `/orders/${order.id}`)).body).toMatchObject({ status: 'UNPAID', payable: true });
+    expect((await h.asCustomer('cust-1', 'GET', `/orders/${order.id}`)).body).toMatchObject({
+      status: 'UNPAID',
+      payable: true,
+    });
     // The workflow's timer is on the test server's clock; move the deadline behind the database's.
     await h.db.$executeRaw`UPDATE orders SET expires_at = now() - interval '1 second' WHERE id = ${order.id}::uuid`;
-    expect((await h.asCustomer('cust-1', 'GET', `/orders/${order.id}`)).body).toMatchObject({ status: 'UNPAID', payable: false });
+    expect((await h.asCustomer('cust-1', 'GET', `/orders/${order.id}`)).body).toMatchObject({
+      status: 'UNPAID',
+      payable: false,
+    });
     const listed = await h.asCustomer('cust-1', 'GET', '/orders?status=UNPAID&customerId=cust-1&limit=200');
     expect(listed.body.orders.find((o: { id: string }) => o.id === order.id)).toMatchObject({ payable: false });
   });
@@ -162,7 +213,12 @@ describe('payment webhook', () => {
   it('INVALID_SIGNATURE for a missing, wrong, stale or tampered signature', async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku });
-    const raw = JSON.stringify({ paymentId: 'p1', orderId: order.id, amountCents: order.totalCents, paidAt: new Date().toISOString() });
+    const raw = JSON.stringify({
+      paymentId: 'p1',
+      orderId: order.id,
+      amountCents: order.totalCents,
+      paidAt: new Date().toISOString(),
+    });
     const post = (body: string, headers: Record<string, string>) => h.http('POST', '/payments/callback', body, headers);
 
     await expectError(post(raw, {}), 401, 'INVALID_SIGNATURE');
@@ -181,7 +237,12 @@ describe('payment webhook', () => {
     await expectError(h.http('POST', '/payments/callback', bad, signed(bad)), 400, 'VALIDATION_FAILED');
     const notJson = 'paymentId=p2';
     await expectError(h.http('POST', '/payments/callback', notJson, signed(notJson)), 400, 'VALIDATION_FAILED');
-    const unknown = JSON.stringify({ paymentId: 'p3', orderId: randomUUID(), amountCents: 100, paidAt: new Date().toISOString() });
+    const unknown = JSON.stringify({
+      paymentId: 'p3',
+      orderId: randomUUID(),
+      amountCents: 100,
+      paidAt: new Date().toISOString(),
+    });
     await expectError(h.http('POST', '/payments/callback', unknown, signed(unknown)), 404, 'UNKNOWN_ORDER');
   });
 });

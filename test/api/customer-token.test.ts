@@ -22,25 +22,39 @@ describe('HS256 with CUSTOMER_JWT_SECRET', () => {
 
   it('refuses forged, expired, unsigned (alg: none), expiry-less and malformed tokens', async () => {
     await expectRefused(hs256, await signCustomerToken('another-secret-that-is-long-enough!', 'alice'));
-    await expectRefused(hs256, await signCustomerToken(SECRET, 'alice', { now: Date.now() - 2 * 3600_000, expiresInMs: 3600_000 }));
+    await expectRefused(
+      hs256,
+      await signCustomerToken(SECRET, 'alice', { now: Date.now() - 2 * 3600_000, expiresInMs: 3600_000 }),
+    );
     await expectRefused(hs256, `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'alice', exp: inAnHour() })}.`);
     const genuine = await signCustomerToken(SECRET, 'alice');
     const [header, , signature] = genuine.split('.');
     await expectRefused(hs256, `${header}.${b64({ sub: 'mallory', exp: inAnHour() })}.${signature}`); // tampered claims
-    const noExpiry = await new SignJWT().setProtectedHeader({ alg: 'HS256' }).setSubject('alice').sign(new TextEncoder().encode(SECRET));
+    const noExpiry = await new SignJWT()
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('alice')
+      .sign(new TextEncoder().encode(SECRET));
     await expectRefused(hs256, noExpiry);
     for (const junk of ['', 'not-a-jwt', 'a.b.c', genuine.slice(0, -2)]) await expectRefused(hs256, junk);
   });
 
   it('refuses a sub that is not a customer id (missing, blank, too long)', async () => {
     const sign = (sub: unknown) =>
-      new SignJWT({ sub } as Record<string, unknown>).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
+      new SignJWT({ sub } as Record<string, unknown>)
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime('1h')
+        .sign(new TextEncoder().encode(SECRET));
     for (const sub of [undefined, '', ' alice', 'x'.repeat(129), 42]) await expectRefused(hs256, await sign(sub));
     expect(await hs256(await sign('x'.repeat(128)))).toBe('x'.repeat(128));
   });
 
   it('checks issuer and audience when they are configured', async () => {
-    const strict = customerTokenVerifier({ algorithm: 'HS256', secret: SECRET, issuer: 'https://id.example', audience: 'orders' });
+    const strict = customerTokenVerifier({
+      algorithm: 'HS256',
+      secret: SECRET,
+      issuer: 'https://id.example',
+      audience: 'orders',
+    });
     const sign = (claims: { iss?: string; aud?: string }) => {
       const jwt = new SignJWT().setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setExpirationTime('1h');
       if (claims.iss) jwt.setIssuer(claims.iss);
@@ -54,35 +68,56 @@ describe('HS256 with CUSTOMER_JWT_SECRET', () => {
   });
 });
 
-describe('RS256 from an identity provider\'s JWKS URL', () => {
+describe("RS256 from an identity provider's JWKS URL", () => {
   let jwks: Server;
   let jwksUrl: string;
   let keys: Awaited<ReturnType<typeof generateKeyPair>>;
   beforeAll(async () => {
     keys = await generateKeyPair('RS256', { extractable: true });
-    const body = JSON.stringify({ keys: [{ ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] });
+    const body = JSON.stringify({
+      keys: [{ ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }],
+    });
     jwks = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
     jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`;
   });
   afterAll(() => new Promise((resolve) => jwks.close(resolve)));
 
-  it('accepts the provider\'s tokens and refuses an HS256 token signed with its public key (algorithm confusion)', async () => {
+  it("accepts the provider's tokens and refuses an HS256 token signed with its public key (algorithm confusion)", async () => {
     const rs256 = customerTokenVerifier({ algorithm: 'RS256', jwksUrl });
-    const token = await new SignJWT().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('bob').setExpirationTime('1h').sign(keys.privateKey);
+    const token = await new SignJWT()
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setSubject('bob')
+      .setExpirationTime('1h')
+      .sign(keys.privateKey);
     expect(await rs256(token)).toBe('bob');
 
     const publicPem = await exportSPKI(keys.publicKey);
-    const confused = await new SignJWT().setProtectedHeader({ alg: 'HS256', kid: 'k1' }).setSubject('bob').setExpirationTime('1h').sign(new TextEncoder().encode(publicPem));
+    const confused = await new SignJWT()
+      .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
+      .setSubject('bob')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(publicPem));
     await expectRefused(rs256, confused);
     await expectRefused(rs256, await signCustomerToken(SECRET, 'bob')); // HS256 is off once a JWKS URL is set
     const otherKeys = await generateKeyPair('RS256');
-    await expectRefused(rs256, await new SignJWT().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('bob').setExpirationTime('1h').sign(otherKeys.privateKey));
+    await expectRefused(
+      rs256,
+      await new SignJWT()
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setSubject('bob')
+        .setExpirationTime('1h')
+        .sign(otherKeys.privateKey),
+    );
   });
 
-  it('an unreachable JWKS endpoint is the service\'s failure (500), not the caller\'s (401)', async () => {
+  it("an unreachable JWKS endpoint is the service's failure (500), not the caller's (401)", async () => {
     const unreachable = customerTokenVerifier({ algorithm: 'RS256', jwksUrl: 'http://127.0.0.1:1/jwks.json' });
-    const token = await new SignJWT().setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('bob').setExpirationTime('1h').sign(keys.privateKey);
+    const token = await new SignJWT()
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setSubject('bob')
+      .setExpirationTime('1h')
+      .sign(keys.privateKey);
     const failure = await unreachable(token).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(Error);
     expect(failure).not.toBeInstanceOf(InvalidCustomerToken);

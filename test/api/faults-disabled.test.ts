@@ -6,7 +6,14 @@ import type { Db } from '../../lib/db.js';
 
 describe('fault injection without FAULTS_ENABLED', () => {
   it('answers 404 for both endpoints and for the dev simulate-payment endpoint, touching neither the database nor Temporal', async () => {
-    const untouchable = new Proxy({}, { get: () => { throw new Error('must not be used'); } });
+    const untouchable = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('must not be used');
+        },
+      },
+    );
     const app = createApp({
       db: untouchable as Db,
       temporal: untouchable as Client,
@@ -26,7 +33,10 @@ describe('fault injection without FAULTS_ENABLED', () => {
       const headers = { authorization: 'Bearer t', 'content-type': 'application/json' };
       const put = await fetch(`${base}/admin/faults/invoice`, { method: 'PUT', headers, body: '{"failNext":1}' });
       const del = await fetch(`${base}/admin/faults/invoice`, { method: 'DELETE', headers });
-      const simulate = await fetch(`${base}/dev/orders/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/simulate-payment`, { method: 'POST', headers });
+      const simulate = await fetch(
+        `${base}/dev/orders/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}/simulate-payment`,
+        { method: 'POST', headers },
+      );
       expect([put.status, del.status, simulate.status]).toEqual([404, 404, 404]);
       expect(await put.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
     } finally {

@@ -33,7 +33,10 @@ it('stops accepting at once but finishes the request in flight', async () => {
 
 it('cuts off a request still running after the grace period', async () => {
   const { server, base, requestEntered } = await slowServer(10_000);
-  const inFlight = fetch(`${base}/slow`).then(() => 'answered', () => 'cut off');
+  const inFlight = fetch(`${base}/slow`).then(
+    () => 'answered',
+    () => 'cut off',
+  );
   await requestEntered;
   const started = Date.now();
   expect(await closeGracefully(server, 300)).toBe('forced');

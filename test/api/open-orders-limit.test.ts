@@ -34,7 +34,9 @@ describe('MAX_OPEN_ORDERS_PER_CUSTOMER', () => {
     expect(await stockOf(h, sku)).toMatchObject({ available: 100 - 2 * LIMIT, reserved: 2 * LIMIT });
 
     // Another customer is not affected by the hoarder's limit.
-    expect((await h.asCustomer(`${customerId}-neighbour`, 'POST', '/orders', { items: [{ sku, quantity: 1 }] })).status).toBe(201);
+    expect(
+      (await h.asCustomer(`${customerId}-neighbour`, 'POST', '/orders', { items: [{ sku, quantity: 1 }] })).status,
+    ).toBe(201);
   });
 
   it('at the limit, a replay of a placed order still answers it; paying or cancelling one frees a place', async () => {
@@ -48,7 +50,9 @@ describe('MAX_OPEN_ORDERS_PER_CUSTOMER', () => {
     expect((await h.asCustomer(customerId, 'POST', '/orders', body)).body.error.code).toBe('TOO_MANY_OPEN_ORDERS');
     expect((await h.asCustomer(customerId, 'POST', '/orders', body, { 'idempotency-key': key })).body).toEqual(first);
 
-    expect((await h.pay({ paymentId: `pay-${first.id}`, orderId: first.id, amountCents: first.totalCents })).status).toBe(202);
+    expect(
+      (await h.pay({ paymentId: `pay-${first.id}`, orderId: first.id, amountCents: first.totalCents })).status,
+    ).toBe(202);
     await eventually(async () => (await statusOf(first.id)) === 'PAID');
     await placeOrder(h, { sku, customerId, quantity: 1 });
     expect((await h.asCustomer(customerId, 'POST', '/orders', body)).body.error.code).toBe('TOO_MANY_OPEN_ORDERS');

@@ -8,7 +8,13 @@ import { FAULT_ENDPOINTS } from '../../dev/fakes/fault-endpoints.js';
 import { signedHeaders } from '../../api/webhook-signature.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
-import { ADMIN_TOKEN, startOrderHarness, WEBHOOK_SECRET, type HttpResult, type OrderHarness } from '../helpers/order-harness.js';
+import {
+  ADMIN_TOKEN,
+  startOrderHarness,
+  WEBHOOK_SECRET,
+  type HttpResult,
+  type OrderHarness,
+} from '../helpers/order-harness.js';
 
 /**
  * Drives every route of the OpenAPI document through the real service: one call that succeeds,
@@ -67,15 +73,24 @@ async function fixture(): Promise<Fixture> {
   const paid = await order('payer');
   const paidPaymentId = `pay-${paid.id}`;
   await withFault('loyalty', async () => {
-    expect((await h.pay({ paymentId: paidPaymentId, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(202);
-    await eventually(async () => (await h.admin('GET', `/orders/${paid.id}`)).body.fulfillment?.loyalty === 'FAILED', 30_000);
+    expect((await h.pay({ paymentId: paidPaymentId, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(
+      202,
+    );
+    await eventually(
+      async () => (await h.admin('GET', `/orders/${paid.id}`)).body.fulfillment?.loyalty === 'FAILED',
+      30_000,
+    );
   });
 
   const refundFailed = await order('refundee');
   const refundPaymentId = `wrong-amount-${refundFailed.id}`;
   await withFault('payments', async () => {
     expect((await h.pay({ paymentId: refundPaymentId, orderId: refundFailed.id, amountCents: 1 })).status).toBe(202);
-    await eventually(async () => (await h.db.payment.findUnique({ where: { paymentId: refundPaymentId } }))?.status === 'REFUND_FAILED', 30_000);
+    await eventually(
+      async () =>
+        (await h.db.payment.findUnique({ where: { paymentId: refundPaymentId } }))?.status === 'REFUND_FAILED',
+      30_000,
+    );
   });
 
   return {
@@ -128,12 +143,14 @@ const PROBES: Record<string, Probes> = {
   },
   'GET /openapi.json': { success: () => h.http('GET', '/openapi.json'), errors: {} },
   'PUT /products/{sku}': {
-    success: () => admin('PUT', `/products/NEW-${randomUUID().slice(0, 8)}`, { name: 'Tea', priceCents: 100, stock: 3 }),
+    success: () =>
+      admin('PUT', `/products/NEW-${randomUUID().slice(0, 8)}`, { name: 'Tea', priceCents: 100, stock: 3 }),
     errors: {
       UNAUTHORIZED: () => h.http('PUT', '/products/ABC', { name: 'Tea', priceCents: 100, stock: 3 }),
       VALIDATION_FAILED: () => admin('PUT', '/products/ABC', { name: 'Tea', priceCents: -1, stock: 3 }),
       PAYLOAD_TOO_LARGE: () => admin('PUT', '/products/ABC', huge),
-      UNSUPPORTED_MEDIA_TYPE: () => admin('PUT', '/products/ABC', { name: 'Tea', priceCents: 100, stock: 3 }, unknownEncoding),
+      UNSUPPORTED_MEDIA_TYPE: () =>
+        admin('PUT', '/products/ABC', { name: 'Tea', priceCents: 100, stock: 3 }, unknownEncoding),
     },
   },
   'GET /products/{sku}': {
@@ -165,7 +182,8 @@ const PROBES: Record<string, Probes> = {
     errors: {
       UNAUTHORIZED: () => h.http('POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }),
       VALIDATION_FAILED: () => customer('POST', '/orders', { items: [] }),
-      CUSTOMER_MISMATCH: () => customer('POST', '/orders', { customerId: 'someone-else', items: [{ sku: f.sku, quantity: 1 }] }),
+      CUSTOMER_MISMATCH: () =>
+        customer('POST', '/orders', { customerId: 'someone-else', items: [{ sku: f.sku, quantity: 1 }] }),
       RATE_LIMITED: async () => {
         const spammer = someone();
         for (let i = 0; i < RATE_LIMIT; i++) await h.asCustomer(spammer, 'POST', '/orders', {}); // refused calls count too
@@ -173,15 +191,19 @@ const PROBES: Record<string, Probes> = {
       },
       UNKNOWN_SKU: () => customer('POST', '/orders', { items: [{ sku: 'NO-SUCH-SKU', quantity: 1 }] }),
       OUT_OF_STOCK: () => customer('POST', '/orders', { items: [{ sku: f.scarceSku, quantity: 2 }] }),
-      COUPON_UNAVAILABLE: () => customer('POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }], couponCode: 'NO-SUCH-COUPON' }),
+      COUPON_UNAVAILABLE: () =>
+        customer('POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }], couponCode: 'NO-SUCH-COUPON' }),
       TOO_MANY_OPEN_ORDERS: () => h.asCustomer('holder', 'POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }),
       IDEMPOTENCY_KEY_REUSED: async () => {
         const [who, key] = [someone(), { 'idempotency-key': randomUUID() }];
-        expect((await h.asCustomer(who, 'POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }, key)).status).toBe(201);
+        expect((await h.asCustomer(who, 'POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }, key)).status).toBe(
+          201,
+        );
         return h.asCustomer(who, 'POST', '/orders', { items: [{ sku: f.sku, quantity: 2 }] }, key);
       },
       PAYLOAD_TOO_LARGE: () => customer('POST', '/orders', huge),
-      UNSUPPORTED_MEDIA_TYPE: () => customer('POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }, unknownEncoding),
+      UNSUPPORTED_MEDIA_TYPE: () =>
+        customer('POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }, unknownEncoding),
     },
   },
   'GET /orders': {
@@ -232,7 +254,8 @@ const PROBES: Record<string, Probes> = {
   'POST /orders/{id}/payments/{paymentId}/refund/retry': {
     success: () => admin('POST', `/orders/${f.refundFailed.id}/payments/${f.refundFailed.paymentId}/refund/retry`),
     errors: {
-      UNAUTHORIZED: () => h.http('POST', `/orders/${f.refundFailed.id}/payments/${f.refundFailed.paymentId}/refund/retry`),
+      UNAUTHORIZED: () =>
+        h.http('POST', `/orders/${f.refundFailed.id}/payments/${f.refundFailed.paymentId}/refund/retry`),
       VALIDATION_FAILED: () => admin('POST', `/orders/not-a-uuid/payments/${f.refundFailed.paymentId}/refund/retry`),
       UNKNOWN_PAYMENT: () => admin('POST', `/orders/${f.unpaid.id}/payments/${f.refundFailed.paymentId}/refund/retry`),
       REFUND_NOT_FAILED: () => admin('POST', `/orders/${f.paid.id}/payments/${f.paid.paymentId}/refund/retry`),
@@ -242,9 +265,19 @@ const PROBES: Record<string, Probes> = {
     // A redelivery: accepted again, with one effect.
     success: () => h.pay({ paymentId: f.paid.paymentId, orderId: f.paid.id, amountCents: f.paid.totalCents }),
     errors: {
-      INVALID_SIGNATURE: () => h.http('POST', '/payments/callback', { paymentId: 'p', orderId: f.unpaid.id, amountCents: 1, paidAt: new Date().toISOString() }),
-      VALIDATION_FAILED: () => signed(JSON.stringify({ paymentId: 'p', orderId: f.unpaid.id, amountCents: -1, paidAt: 'yesterday' })),
-      UNKNOWN_ORDER: () => signed(JSON.stringify({ paymentId: 'p', orderId: randomUUID(), amountCents: 1, paidAt: new Date().toISOString() })),
+      INVALID_SIGNATURE: () =>
+        h.http('POST', '/payments/callback', {
+          paymentId: 'p',
+          orderId: f.unpaid.id,
+          amountCents: 1,
+          paidAt: new Date().toISOString(),
+        }),
+      VALIDATION_FAILED: () =>
+        signed(JSON.stringify({ paymentId: 'p', orderId: f.unpaid.id, amountCents: -1, paidAt: 'yesterday' })),
+      UNKNOWN_ORDER: () =>
+        signed(
+          JSON.stringify({ paymentId: 'p', orderId: randomUUID(), amountCents: 1, paidAt: new Date().toISOString() }),
+        ),
       PAYLOAD_TOO_LARGE: () => signed('x'.repeat(20_000)), // the webhook's own limit: 16 kB
       UNSUPPORTED_MEDIA_TYPE: () => signed(JSON.stringify({ paymentId: 'p' }), unknownEncoding),
     },
@@ -281,11 +314,16 @@ const PROBES: Record<string, Probes> = {
 };
 
 const ENDPOINT_OF = new Map<string, Endpoint>(
-  [...ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [`${e.method.toUpperCase()} ${e.path.replace(/:(\w+)/g, '{$1}')}`, e]),
+  [...ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [
+    `${e.method.toUpperCase()} ${e.path.replace(/:(\w+)/g, '{$1}')}`,
+    e,
+  ]),
 );
 
 /** The contract's error shape. */
-const ErrorBody = z.strictObject({ error: z.strictObject({ code: z.string(), message: z.string().min(1), details: z.unknown().optional() }) });
+const ErrorBody = z.strictObject({
+  error: z.strictObject({ code: z.string(), message: z.string().min(1), details: z.unknown().optional() }),
+});
 
 function operationOf(route: string) {
   const [method, path] = route.split(' ') as [string, string];
@@ -297,14 +335,17 @@ function documentedErrors(operation: any, endpoint: Endpoint): Map<string, numbe
   const errors = new Map<string, number>();
   for (const [status, response] of Object.entries<any>(operation.responses)) {
     if (Number(status) < 400 || endpoint.otherAnswers?.some((answer) => answer.status === Number(status))) continue;
-    for (const code of response.content['application/json'].schema.properties.error.properties.code.enum) errors.set(code, Number(status));
+    for (const code of response.content['application/json'].schema.properties.error.properties.code.enum)
+      errors.set(code, Number(status));
   }
   return errors;
 }
 
 describe('every documented route answers as documented', () => {
   it('has probes for exactly the routes of the document', () => {
-    const documented = Object.entries<Record<string, unknown>>(document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries<Record<string, unknown>>(document.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(Object.keys(PROBES).sort()).toEqual(documented.sort());
   });
 
@@ -322,7 +363,10 @@ describe('every documented route answers as documented', () => {
       const documented = documentedErrors(operation, endpoint);
       for (const [code, send] of Object.entries(probes.errors)) {
         const res = await send();
-        expect({ code: res.body?.error?.code, status: res.status }, JSON.stringify(res.body)).toEqual({ code, status: documented.get(code) });
+        expect({ code: res.body?.error?.code, status: res.status }, JSON.stringify(res.body)).toEqual({
+          code,
+          status: documented.get(code),
+        });
         ErrorBody.parse(res.body);
       }
       expect(Object.keys(probes.errors).sort(), 'every documented code is produced by a call above').toEqual(

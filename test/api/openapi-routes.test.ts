@@ -10,7 +10,14 @@ import { createLogger } from '../../lib/logger.js';
 
 /** The app without a database or Temporal: building it and serving /openapi.json must touch neither. */
 function appWith(faultsEnabled: boolean): Express {
-  const untouchable = new Proxy({}, { get: () => { throw new Error('must not be used'); } });
+  const untouchable = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('must not be used');
+      },
+    },
+  );
   return createApp({
     db: untouchable as Db,
     temporal: untouchable as Client,
@@ -33,7 +40,8 @@ function mountedRoutes(app: Express): string[] {
     for (const layer of stack) {
       if (layer.route) {
         expect(typeof layer.route.path, 'a route path the document can name').toBe('string');
-        for (const method of Object.keys(layer.route.methods)) routes.push(`${method.toUpperCase()} ${layer.route.path}`);
+        for (const method of Object.keys(layer.route.methods))
+          routes.push(`${method.toUpperCase()} ${layer.route.path}`);
       } else if (layer.handle.stack) {
         walk(layer.handle.stack);
       }
@@ -50,7 +58,9 @@ interface Layer {
 /** `GET /orders/:id` for every operation of the document, its `{id}` written back the Express way. */
 function documentedRoutes(document: { paths: Record<string, Record<string, unknown>> }): string[] {
   return Object.entries(document.paths)
-    .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
+    .flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
+    )
     .sort();
 }
 

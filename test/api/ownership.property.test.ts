@@ -46,11 +46,15 @@ beforeAll(async () => {
   for (const customerId of CUSTOMERS) {
     const unpaid = await placeOrder(h, { sku, customerId, quantity: 1 });
     const paid = await placeOrder(h, { sku, customerId, quantity: 1 });
-    expect((await h.pay({ paymentId: `pay-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(202);
+    expect((await h.pay({ paymentId: `pay-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(
+      202,
+    );
     orders.push({ id: unpaid.id, customerId }, { id: paid.id, customerId });
   }
   // Fulfillment of the paid orders finishes first: from then on the fixture writes nothing by itself.
-  await eventually(async () => (await h.db.fulfillmentRecord.count({ where: { status: 'DONE' } })) === 3 * CUSTOMERS.length);
+  await eventually(
+    async () => (await h.db.fulfillmentRecord.count({ where: { status: 'DONE' } })) === 3 * CUSTOMERS.length,
+  );
 });
 afterAll(async () => {
   await h?.close();
@@ -75,7 +79,9 @@ async function cancelSignals(): Promise<number[]> {
   return Promise.all(
     orders.map(async ({ id }) => {
       const history = await h.env.client.workflow.getHandle(orderWorkflowId(id)).fetchHistory();
-      return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === cancelSignal.name).length;
+      return (history.events ?? []).filter(
+        (e) => e.workflowExecutionSignaledEventAttributes?.signalName === cancelSignal.name,
+      ).length;
     }),
   );
 }
@@ -110,12 +116,19 @@ const listQuery = fc.record(
 );
 
 describe("a customer's token reaches only that customer's orders", () => {
-  it('another customer\'s order: read, cancel and operator calls are refused as if it did not exist; nothing is written', async () => {
+  it("another customer's order: read, cancel and operator calls are refused as if it did not exist; nothing is written", async () => {
     await unchangedAfter(
       fc.asyncProperty(
-        fc.constantFrom(...CUSTOMERS, STRANGER).chain((actor) => fc.tuple(fc.constant(actor), otherCustomersOrder(actor), fc.constantFrom(...ORDER_CALLS))),
+        fc
+          .constantFrom(...CUSTOMERS, STRANGER)
+          .chain((actor) => fc.tuple(fc.constant(actor), otherCustomersOrder(actor), fc.constantFrom(...ORDER_CALLS))),
         async ([actor, target, call]) => {
-          const res = await h.asCustomer(actor, call.method, call.path(target.id), 'body' in call ? call.body : undefined);
+          const res = await h.asCustomer(
+            actor,
+            call.method,
+            call.path(target.id),
+            'body' in call ? call.body : undefined,
+          );
           const context = { actor, target, call: call.path(':id') };
           if ('operatorOnly' in call) expectError(res, 401, 'UNAUTHORIZED', context);
           else expectError(res, 404, 'UNKNOWN_ORDER', context);
@@ -125,30 +138,46 @@ describe("a customer's token reaches only that customer's orders", () => {
     );
   });
 
-  it('lists: without a filter only the caller\'s own orders; naming another customer is 403; nothing is written', async () => {
+  it("lists: without a filter only the caller's own orders; naming another customer is 403; nothing is written", async () => {
     await unchangedAfter(
-      fc.asyncProperty(fc.constantFrom(...CUSTOMERS, STRANGER), listQuery, fc.option(fc.constantFrom(...CUSTOMERS), { nil: undefined }), async (actor, query, named) => {
-        const params = new URLSearchParams({ ...query, ...(named === undefined ? {} : { customerId: named }) } as Record<string, string>);
-        const res = await h.asCustomer(actor, 'GET', `/orders?${params}`);
-        const context = { actor, params: String(params) };
-        if (named !== undefined && named !== actor) return expectError(res, 403, 'CUSTOMER_MISMATCH', context);
-        expect(res.status, JSON.stringify(context)).toBe(200);
-        for (const order of res.body.orders) expect(order.customerId, JSON.stringify(context)).toBe(actor);
-        const own = orders.filter((o) => o.customerId === actor).map((o) => o.id);
-        const listed = res.body.orders.map((o: { id: string }) => o.id);
-        if (query.status === undefined && query.limit === undefined) expect(listed.sort()).toEqual(own.sort());
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...CUSTOMERS, STRANGER),
+        listQuery,
+        fc.option(fc.constantFrom(...CUSTOMERS), { nil: undefined }),
+        async (actor, query, named) => {
+          const params = new URLSearchParams({
+            ...query,
+            ...(named === undefined ? {} : { customerId: named }),
+          } as Record<string, string>);
+          const res = await h.asCustomer(actor, 'GET', `/orders?${params}`);
+          const context = { actor, params: String(params) };
+          if (named !== undefined && named !== actor) return expectError(res, 403, 'CUSTOMER_MISMATCH', context);
+          expect(res.status, JSON.stringify(context)).toBe(200);
+          for (const order of res.body.orders) expect(order.customerId, JSON.stringify(context)).toBe(actor);
+          const own = orders.filter((o) => o.customerId === actor).map((o) => o.id);
+          const listed = res.body.orders.map((o: { id: string }) => o.id);
+          if (query.status === undefined && query.limit === undefined) expect(listed.sort()).toEqual(own.sort());
+        },
+      ),
     );
   });
 
   it('placing an order for another customer is 403 and writes nothing', async () => {
     await unchangedAfter(
       fc.asyncProperty(
-        fc.constantFrom(...CUSTOMERS, STRANGER).chain((actor) => fc.tuple(fc.constant(actor), fc.constantFrom(...CUSTOMERS.filter((c) => c !== actor)))),
+        fc
+          .constantFrom(...CUSTOMERS, STRANGER)
+          .chain((actor) => fc.tuple(fc.constant(actor), fc.constantFrom(...CUSTOMERS.filter((c) => c !== actor)))),
         fc.option(fc.uuid(), { nil: undefined }),
         async ([actor, victim], key) => {
           const body = { customerId: victim, items: [{ sku, quantity: 1 }] };
-          const res = await h.asCustomer(actor, 'POST', '/orders', body, key === undefined ? {} : { 'idempotency-key': key });
+          const res = await h.asCustomer(
+            actor,
+            'POST',
+            '/orders',
+            body,
+            key === undefined ? {} : { 'idempotency-key': key },
+          );
           expectError(res, 403, 'CUSTOMER_MISMATCH', { actor, victim, key });
         },
       ),
@@ -157,7 +186,10 @@ describe("a customer's token reaches only that customer's orders", () => {
 
   it('(the other side) the owner and the operator do reach each order', async () => {
     for (const order of orders) {
-      expect((await h.asCustomer(order.customerId, 'GET', `/orders/${order.id}`)).body).toMatchObject({ id: order.id, customerId: order.customerId });
+      expect((await h.asCustomer(order.customerId, 'GET', `/orders/${order.id}`)).body).toMatchObject({
+        id: order.id,
+        customerId: order.customerId,
+      });
       expect((await h.admin('GET', `/orders/${order.id}`)).body).toMatchObject({ id: order.id });
     }
     const all = (await h.admin('GET', '/orders?limit=200')).body.orders.map((o: { id: string }) => o.id);
@@ -170,22 +202,30 @@ describe("a customer's token reaches only that customer's orders", () => {
     expect(own.body.customerId).toBe('dave');
     const forDave = await h.admin('POST', '/orders', { customerId: 'dave', items: [{ sku, quantity: 1 }] });
     expect(forDave.body).toMatchObject({ customerId: 'dave', status: 'UNPAID' });
-    expectError(await h.admin('POST', '/orders', { items: [{ sku, quantity: 1 }] }), 400, 'VALIDATION_FAILED', 'operator without customerId');
+    expectError(
+      await h.admin('POST', '/orders', { items: [{ sku, quantity: 1 }] }),
+      400,
+      'VALIDATION_FAILED',
+      'operator without customerId',
+    );
   });
 });
 
 describe('tokens that prove nothing', () => {
   const now = () => Math.floor(Date.now() / 1000);
   const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const badToken = fc.constantFrom('forged', 'expired', 'alg-none', 'tampered', 'garbage', 'empty-sub', 'none').chain((kind) =>
-    fc.constantFrom(...CUSTOMERS).map((customerId) => ({ kind, customerId })),
-  );
+  const badToken = fc
+    .constantFrom('forged', 'expired', 'alg-none', 'tampered', 'garbage', 'empty-sub', 'none')
+    .chain((kind) => fc.constantFrom(...CUSTOMERS).map((customerId) => ({ kind, customerId })));
   async function tokenFor({ kind, customerId }: { kind: string; customerId: string }): Promise<string | undefined> {
     switch (kind) {
       case 'forged':
         return signCustomerToken('not-the-customer-jwt-secret-at-all!!', customerId);
       case 'expired':
-        return signCustomerToken(CUSTOMER_JWT_SECRET, customerId, { now: Date.now() - 2 * 3600_000, expiresInMs: 3600_000 });
+        return signCustomerToken(CUSTOMER_JWT_SECRET, customerId, {
+          now: Date.now() - 2 * 3600_000,
+          expiresInMs: 3600_000,
+        });
       case 'alg-none':
         return `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: customerId, exp: now() + 3600 })}.`;
       case 'tampered': {
@@ -226,7 +266,7 @@ describe('tokens that prove nothing', () => {
 });
 
 describe('Idempotency-Key per customer', () => {
-  it('the same key from two customers makes two orders; each customer\'s replay reaches their own', async () => {
+  it("the same key from two customers makes two orders; each customer's replay reaches their own", async () => {
     const key = `shared-${randomUUID()}`;
     const body = { items: [{ sku, quantity: 1 }] };
     const a = await h.asCustomer('erin', 'POST', '/orders', body, { 'idempotency-key': key });
@@ -247,7 +287,14 @@ describe('logs', () => {
     await h.admin('GET', '/orders');
     const log = logLines.join('');
     expect(log).toContain('"msg":"request"');
-    for (const secret of [ADMIN_TOKEN, CUSTOMER_JWT_SECRET, ORDER_ID_SECRET, WEBHOOK_SECRET, token, 'forged.token.value']) {
+    for (const secret of [
+      ADMIN_TOKEN,
+      CUSTOMER_JWT_SECRET,
+      ORDER_ID_SECRET,
+      WEBHOOK_SECRET,
+      token,
+      'forged.token.value',
+    ]) {
       expect(log).not.toContain(secret);
     }
   });

@@ -9,7 +9,10 @@ const LIMIT = 3;
 const WINDOW_MS = 10_000;
 let h: OrderHarness;
 beforeAll(async () => {
-  h = await startOrderHarness({ taskQueue: 'orders-rate-limit', ordersRateLimit: { limit: LIMIT, windowMs: WINDOW_MS } });
+  h = await startOrderHarness({
+    taskQueue: 'orders-rate-limit',
+    ordersRateLimit: { limit: LIMIT, windowMs: WINDOW_MS },
+  });
 });
 afterAll(async () => {
   await h?.close();

@@ -9,7 +9,14 @@ import { createLogger } from '../../lib/logger.js';
 let base: string;
 let close: () => void;
 beforeAll(async () => {
-  const unused = new Proxy({}, { get: () => { throw new Error('not needed to serve the page'); } });
+  const unused = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('not needed to serve the page');
+      },
+    },
+  );
   const app = createApp({
     db: unused as Db,
     temporal: unused as Client,
@@ -35,7 +42,11 @@ it('serves the page with a CSP that allows only its own script and stylesheet, a
     const res = await fetch(base + path);
     expect(res.status, path).toBe(200);
     const csp = Object.fromEntries(
-      res.headers.get('content-security-policy')!.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]),
+      res.headers
+        .get('content-security-policy')!
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name, values]),
     );
     expect(csp['default-src']).toEqual(["'self'"]);
     expect(csp['script-src']).toEqual(["'self'"]);

@@ -21,7 +21,9 @@ afterAll(async () => {
 it('traces HTTP request → signal handler, and the order request → workflow → activities', async () => {
   const { sku } = await seedCatalog(h);
   const order = await placeOrder(h, { sku });
-  expect((await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+  expect((await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(
+    202,
+  );
   await eventually(async () => exporter.getFinishedSpans().some((s) => s.name === 'RunActivity:settlePayment'), 20_000);
 
   const spans = exporter.getFinishedSpans();
@@ -31,7 +33,11 @@ it('traces HTTP request → signal handler, and the order request → workflow �
     return spans.filter((s) => s.spanContext().traceId === root!.spanContext().traceId).map((s) => s.name);
   };
   // The webhook's request reaches the workflow's signal handler in its trace ...
-  expect(traceOf('POST /payments/callback')).toEqual(expect.arrayContaining(['POST /payments/callback', 'SignalWorkflow:paid', 'HandleSignal:paid']));
+  expect(traceOf('POST /payments/callback')).toEqual(
+    expect.arrayContaining(['POST /payments/callback', 'SignalWorkflow:paid', 'HandleSignal:paid']),
+  );
   // ... and the workflow's main loop, whose trace began with the order's request, runs the activities.
-  expect(traceOf('POST /orders')).toEqual(expect.arrayContaining(['POST /orders', 'RunActivity:placeOrder', 'RunActivity:settlePayment']));
+  expect(traceOf('POST /orders')).toEqual(
+    expect.arrayContaining(['POST /orders', 'RunActivity:placeOrder', 'RunActivity:settlePayment']),
+  );
 });

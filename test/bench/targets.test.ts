@@ -14,14 +14,30 @@ import { judgeTargets, type TargetVerdict } from '../../bench/targets.js';
  * that meets every bound on 2 cores with a storm of 2,000, changed in one place.
  */
 function resources(cpuS: Partial<Record<string, number>> = {}, wallS = 60): ResourceUse {
-  return { wallS, cpuS: { postgres: 0.2, temporal: 0.6, worker: 0.6, api: 0.2, bench: 0.3, ...cpuS } as Record<string, number>, peakRssMb: {}, othersCpuS: 1, machineCores: 2 };
+  return {
+    wallS,
+    cpuS: { postgres: 0.2, temporal: 0.6, worker: 0.6, api: 0.2, bench: 0.3, ...cpuS },
+    peakRssMb: {},
+    othersCpuS: 1,
+    machineCores: 2,
+  };
 }
 
 function step(rate: number, change: Partial<RampStep> = {}): RampStep {
   return {
-    rate, held: true, why: '', achievedRate: rate, created: rate * 30, failed: 0, abandoned: 0,
-    creationMs: summarize([80, 120, 400]), lagMs: summarize([40, 90, 200]), negative: 0,
-    cpuMsPerOrder: {}, underLoad: resources(), ...change,
+    rate,
+    held: true,
+    why: '',
+    achievedRate: rate,
+    created: rate * 30,
+    failed: 0,
+    abandoned: 0,
+    creationMs: summarize([80, 120, 400]),
+    lagMs: summarize([40, 90, 200]),
+    negative: 0,
+    cpuMsPerOrder: {},
+    underLoad: resources(),
+    ...change,
   };
 }
 
@@ -29,29 +45,75 @@ function probes(change: Partial<ProbeResult> = {}): ProbeResult {
   const placed = Array.from({ length: 100 }, (_, i) => 50 + i * 5);
   const paid = Array.from({ length: 100 }, () => 40);
   return {
-    sent: 100, offeredRate: 2, placeLatenciesMs: placed, placeMs: summarize(placed), placeFailed: 0,
-    webhookLatenciesMs: paid, webhookMs: summarize(paid), webhookFailed: 0, ...change,
+    sent: 100,
+    offeredRate: 2,
+    placeLatenciesMs: placed,
+    placeMs: summarize(placed),
+    placeFailed: 0,
+    webhookLatenciesMs: paid,
+    webhookMs: summarize(paid),
+    webhookFailed: 0,
+    ...change,
   };
 }
 
 function storm(path: 'timer' | 'scan', allCompensatedS: number): StormResult {
   return {
-    path, orders: 2_000, allCompensatedS, settled: true, lagMs: summarize([1]), compensatedLagMs: summarize([1]), lagsMs: [1], negative: 0,
-    throughput: 2_000 / allCompensatedS, peakConnections: { peakTotal: 10, peakActive: 5 }, probes: probes(),
-    probeCost: path === 'timer' ? { probes: 10, statements: 20, cpuMs: { postgres: 5, temporal: 10, worker: 10, api: 5 } } : null,
-    statementsPerCancel: 12, cpuMsPerCancel: path === 'timer' ? { postgres: 2, temporal: 8, worker: 8, api: 0 } : null,
-    statementsNote: '', topStatements: [], notWaitingAtDeadline: 0, resources: resources({}, allCompensatedS),
+    path,
+    orders: 2_000,
+    allCompensatedS,
+    settled: true,
+    lagMs: summarize([1]),
+    compensatedLagMs: summarize([1]),
+    lagsMs: [1],
+    negative: 0,
+    throughput: 2_000 / allCompensatedS,
+    peakConnections: { peakTotal: 10, peakActive: 5 },
+    probes: probes(),
+    probeCost:
+      path === 'timer'
+        ? { probes: 10, statements: 20, cpuMs: { postgres: 5, temporal: 10, worker: 10, api: 5 } }
+        : null,
+    statementsPerCancel: 12,
+    cpuMsPerCancel: path === 'timer' ? { postgres: 2, temporal: 8, worker: 8, api: 0 } : null,
+    statementsNote: '',
+    topStatements: [],
+    notWaitingAtDeadline: 0,
+    resources: resources({}, allCompensatedS),
   };
 }
 
 function sustained(completed: number, cpuS: Partial<Record<string, number>>): SustainedResult {
   return {
     path: 'timer',
-    creation: { started: completed, completed, failed: 0, elapsedS: 60, achievedRate: completed / 60, behindMs: 0, abandoned: 0, offeredRate: completed / 60, latencyMs: summarize([100]) },
-    cancel: { negative: 0, stillUnpaidPastDeadline: 0, firstExpiry: null, lastCompensated: null, lagMs: summarize([100]), compensatedLagMs: summarize([100]), settled: true },
+    creation: {
+      started: completed,
+      completed,
+      failed: 0,
+      elapsedS: 60,
+      achievedRate: completed / 60,
+      behindMs: 0,
+      abandoned: 0,
+      offeredRate: completed / 60,
+      latencyMs: summarize([100]),
+    },
+    cancel: {
+      negative: 0,
+      stillUnpaidPastDeadline: 0,
+      firstExpiry: null,
+      lastCompensated: null,
+      lagMs: summarize([100]),
+      compensatedLagMs: summarize([100]),
+      settled: true,
+    },
     lagsMs: [100],
     statements: { bench_service: { calls: completed * 25, rows: 0 } },
-    storeGrowth: { before: { temporal: 0, service: 0 }, after: { temporal: 0, service: 0 }, temporalPerOrder: 0, servicePerOrder: 0 },
+    storeGrowth: {
+      before: { temporal: 0, service: 0 },
+      after: { temporal: 0, service: 0 },
+      temporalPerOrder: 0,
+      servicePerOrder: 0,
+    },
     resources: resources(cpuS),
     underLoad: resources(cpuS),
   };
@@ -59,13 +121,17 @@ function sustained(completed: number, cpuS: Partial<Record<string, number>>): Su
 
 function run(change: (r: BenchMeasurements) => void = () => undefined): BenchMeasurements {
   const r: BenchMeasurements = {
-    startedAt: '', finishedAt: '',
+    startedAt: '',
+    finishedAt: '',
     machine: { cores: 2, memGiB: 24, loadBefore: '', loadAfter: '' },
     options: parseOptions([]),
     ramp: { steps: [5, 10, 15, 20, 30, 40, 50].map((rate) => step(rate)), maxSustained: 50 },
     sideBySideRate: 50,
     // 3,000 orders for 105 s of service CPU: 35 ms per order.
-    sustained: { timer: sustained(3_000, { postgres: 15, temporal: 40, worker: 40, api: 10 }), scan: sustained(3_000, {}) },
+    sustained: {
+      timer: sustained(3_000, { postgres: 15, temporal: 40, worker: 40, api: 10 }),
+      scan: sustained(3_000, {}),
+    },
     storm: { timer: storm('timer', 20), scan: storm('scan', 25) },
     ceiling: [],
     clients: [],
@@ -102,11 +168,17 @@ describe('the targets the bench judges', () => {
 
   it('a ramp that is not let up to 40/s leaves the rate target not judged', () => {
     const short = run((r) => (r.options = parseOptions(['--rate', '20'])));
-    expect(verdict(short, 'sustained-rate')).toMatchObject({ verdict: 'not judged', notJudgedBecause: 'a ramp up to 20/s, not 40/s' });
+    expect(verdict(short, 'sustained-rate')).toMatchObject({
+      verdict: 'not judged',
+      notJudgedBecause: 'a ramp up to 20/s, not 40/s',
+    });
   });
 
   it('the CLI dev server or another core count leaves every target not judged', () => {
-    for (const other of [run((r) => (r.options = parseOptions(['--temporal', 'cli']))), run((r) => (r.machine.cores = 4))]) {
+    for (const other of [
+      run((r) => (r.options = parseOptions(['--temporal', 'cli']))),
+      run((r) => (r.machine.cores = 4)),
+    ]) {
       const verdicts = judgeTargets(other).map((t) => t.verdict);
       expect(verdicts.length).toBeGreaterThan(0);
       expect(new Set(verdicts)).toEqual(new Set(['not judged']));
@@ -141,7 +213,9 @@ describe('the targets the bench judges', () => {
   });
 
   it('a miss is explained by the process that takes the most CPU', () => {
-    const costly = run((r) => (r.sustained.timer = sustained(1_000, { postgres: 10, temporal: 50, worker: 80, api: 10 })));
+    const costly = run(
+      (r) => (r.sustained.timer = sustained(1_000, { postgres: 10, temporal: 50, worker: 80, api: 10 })),
+    );
     const cpu = verdict(costly, 'cpu-per-order');
     expect(cpu).toMatchObject({ verdict: 'NOT met', value: 150 });
     expect(cpu.bottleneck?.measured[0]).toContain("the largest share is the worker's");

@@ -61,7 +61,9 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     const row = page.locator(`#order-${order.id}`);
     await row.locator('.status.UNPAID').waitFor({ timeout: 5_000 });
     expect(await row.locator('.countdown').textContent()).toMatch(/^00:0\d left$/);
-    expect(await row.locator('a.workflow-link').getAttribute('href')).toBe(`${h.webUiUrl}/namespaces/default/workflows/order-${order.id}`);
+    expect(await row.locator('a.workflow-link').getAttribute('href')).toBe(
+      `${h.webUiUrl}/namespaces/default/workflows/order-${order.id}`,
+    );
 
     await row.locator('button.simulate-payment').click();
     await row.locator('.status.PAID').waitFor({ timeout: 10_000 });
@@ -70,7 +72,8 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     expect(stored).toMatchObject([{ amountCents: order.totalCents, status: 'CAPTURED' }]);
     // The signing happened on the server: nothing the browser loads carries the secret.
     const asOperator = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
-    for (const path of ['/', '/page.js', '/ui/config']) expect(await (await fetch(h.baseUrl + path, asOperator)).text()).not.toContain(WEBHOOK_SECRET);
+    for (const path of ['/', '/page.js', '/ui/config'])
+      expect(await (await fetch(h.baseUrl + path, asOperator)).text()).not.toContain(WEBHOOK_SECRET);
     expect(cspViolations).toEqual([]);
   });
 
@@ -83,10 +86,12 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     await row.locator('.status.CANCELLED', { hasText: 'PAYMENT_TIMEOUT' }).waitFor({ timeout: WINDOW_MS + 15_000 });
     const cancelledAt = (await h.db.order.findUniqueOrThrow({ where: { id: order.id } })).cancelledAt!;
     expect(cancelledAt.getTime()).toBeGreaterThanOrEqual(Date.parse(order.expiresAt));
-    expect((await h.workerMetrics.cancelLag.get()).values.find((v) => v.labels.le === '+Inf')!.value).toBeGreaterThanOrEqual(1);
+    expect(
+      (await h.workerMetrics.cancelLag.get()).values.find((v) => v.labels.le === '+Inf')!.value,
+    ).toBeGreaterThanOrEqual(1);
   });
 
-  it('Temporal Web UI: a list filter finds the order\'s workflow, which shows its summary and what it waits for', async () => {
+  it("Temporal Web UI: a list filter finds the order's workflow, which shows its summary and what it waits for", async () => {
     const customerId = `ui-${randomUUID().slice(0, 8)}`;
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku, customerId, quantity: 3 });
@@ -96,7 +101,11 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     await link.first().waitFor({ timeout: 30_000 });
     await link.first().click();
     // The workflow's page, tab "User Metadata": the summary set at start, the details the workflow keeps current.
-    await page.getByRole('link', { name: 'User Metadata' }).or(page.getByRole('tab', { name: 'User Metadata' })).first().click();
+    await page
+      .getByRole('link', { name: 'User Metadata' })
+      .or(page.getByRole('tab', { name: 'User Metadata' }))
+      .first()
+      .click();
     await shown(page, `Order ${order.id} for ${customerId}: 3 × ${sku}`);
     await shown(page, `Waiting for: payment until ${order.expiresAt}`);
   });

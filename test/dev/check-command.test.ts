@@ -7,7 +7,11 @@ import { PROJECT_ROOT } from '../../dev/paths.js';
  * 1 before it looks for a database: no stack trace.
  */
 function check(args: string[]): { status: number | null; stderr: string } {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'dev/check.ts', ...args], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'dev/check.ts', ...args], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: run.status, stderr: run.stderr };
 }
 
@@ -22,7 +26,9 @@ it.each([
 ])('%j: exits 1 with one line', (args, start) => {
   const { status, stderr } = check(args);
   expect(status).toBe(1);
-  expect(stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(new RegExp(`^${escape(start)}.*${escape(USAGE)}`))]);
+  expect(stderr.trimEnd().split('\n')).toEqual([
+    expect.stringMatching(new RegExp(`^${escape(start)}.*${escape(USAGE)}`)),
+  ]);
 });
 
 function escape(text: string): string {

@@ -21,7 +21,12 @@ describe('docs/api.md says what the code does', () => {
     expect(rows.map(([endpoint]) => codeIn(endpoint!)).sort()).toEqual([...endpoints.keys()].sort());
     for (const [route, anonymous, customer, , provider] of rows) {
       const endpoint = endpoints.get(codeIn(route!)!)!;
-      const who = { anonymous: anonymous!.startsWith('yes'), customerRefused: customer!.startsWith('401'), provider: provider!.startsWith('yes'), devOnly: route!.includes('(dev only)') };
+      const who = {
+        anonymous: anonymous!.startsWith('yes'),
+        customerRefused: customer!.startsWith('401'),
+        provider: provider!.startsWith('yes'),
+        devOnly: route!.includes('(dev only)'),
+      };
       expect(who, route).toEqual({
         anonymous: endpoint.access === 'public',
         customerRefused: endpoint.access === 'operator',
@@ -32,7 +37,9 @@ describe('docs/api.md says what the code does', () => {
   });
 
   it('lists every error code with its status, as api/errors.ts defines them', () => {
-    const listed = Object.fromEntries(tableRows(page, '| code | status |').map(([code, status]) => [codeIn(code!), Number(status)]));
+    const listed = Object.fromEntries(
+      tableRows(page, '| code | status |').map(([code, status]) => [codeIn(code!), Number(status)]),
+    );
     expect(listed).toEqual(Object.fromEntries(Object.entries(ERRORS).map(([code, { status }]) => [code, status])));
   });
 });

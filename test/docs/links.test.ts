@@ -8,8 +8,15 @@ import { PROJECT_ROOT } from '../../dev/paths.js';
  * relative link whose file does not exist (or lies outside the repository), on an `#anchor` that no
  * heading of its page makes (GitHub's slugs), and on an `npm run <script>` that package.json lacks.
  */
-const PAGES = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
-const SCRIPTS = Object.keys((JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(PROJECT_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const SCRIPTS = Object.keys(
+  (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts,
+);
 
 /** The lines outside fenced code blocks: a `#` or a `[x](y)` inside a fence is code, not markdown. */
 function proseLines(markdown: string): string[] {
@@ -75,7 +82,8 @@ function brokenLinks(page: string, read: (path: string) => string | undefined): 
   const problems: string[] = [];
   for (const target of relativeLinks(markdown)) {
     const [path = '', anchor] = target.split('#', 2);
-    const file = path === '' ? page : relative(PROJECT_ROOT, resolve(PROJECT_ROOT, dirname(page), decodeURIComponent(path)));
+    const file =
+      path === '' ? page : relative(PROJECT_ROOT, resolve(PROJECT_ROOT, dirname(page), decodeURIComponent(path)));
     if (file.startsWith(`..${sep}`) || file === '..') {
       problems.push(`${page}: ${target} points outside the repository`);
       continue;
@@ -87,7 +95,8 @@ function brokenLinks(page: string, read: (path: string) => string | undefined): 
     }
     if (anchor === undefined) continue;
     if (!file.endsWith('.md')) problems.push(`${page}: ${target}: an anchor into a file that is not markdown`);
-    else if (!anchorsOf(content).has(anchor)) problems.push(`${page}: ${target}: no heading in ${file} makes #${anchor}`);
+    else if (!anchorsOf(content).has(anchor))
+      problems.push(`${page}: ${target}: no heading in ${file} makes #${anchor}`);
   }
   return problems;
 }
@@ -103,8 +112,12 @@ describe('the checks themselves', () => {
   it("make GitHub's slugs", () => {
     expect(slug('Who wins: the database')).toBe('who-wins-the-database');
     expect(slug('Temporal Server as `npm start` runs it')).toBe('temporal-server-as-npm-start-runs-it');
-    expect(slug("Temporal's store: a SQLite file, chosen by measurement")).toBe('temporals-store-a-sqlite-file-chosen-by-measurement');
-    expect(slug('The storm: 1,000 orders expiring in the same second')).toBe('the-storm-1000-orders-expiring-in-the-same-second');
+    expect(slug("Temporal's store: a SQLite file, chosen by measurement")).toBe(
+      'temporals-store-a-sqlite-file-chosen-by-measurement',
+    );
+    expect(slug('The storm: 1,000 orders expiring in the same second')).toBe(
+      'the-storm-1000-orders-expiring-in-the-same-second',
+    );
     expect(slug('Workflow shapes: first and lean')).toBe('workflow-shapes-first-and-lean');
     expect([...anchorsOf('# A\n## Same\n```\n# not a heading\n```\n## Same\n')]).toEqual(['a', 'same', 'same-1']);
   });
@@ -132,12 +145,11 @@ describe('the checks themselves', () => {
   });
 
   it('find the npm scripts a page names', () => {
-    expect(npmScriptsNamed('`npm start -- --cluster`, npm test, `npm run -s token -- alice`, npm run db:fakes; the `npm run` scripts')).toEqual([
-      'token',
-      'db:fakes',
-      'start',
-      'test',
-    ]);
+    expect(
+      npmScriptsNamed(
+        '`npm start -- --cluster`, npm test, `npm run -s token -- alice`, npm run db:fakes; the `npm run` scripts',
+      ),
+    ).toEqual(['token', 'db:fakes', 'start', 'test']);
   });
 });
 
@@ -152,5 +164,7 @@ describe.each(PAGES)('%s', (page) => {
 });
 
 it('reads every page: the README and docs/ with its guides', () => {
-  expect(PAGES).toEqual(expect.arrayContaining(['README.md', 'docs/api.md', 'docs/architecture.md', 'docs/glossary.md']));
+  expect(PAGES).toEqual(
+    expect.arrayContaining(['README.md', 'docs/api.md', 'docs/architecture.md', 'docs/glossary.md']),
+  );
 });

@@ -16,7 +16,10 @@ function registeredWorkflowTypes(): string[] {
 /** Every signal, update and query domain/messages.ts defines, as `kind name`. */
 function definedMessages(): string[] {
   return (Object.values(messages) as unknown[])
-    .filter((value): value is { type: string; name: string } => typeof value === 'object' && value !== null && 'type' in value && 'name' in value)
+    .filter(
+      (value): value is { type: string; name: string } =>
+        typeof value === 'object' && value !== null && 'type' in value && 'name' in value,
+    )
     .map(({ type, name }) => `${type} ${name}`);
 }
 
@@ -41,6 +44,8 @@ describe('docs/temporal.md names what the code defines', () => {
 
   it('lists every search attribute with its type', () => {
     const listed = tableRows(page, '| search attribute | type |').map(([name, type]) => `${codeIn(name!)}=${type}`);
-    expect(listed.sort()).toEqual(SEARCH_ATTRIBUTES.map((key) => `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`).sort());
+    expect(listed.sort()).toEqual(
+      SEARCH_ATTRIBUTES.map((key) => `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`).sort(),
+    );
   });
 });

@@ -12,6 +12,8 @@ describe('order shapes', () => {
   });
 
   it('a shape from a newer API is refused, not read as an older one', () => {
-    expect(() => hasShape('steps-of-tomorrow' as OrderShape, 'lean')).toThrow(/unknown OrderLifecycle shape "steps-of-tomorrow"/);
+    expect(() => hasShape('steps-of-tomorrow' as OrderShape, 'lean')).toThrow(
+      /unknown OrderLifecycle shape "steps-of-tomorrow"/,
+    );
   });
 });

@@ -9,7 +9,12 @@ import type { Db } from '../../lib/db.js';
  * No open-order limit unless given: these tests place many unpaid orders for one customer.
  */
 export function realActivities(db: Db, { maxOpenOrdersPerCustomer = 0 } = {}): Activities {
-  return createActivities({ db, paymentWindowMs: 30 * 60_000, maxOpenOrdersPerCustomer, ...createFakeThirdParties(db) });
+  return createActivities({
+    db,
+    paymentWindowMs: 30 * 60_000,
+    maxOpenOrdersPerCustomer,
+    ...createFakeThirdParties(db),
+  });
 }
 
 const quiet = new DefaultLogger('WARN');

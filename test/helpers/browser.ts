@@ -17,8 +17,14 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close(
     executablePath: CHROMIUM.path, // Debian's package: Playwright never downloads a browser of its own
     headless: true,
     args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync',
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
     ],
   });
   return {

@@ -3,11 +3,18 @@ import { expect } from 'vitest';
 import type { OrderHarness } from './order-harness.js';
 
 /** A product and a coupon of their own for each test, so tests sharing a database never meet. */
-export async function seedCatalog(h: OrderHarness, opts: { priceCents?: number; stock?: number; discountCents?: number } = {}) {
+export async function seedCatalog(
+  h: OrderHarness,
+  opts: { priceCents?: number; stock?: number; discountCents?: number } = {},
+) {
   const suffix = randomUUID().slice(0, 8);
   const sku = `SKU-${suffix}`;
   const couponCode = `C-${suffix}`;
-  const product = await h.admin('PUT', `/products/${sku}`, { name: 'Widget', priceCents: opts.priceCents ?? 1500, stock: opts.stock ?? 10 });
+  const product = await h.admin('PUT', `/products/${sku}`, {
+    name: 'Widget',
+    priceCents: opts.priceCents ?? 1500,
+    stock: opts.stock ?? 10,
+  });
   expect(product.status).toBe(200);
   const coupon = await h.admin('PUT', `/coupons/${couponCode}`, { discountCents: opts.discountCents ?? 500 });
   expect(coupon.status).toBe(200);

@@ -31,10 +31,21 @@ export async function writeCheckedHistory(): Promise<CheckedHistory> {
   await db.product.create({ data: { sku, name: 'Widget', priceCents: 1000, available: 10, stockAdded: 10 } });
   await db.coupon.createMany({ data: Object.values(coupons).map((code) => ({ code, discountCents: 100 })) });
   const place = (orderId: string, couponCode?: string) =>
-    run(acts.placeOrder, { orderId, customerId: 'c1', items: [{ sku, quantity: 2 }], couponCode, requestHash: orderId });
+    run(acts.placeOrder, {
+      orderId,
+      customerId: 'c1',
+      items: [{ sku, quantity: 2 }],
+      couponCode,
+      requestHash: orderId,
+    });
 
   const paid = await place(orders.paid, coupons.paid);
-  await run(acts.settlePayment, { paymentId: payments.captured, orderId: paid.id, amountCents: paid.totalCents, paidAt: new Date().toISOString() });
+  await run(acts.settlePayment, {
+    paymentId: payments.captured,
+    orderId: paid.id,
+    amountCents: paid.totalCents,
+    paidAt: new Date().toISOString(),
+  });
   await run(acts.issueInvoice, paid.id);
   await run(acts.sendPaymentNotification, paid.id);
   await run(acts.awardLoyaltyPoints, paid.id);
@@ -45,12 +56,21 @@ export async function writeCheckedHistory(): Promise<CheckedHistory> {
   await run(acts.releaseCoupon, cancelled.id);
   await run(acts.closePaymentIntent, cancelled.id);
   await run(acts.notifyCustomer, { orderId: cancelled.id, template: 'ORDER_CANCELLED' });
-  await run(acts.settlePayment, { paymentId: payments.refunded, orderId: cancelled.id, amountCents: cancelled.totalCents, paidAt: new Date().toISOString() });
+  await run(acts.settlePayment, {
+    paymentId: payments.refunded,
+    orderId: cancelled.id,
+    amountCents: cancelled.totalCents,
+    paidAt: new Date().toISOString(),
+  });
   await run(acts.refundPayment, payments.refunded);
 
   await place(orders.unpaid, coupons.unpaid);
 
-  async function checkCorrupted(invariants: readonly Invariant[], corrupt: Prisma.Sql, graceMs = 0): Promise<InvariantReport> {
+  async function checkCorrupted(
+    invariants: readonly Invariant[],
+    corrupt: Prisma.Sql,
+    graceMs = 0,
+  ): Promise<InvariantReport> {
     let report: InvariantReport | undefined;
     await db
       .$transaction(

@@ -44,7 +44,9 @@ export function injectedDebianTool(tool: DebianTool): DebianToolState {
 function installDebianTool(tool: DebianTool): DebianToolState {
   if (existsSync(tool.path)) return { path: tool.path };
   if (process.getuid?.() !== 0 || spawnSync('apt-get', ['--version']).status !== 0) {
-    return { skip: `${tool.path} is missing and cannot be installed here (needs root and apt-get): apt-get install -y ${tool.package}` };
+    return {
+      skip: `${tool.path} is missing and cannot be installed here (needs root and apt-get): apt-get install -y ${tool.package}`,
+    };
   }
   console.log(`Installing Debian's ${tool.package} for ${tool.neededBy} (apt-get install -y ${tool.package}) …`);
   const steps = [...(aptUpdated ? [] : [['update']]), ['install', '-y', '--no-install-recommends', tool.package]];
@@ -54,8 +56,13 @@ function installDebianTool(tool: DebianTool): DebianToolState {
       stdio: ['ignore', 'ignore', 'pipe'],
       timeout: 15 * 60_000,
     });
-    if (run.status !== 0) return { skip: `apt-get ${args.join(' ')} failed: ${run.stderr?.toString().trim().split('\n').at(-1) ?? run.signal}` };
+    if (run.status !== 0)
+      return {
+        skip: `apt-get ${args.join(' ')} failed: ${run.stderr?.toString().trim().split('\n').at(-1) ?? run.signal}`,
+      };
     if (args[0] === 'update') aptUpdated = true;
   }
-  return existsSync(tool.path) ? { path: tool.path } : { skip: `apt-get installed ${tool.package} but ${tool.path} is missing` };
+  return existsSync(tool.path)
+    ? { path: tool.path }
+    : { skip: `apt-get installed ${tool.package} but ${tool.path} is missing` };
 }

@@ -4,7 +4,13 @@ import { createDatabase } from '../../dev/databases.js';
 import { applyFakesSchema } from '../../dev/fakes/schema.js';
 import { startThrowawayPostgres } from '../../dev/postgres.js';
 import { CHROMIUM, DOCKER_COMPOSE, ensureDebianTool, type DebianToolState } from './debian-tools.js';
-import { resolveTemporalServer, resolveTestServer, TEMPORAL_SERVER_MISSING, TEST_SERVER_MISSING, type TemporalServerBinaries } from '../../dev/temporal-binaries.js';
+import {
+  resolveTemporalServer,
+  resolveTestServer,
+  TEMPORAL_SERVER_MISSING,
+  TEST_SERVER_MISSING,
+  type TemporalServerBinaries,
+} from '../../dev/temporal-binaries.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -35,7 +41,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await ensurePrismaClient();
   // CI services set CI (read as most tools do: set, and neither empty nor "false"); a tool missing there fails the run.
   const ci = process.env.CI !== undefined && !['', 'false'].includes(process.env.CI);
-  const debianTools = Object.fromEntries([CHROMIUM, DOCKER_COMPOSE].map((tool) => [tool.package, ensureDebianTool(tool, ci)]));
+  const debianTools = Object.fromEntries(
+    [CHROMIUM, DOCKER_COMPOSE].map((tool) => [tool.package, ensureDebianTool(tool, ci)]),
+  );
 
   const postgres = await startThrowawayPostgres();
   try {

@@ -18,7 +18,12 @@ export function tableRows(markdown: string, header: string): string[][] {
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
     // Split on the pipes between cells, not on `\|` escaped inside one.
-    rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }

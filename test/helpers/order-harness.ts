@@ -22,7 +22,9 @@ import { createTestDatabase } from './database.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 import { createLocalEnv, createTimeSkippingEnv } from './temporal.js';
 
-const OTEL_WORKFLOW_INTERCEPTORS = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+const OTEL_WORKFLOW_INTERCEPTORS = createRequire(import.meta.url).resolve(
+  '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors',
+);
 
 export const ADMIN_TOKEN = 'test-admin-token';
 export const WEBHOOK_SECRET = 'test-webhook-secret';
@@ -49,7 +51,13 @@ export interface OrderHarness {
   http(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult>;
   admin(method: string, path: string, body?: unknown): Promise<HttpResult>;
   /** A call with a valid bearer token of `customerId` (HS256, CUSTOMER_JWT_SECRET). */
-  asCustomer(customerId: string, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult>;
+  asCustomer(
+    customerId: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<HttpResult>;
   /** Posts a correctly signed payment callback. */
   pay(body: { paymentId: string; orderId: string; amountCents: number; paidAt?: string }): Promise<HttpResult>;
   /** How many times a fake third party acted (`effects`) and was called (`calls`) for a key. */
@@ -95,7 +103,12 @@ export interface HarnessOptions {
 }
 
 export async function startOrderHarness(options: HarnessOptions = {}): Promise<OrderHarness> {
-  const { taskQueue = 'orders-test', temporal = 'time-skipping', paymentWindowMs = PAYMENT_WINDOW_MS, tracing } = options;
+  const {
+    taskQueue = 'orders-test',
+    temporal = 'time-skipping',
+    paymentWindowMs = PAYMENT_WINDOW_MS,
+    tracing,
+  } = options;
   const database = await createTestDatabase();
   const local = temporal === 'real' ? await createLocalEnv({ webUi: options.webUi }) : undefined;
   const env = local?.env ?? (await createTimeSkippingEnv());
@@ -106,7 +119,10 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
   const thirdParties: ThirdParties = createFakeThirdParties(db);
   const forward = <K extends keyof ThirdParties>(name: K): ThirdParties[K] =>
     new Proxy({} as ThirdParties[K], {
-      get: (_target, method) => (...args: unknown[]) => (thirdParties[name] as any)[method](...args),
+      get:
+        (_target, method) =>
+        (...args: unknown[]) =>
+          (thirdParties[name] as any)[method](...args),
     });
   // On the real server the database's own clock judges deadlines, as in production.
   const clock = temporal === 'time-skipping' ? async () => new Date(await env.currentTimeMs()) : undefined;
@@ -122,26 +138,33 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     loyalty: forward('loyalty'),
     ...(clock ? { clock } : {}),
   };
-  const worker: Worker | undefined = options.inProcessWorker === false ? undefined : await createOrderWorker({
-    connection: env.nativeConnection,
-    namespace: env.namespace ?? 'default',
-    taskQueue,
-    deps,
-    workflowBundle: await bundleWorkflowCode({
-      workflowsPath: WORKFLOWS_PATH,
-      logger: quietBundlerLogger,
-      ...(tracing ? { workflowInterceptorModules: [OTEL_WORKFLOW_INTERCEPTORS] } : {}),
-    }),
-    metrics: workerMetrics,
-    ...(tracing ? { tracing } : {}),
-    ...(options.wrapActivities ? { wrapActivities: options.wrapActivities } : {}),
-  });
+  const worker: Worker | undefined =
+    options.inProcessWorker === false
+      ? undefined
+      : await createOrderWorker({
+          connection: env.nativeConnection,
+          namespace: env.namespace ?? 'default',
+          taskQueue,
+          deps,
+          workflowBundle: await bundleWorkflowCode({
+            workflowsPath: WORKFLOWS_PATH,
+            logger: quietBundlerLogger,
+            ...(tracing ? { workflowInterceptorModules: [OTEL_WORKFLOW_INTERCEPTORS] } : {}),
+          }),
+          metrics: workerMetrics,
+          ...(tracing ? { tracing } : {}),
+          ...(options.wrapActivities ? { wrapActivities: options.wrapActivities } : {}),
+        });
   const running = worker?.run();
 
   const app = createApp({
     db,
     temporal: tracing
-      ? new Client({ connection: env.connection, namespace: env.namespace ?? 'default', interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } })
+      ? new Client({
+          connection: env.connection,
+          namespace: env.namespace ?? 'default',
+          interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
+        })
       : env.client,
     taskQueue,
     adminToken: ADMIN_TOKEN,
@@ -159,7 +182,12 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  async function http(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  async function http(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<HttpResult> {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body !== undefined) {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
@@ -178,7 +206,10 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     http,
     admin: (method, path, body) => http(method, path, body, { authorization: `Bearer ${ADMIN_TOKEN}` }),
     asCustomer: async (customerId, method, path, body, headers = {}) =>
-      http(method, path, body, { ...headers, authorization: `Bearer ${await signCustomerToken(CUSTOMER_JWT_SECRET, customerId)}` }),
+      http(method, path, body, {
+        ...headers,
+        authorization: `Bearer ${await signCustomerToken(CUSTOMER_JWT_SECRET, customerId)}`,
+      }),
     pay: ({ paidAt = new Date().toISOString(), ...rest }) => {
       const raw = JSON.stringify({ ...rest, paidAt });
       return http('POST', '/payments/callback', raw, signedHeaders(WEBHOOK_SECRET, raw));

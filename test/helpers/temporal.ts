@@ -17,9 +17,14 @@ import { startTemporal } from '../../dev/temporal/start.js';
 /** The Java test server: timers skip ahead whenever the test awaits a workflow result. */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   const path = inject('testServerPath');
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: path === null ? undefined : { type: 'existing-path', path } } });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: path === null ? undefined : { type: 'existing-path', path } },
+  });
   // The Java server refuses an upsert of an attribute it does not know, so register ours first.
-  await env.connection.operatorService.addSearchAttributes({ namespace: env.namespace ?? 'default', searchAttributes: searchAttributeTypes() });
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: searchAttributeTypes(),
+  });
   return env;
 }
 
@@ -40,11 +45,21 @@ export async function createLocalEnv(options: { webUi?: boolean | undefined } = 
   if (binaries === null) throw new Error(TEMPORAL_SERVER_MISSING);
   const logDir = await mkdtemp(join(tmpdir(), 'order-lifecycle-temporal-'));
   const uiPort = options.webUi ? await findFreePort() : undefined;
-  const temporal = await startTemporal({ binaries, persistence: { kind: 'sqlite' }, ports: await freeServerPorts(), uiPort, namespace: 'default', logDir }).catch(async (err: unknown) => {
+  const temporal = await startTemporal({
+    binaries,
+    persistence: { kind: 'sqlite' },
+    ports: await freeServerPorts(),
+    uiPort,
+    namespace: 'default',
+    logDir,
+  }).catch(async (err: unknown) => {
     await rm(logDir, { recursive: true, force: true });
     throw err;
   });
-  const env = await TestWorkflowEnvironment.createFromExistingServer({ address: temporal.address, namespace: 'default' });
+  const env = await TestWorkflowEnvironment.createFromExistingServer({
+    address: temporal.address,
+    namespace: 'default',
+  });
   return {
     env,
     webUiUrl: uiPort === undefined ? undefined : `http://127.0.0.1:${uiPort}`,

@@ -29,10 +29,14 @@ let api: string;
 const processes: Array<{ name: string; child: ChildProcess; lines: string[] }> = [];
 
 function startCompiled(name: string, entry: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, [entry], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [entry], {
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   const lines: string[] = [];
   // Whole lines: a pipe's chunks may end in the middle of one, which JSON.parse would then refuse.
-  for (const stream of [child.stdout!, child.stderr!]) {
+  for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
       if (line !== '') lines.push(line);
     });
@@ -56,10 +60,18 @@ beforeAll(async () => {
     PAYMENT_WINDOW: '3s',
     LOG_LEVEL: 'info',
   };
-  startCompiled('worker', 'dist/worker/main.js', { ...env, WORKER_METRICS_PORT: String(metricsPort), TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}` });
+  startCompiled('worker', 'dist/worker/main.js', {
+    ...env,
+    WORKER_METRICS_PORT: String(metricsPort),
+    TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}`,
+  });
   startCompiled('api', 'dist/api/server.js', { ...env, PORT: String(apiPort), ORDERS_PER_MINUTE_PER_CLIENT: '0' });
   api = `http://127.0.0.1:${apiPort}`;
-  await eventually(async () => processes.every((p) => p.lines.some((l) => l.includes('"worker started"') || l.includes('"API listening"'))), 90_000);
+  await eventually(
+    async () =>
+      processes.every((p) => p.lines.some((l) => l.includes('"worker started"') || l.includes('"API listening"'))),
+    90_000,
+  );
 }, 360_000);
 
 afterAll(async () => {
@@ -69,25 +81,44 @@ afterAll(async () => {
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const raw = body === undefined ? undefined : JSON.stringify(body);
-  const res = await fetch(api + path, { method, body: raw, headers: { ...(raw ? { 'content-type': 'application/json' } : {}), ...headers } });
+  const res = await fetch(api + path, {
+    method,
+    body: raw,
+    headers: { ...(raw ? { 'content-type': 'application/json' } : {}), ...headers },
+  });
   return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
 }
 
 describe('the compiled service (npm run build, node dist/…)', () => {
   it('the worker loads the workflow bundle built at build time instead of bundling at start', () => {
     const worker = processes.find((p) => p.name === 'worker')!;
-    expect(worker.lines.map((l) => JSON.parse(l))).toContainEqual(expect.objectContaining({ msg: 'worker started', workflowCode: 'prebuilt bundle' }));
+    expect(worker.lines.map((l) => JSON.parse(l))).toContainEqual(
+      expect.objectContaining({ msg: 'worker started', workflowCode: 'prebuilt bundle' }),
+    );
     expect(worker.lines.some((l) => l.includes('Workflow bundle created'))).toBe(false);
   });
 
   it('carries one order to PAID and fulfilled and another to CANCELLED, over HTTP', async () => {
     const admin = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` };
-    const customer = { authorization: `Bearer ${await signCustomerToken(SECRETS.CUSTOMER_JWT_SECRET, 'compiled-customer')}` };
-    expect((await call('PUT', '/products/COMPILED-TEA', { name: 'Tea', priceCents: 700, stock: 5 }, admin)).status).toBe(200);
+    const customer = {
+      authorization: `Bearer ${await signCustomerToken(SECRETS.CUSTOMER_JWT_SECRET, 'compiled-customer')}`,
+    };
+    expect(
+      (await call('PUT', '/products/COMPILED-TEA', { name: 'Tea', priceCents: 700, stock: 5 }, admin)).status,
+    ).toBe(200);
     const paid = await call('POST', '/orders', { items: [{ sku: 'COMPILED-TEA', quantity: 2 }] }, customer);
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
-    const payment = JSON.stringify({ paymentId: `p-${paid.body.id}`, orderId: paid.body.id, amountCents: paid.body.totalCents, paidAt: new Date().toISOString() });
-    const accepted = await fetch(`${api}/payments/callback`, { method: 'POST', body: payment, headers: { 'content-type': 'application/json', ...signedHeaders(SECRETS.PAYMENT_WEBHOOK_SECRET, payment) } });
+    const payment = JSON.stringify({
+      paymentId: `p-${paid.body.id}`,
+      orderId: paid.body.id,
+      amountCents: paid.body.totalCents,
+      paidAt: new Date().toISOString(),
+    });
+    const accepted = await fetch(`${api}/payments/callback`, {
+      method: 'POST',
+      body: payment,
+      headers: { 'content-type': 'application/json', ...signedHeaders(SECRETS.PAYMENT_WEBHOOK_SECRET, payment) },
+    });
     expect(accepted.status).toBe(202);
     const unpaid = await call('POST', '/orders', { items: [{ sku: 'COMPILED-TEA', quantity: 1 }] }, customer);
     expect(unpaid.status).toBe(201);
@@ -96,7 +127,10 @@ describe('the compiled service (npm run build, node dist/…)', () => {
       const order = (await call('GET', `/orders/${paid.body.id}`, undefined, customer)).body;
       return order.status === 'PAID' && Object.values(order.fulfillment ?? {}).every((s) => s === 'DONE');
     }, 30_000);
-    await eventually(async () => (await call('GET', `/orders/${unpaid.body.id}`, undefined, customer)).body.status === 'CANCELLED', 30_000);
+    await eventually(
+      async () => (await call('GET', `/orders/${unpaid.body.id}`, undefined, customer)).body.status === 'CANCELLED',
+      30_000,
+    );
     // Compensation follows the cancel: the unpaid order's unit comes back.
     await eventually(async () => (await call('GET', '/products/COMPILED-TEA')).body.available === 3, 30_000);
     expect((await call('GET', '/products/COMPILED-TEA')).body).toMatchObject({ available: 3, reserved: 0, sold: 2 });
@@ -113,7 +147,10 @@ describe('the compiled service copied without dev/', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'order-lifecycle-no-dev-'));
-    await cp(join(PROJECT_ROOT, 'dist'), join(dir, 'dist'), { recursive: true, filter: (src) => src !== join(PROJECT_ROOT, 'dist', 'dev') });
+    await cp(join(PROJECT_ROOT, 'dist'), join(dir, 'dist'), {
+      recursive: true,
+      filter: (src) => src !== join(PROJECT_ROOT, 'dist', 'dev'),
+    });
     await copyFile(join(PROJECT_ROOT, 'package.json'), join(dir, 'package.json'));
     await symlink(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'));
   });
@@ -125,7 +162,15 @@ describe('the compiled service copied without dev/', () => {
   function runCopy(entry: string, env: Record<string, string>): { status: number | null; lines: string[] } {
     const run = spawnSync(process.execPath, [entry], {
       cwd: dir,
-      env: { ...process.env, ...SECRETS, NODE_ENV: 'production', DATABASE_URL: h.databaseUrl, TEMPORAL_ADDRESS: h.env.address, LOG_LEVEL: 'info', ...env },
+      env: {
+        ...process.env,
+        ...SECRETS,
+        NODE_ENV: 'production',
+        DATABASE_URL: h.databaseUrl,
+        TEMPORAL_ADDRESS: h.env.address,
+        LOG_LEVEL: 'info',
+        ...env,
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -136,7 +181,12 @@ describe('the compiled service copied without dev/', () => {
     const { status, lines } = runCopy('dist/worker/main.js', { THIRD_PARTIES: 'fake' });
     expect(status).toBe(1);
     expect(lines.map((l) => JSON.parse(l))).toEqual([
-      expect.objectContaining({ level: 50, msg: expect.stringMatching(/^THIRD_PARTIES=fake: this build has no local fakes .*build from a checkout with dev\//) }),
+      expect.objectContaining({
+        level: 50,
+        msg: expect.stringMatching(
+          /^THIRD_PARTIES=fake: this build has no local fakes .*build from a checkout with dev\//,
+        ),
+      }),
     ]);
   });
 
@@ -144,7 +194,10 @@ describe('the compiled service copied without dev/', () => {
     const { status, lines } = runCopy('dist/api/server.js', { THIRD_PARTIES: 'fake', FAULTS_ENABLED: 'true' });
     expect(status).toBe(1);
     expect(lines.map((l) => JSON.parse(l))).toEqual([
-      expect.objectContaining({ level: 50, msg: expect.stringMatching(/^FAULTS_ENABLED=true: this build has no local fakes .*set FAULTS_ENABLED=false/) }),
+      expect.objectContaining({
+        level: 50,
+        msg: expect.stringMatching(/^FAULTS_ENABLED=true: this build has no local fakes .*set FAULTS_ENABLED=false/),
+      }),
     ]);
   });
 });

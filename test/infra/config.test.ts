@@ -1,5 +1,13 @@
 import { expect, it } from 'vitest';
-import { ConfigError, DEV_ADMIN_TOKEN, DEV_CUSTOMER_JWT_SECRET, DEV_ORDER_ID_SECRET, devSecretsInUse, loadConfig, requireThirdParties } from '../../lib/config.js';
+import {
+  ConfigError,
+  DEV_ADMIN_TOKEN,
+  DEV_CUSTOMER_JWT_SECRET,
+  DEV_ORDER_ID_SECRET,
+  devSecretsInUse,
+  loadConfig,
+  requireThirdParties,
+} from '../../lib/config.js';
 
 it('uses the documented defaults, with the fakes and fault injection on under the embedded stack', () => {
   expect(loadConfig({})).toMatchObject({
@@ -18,14 +26,26 @@ it('treats a blank variable as unset', () => {
 });
 
 it('turns the fakes and fault injection off by default once a real database or Temporal is configured', () => {
-  expect(loadConfig({ DATABASE_URL: 'postgresql://db/orders' })).toMatchObject({ thirdParties: undefined, faultsEnabled: false });
-  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' })).toMatchObject({ thirdParties: undefined, faultsEnabled: false });
-  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', THIRD_PARTIES: 'fake' })).toMatchObject({ thirdParties: 'fake', faultsEnabled: false });
-  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', THIRD_PARTIES: 'fake', FAULTS_ENABLED: 'true' }).faultsEnabled).toBe(true);
+  expect(loadConfig({ DATABASE_URL: 'postgresql://db/orders' })).toMatchObject({
+    thirdParties: undefined,
+    faultsEnabled: false,
+  });
+  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' })).toMatchObject({
+    thirdParties: undefined,
+    faultsEnabled: false,
+  });
+  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', THIRD_PARTIES: 'fake' })).toMatchObject({
+    thirdParties: 'fake',
+    faultsEnabled: false,
+  });
+  expect(
+    loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', THIRD_PARTIES: 'fake', FAULTS_ENABLED: 'true' }).faultsEnabled,
+  ).toBe(true);
 });
 
 it('has no third parties to offer a worker unless THIRD_PARTIES=fake is chosen, and says so in one line', () => {
-  const none = () => requireThirdParties(loadConfig({ DATABASE_URL: 'postgresql://db/orders', TEMPORAL_ADDRESS: 'temporal:7233' }));
+  const none = () =>
+    requireThirdParties(loadConfig({ DATABASE_URL: 'postgresql://db/orders', TEMPORAL_ADDRESS: 'temporal:7233' }));
   expect(none).toThrow(ConfigError);
   expect(none).toThrow(/^THIRD_PARTIES: no real payment provider.*set THIRD_PARTIES=fake [^\n]*$/);
   expect(requireThirdParties(loadConfig({}))).toBe('fake');
@@ -37,7 +57,10 @@ it.each([
   [{ PORT: 'abc' }, /^PORT: /],
   [{ PORT: '70000' }, /^PORT: /],
   [{ FAULTS_ENABLED: 'yes' }, /^FAULTS_ENABLED: /],
-  [{ TEMPORAL_ADDRESS: 'temporal:7233', FAULTS_ENABLED: 'true' }, /^FAULTS_ENABLED: fault injection drives the local fakes only; it needs THIRD_PARTIES=fake$/],
+  [
+    { TEMPORAL_ADDRESS: 'temporal:7233', FAULTS_ENABLED: 'true' },
+    /^FAULTS_ENABLED: fault injection drives the local fakes only; it needs THIRD_PARTIES=fake$/,
+  ],
   [{ THIRD_PARTIES: 'stripe' }, /^THIRD_PARTIES: /],
   [{ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL: /],
 ])('rejects %j with a ConfigError naming the variable', (env, message) => {
@@ -55,7 +78,9 @@ it('reads the operability additions with their defaults', () => {
     otlpEndpoint: undefined,
     temporal: { uiUrl: 'http://localhost:8233', connection: {} },
   });
-  expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', TEMPORAL_UI_URL: 'https://ui.example/' })).toMatchObject({
+  expect(
+    loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', TEMPORAL_UI_URL: 'https://ui.example/' }),
+  ).toMatchObject({
     otlpEndpoint: 'http://collector:4318',
     temporal: { uiUrl: 'https://ui.example' },
   });
@@ -67,9 +92,21 @@ it('reads the operability additions with their defaults', () => {
 });
 
 it('takes Temporal Cloud credentials from the SDK environment configuration (API key turns TLS on)', () => {
-  const config = loadConfig({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'ns.acct', TEMPORAL_API_KEY: 'key-1' });
-  expect(config.temporal).toMatchObject({ address: 'ns.acct.tmprl.cloud:7233', namespace: 'ns.acct', connection: { apiKey: 'key-1', tls: true } });
-  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }).temporal.connection).toEqual({ tls: undefined, apiKey: undefined, metadata: undefined });
+  const config = loadConfig({
+    TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233',
+    TEMPORAL_NAMESPACE: 'ns.acct',
+    TEMPORAL_API_KEY: 'key-1',
+  });
+  expect(config.temporal).toMatchObject({
+    address: 'ns.acct.tmprl.cloud:7233',
+    namespace: 'ns.acct',
+    connection: { apiKey: 'key-1', tls: true },
+  });
+  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }).temporal.connection).toEqual({
+    tls: undefined,
+    apiKey: undefined,
+    metadata: undefined,
+  });
 });
 
 it('reads customer identity, order-id secret and the anti-hoarding limits, with public dev defaults for the secrets', () => {
@@ -80,12 +117,28 @@ it('reads customer identity, order-id secret and the anti-hoarding limits, with 
     maxOpenOrdersPerCustomer: 3,
     ordersPerMinutePerClient: 10,
   });
-  expect(devSecretsInUse(config).map(([name]) => name)).toEqual(['PAYMENT_WEBHOOK_SECRET', 'ADMIN_TOKEN', 'CUSTOMER_JWT_SECRET', 'ORDER_ID_SECRET']);
+  expect(devSecretsInUse(config).map(([name]) => name)).toEqual([
+    'PAYMENT_WEBHOOK_SECRET',
+    'ADMIN_TOKEN',
+    'CUSTOMER_JWT_SECRET',
+    'ORDER_ID_SECRET',
+  ]);
   const secret = 'x'.repeat(32);
-  const set = loadConfig({ CUSTOMER_JWT_SECRET: secret, ORDER_ID_SECRET: secret, PAYMENT_WEBHOOK_SECRET: 'w', ADMIN_TOKEN: 'a' });
+  const set = loadConfig({
+    CUSTOMER_JWT_SECRET: secret,
+    ORDER_ID_SECRET: secret,
+    PAYMENT_WEBHOOK_SECRET: 'w',
+    ADMIN_TOKEN: 'a',
+  });
   expect(devSecretsInUse(set)).toEqual([]);
-  expect(loadConfig({ MAX_OPEN_ORDERS_PER_CUSTOMER: '0', ORDERS_PER_MINUTE_PER_CLIENT: '0' })).toMatchObject({ maxOpenOrdersPerCustomer: 0, ordersPerMinutePerClient: 0 });
-  expect(loadConfig({ CUSTOMER_JWKS_URL: 'https://id.example/.well-known/jwks.json', CUSTOMER_JWT_AUDIENCE: 'orders' }).customerTokens).toEqual({
+  expect(loadConfig({ MAX_OPEN_ORDERS_PER_CUSTOMER: '0', ORDERS_PER_MINUTE_PER_CLIENT: '0' })).toMatchObject({
+    maxOpenOrdersPerCustomer: 0,
+    ordersPerMinutePerClient: 0,
+  });
+  expect(
+    loadConfig({ CUSTOMER_JWKS_URL: 'https://id.example/.well-known/jwks.json', CUSTOMER_JWT_AUDIENCE: 'orders' })
+      .customerTokens,
+  ).toEqual({
     algorithm: 'RS256',
     jwksUrl: 'https://id.example/.well-known/jwks.json',
     issuer: undefined,
@@ -96,7 +149,10 @@ it('reads customer identity, order-id secret and the anti-hoarding limits, with 
 it.each([
   [{ CUSTOMER_JWT_SECRET: 'too-short' }, /^CUSTOMER_JWT_SECRET: must be at least 32 characters/],
   [{ ORDER_ID_SECRET: 'too-short' }, /^ORDER_ID_SECRET: must be at least 32 characters/],
-  [{ CUSTOMER_JWKS_URL: 'https://id.example/jwks', CUSTOMER_JWT_SECRET: 'x'.repeat(32) }, /^CUSTOMER_JWT_SECRET: set either it \(HS256\) or CUSTOMER_JWKS_URL/],
+  [
+    { CUSTOMER_JWKS_URL: 'https://id.example/jwks', CUSTOMER_JWT_SECRET: 'x'.repeat(32) },
+    /^CUSTOMER_JWT_SECRET: set either it \(HS256\) or CUSTOMER_JWKS_URL/,
+  ],
   [{ CUSTOMER_JWKS_URL: 'not a url' }, /^CUSTOMER_JWKS_URL: /],
   [{ MAX_OPEN_ORDERS_PER_CUSTOMER: '-1' }, /^MAX_OPEN_ORDERS_PER_CUSTOMER: /],
   [{ ORDERS_PER_MINUTE_PER_CLIENT: 'many' }, /^ORDERS_PER_MINUTE_PER_CLIENT: /],

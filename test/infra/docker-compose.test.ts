@@ -27,13 +27,28 @@ interface Service {
 }
 const compose = parse(readFileSync(FILE, 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
-const CONTRACT_VARIABLES = ['PORT', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'PAYMENT_WINDOW',
-  'PAYMENT_WEBHOOK_SECRET', 'ADMIN_TOKEN', 'FAULTS_ENABLED'];
+const CONTRACT_VARIABLES = [
+  'PORT',
+  'DATABASE_URL',
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'TEMPORAL_TASK_QUEUE',
+  'PAYMENT_WINDOW',
+  'PAYMENT_WEBHOOK_SECRET',
+  'ADMIN_TOKEN',
+  'FAULTS_ENABLED',
+];
 
 /** `${VAR:-default}` → default, `${VAR:?message}` → a stand-in secret (long enough for any): what the engine would pass. */
 function interpolate(env: Record<string, string | number>): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{(\w+)(?::-([^}]*)|:\?[^}]*)?\}/g, (_m, _name, fallback) => fallback ?? 'a-secret-from-the-environment-0123')]),
+    Object.entries(env).map(([k, v]) => [
+      k,
+      String(v).replace(
+        /\$\{(\w+)(?::-([^}]*)|:\?[^}]*)?\}/g,
+        (_m, _name, fallback) => fallback ?? 'a-secret-from-the-environment-0123',
+      ),
+    ]),
   );
 }
 
@@ -43,10 +58,22 @@ const appServices: Array<[string, Service]> = [['api', services.api!], ...worker
 describe('docker-compose.yml', () => {
   it('has the production-like stack: PostgreSQL, Temporal 1.32 on it with its schema, search attributes, Web UI, migrations, two workers, the API', () => {
     expect(Object.keys(services).sort()).toEqual(
-      ['api', 'migrate', 'postgres', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker-1', 'worker-2'].sort(),
+      [
+        'api',
+        'migrate',
+        'postgres',
+        'temporal',
+        'temporal-schema',
+        'temporal-setup',
+        'temporal-ui',
+        'worker-1',
+        'worker-2',
+      ].sort(),
     );
     expect(services.temporal!.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
-    expect(services.temporal!.depends_on).toMatchObject({ 'temporal-schema': { condition: 'service_completed_successfully' } });
+    expect(services.temporal!.depends_on).toMatchObject({
+      'temporal-schema': { condition: 'service_completed_successfully' },
+    });
     expect(existsSync(join(PROJECT_ROOT, 'ops', 'temporal-schema.sh'))).toBe(true);
     expect(workers).toHaveLength(2);
     // The compiled service (the Dockerfile's runtime stage): no TypeScript at run time.
@@ -54,7 +81,9 @@ describe('docker-compose.yml', () => {
     expect(services.api!.command).toEqual(['node', 'dist/api/server.js']);
     for (const [, app] of appServices) expect(app.build).toEqual({ context: '.', target: 'runtime' });
     expect(services.migrate!.build).toEqual({ context: '.', target: 'migrate' });
-    const stages = [...readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8').matchAll(/^FROM \S+ AS (\S+)$/gm)].map((m) => m[1]);
+    const stages = [...readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8').matchAll(/^FROM \S+ AS (\S+)$/gm)].map(
+      (m) => m[1],
+    );
     expect(stages).toEqual(['build', 'migrate', 'runtime']);
     // Nothing of ours starts before the schema and the search attributes exist.
     for (const [, app] of appServices) {
@@ -69,9 +98,18 @@ describe('docker-compose.yml', () => {
     // The versions the embedded stack and the tests run: the Go wrapper modules are where they are pinned.
     const server = requiredVersion('temporal-server', 'go.temporal.io/server');
     const ui = requiredVersion('temporal-ui-server', 'github.com/temporalio/ui-server/v2');
-    const pinned: Record<string, string> = { 'temporalio/server': server, 'temporalio/admin-tools': server, 'temporalio/ui': ui };
+    const pinned: Record<string, string> = {
+      'temporalio/server': server,
+      'temporalio/admin-tools': server,
+      'temporalio/ui': ui,
+    };
     const temporalImages = Object.entries(services).filter(([, service]) => service.image?.startsWith('temporalio/'));
-    expect(temporalImages.map(([name]) => name).sort()).toEqual(['temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui']);
+    expect(temporalImages.map(([name]) => name).sort()).toEqual([
+      'temporal',
+      'temporal-schema',
+      'temporal-setup',
+      'temporal-ui',
+    ]);
     for (const [name, { image }] of temporalImages) {
       const [repository, tag] = image!.split(':');
       expect(`${repository}:${tag}`, name).toBe(`${repository}:${pinned[repository!]}`);
@@ -89,9 +127,16 @@ describe('docker-compose.yml', () => {
       const env = interpolate(app.environment ?? {});
       const required = CONTRACT_VARIABLES.filter((v) => v !== 'PORT' || name === 'api');
       expect(Object.keys(env), name).toEqual(expect.arrayContaining(required));
-      expect(Object.keys(env).filter((k) => !(CONFIG_VARIABLES as readonly string[]).includes(k)), name).toEqual([]);
+      expect(
+        Object.keys(env).filter((k) => !(CONFIG_VARIABLES as readonly string[]).includes(k)),
+        name,
+      ).toEqual([]);
       const config = loadConfig(env);
-      expect(config.temporal, name).toMatchObject({ address: 'temporal:7233', namespace: 'default', taskQueue: 'orders' });
+      expect(config.temporal, name).toMatchObject({
+        address: 'temporal:7233',
+        namespace: 'default',
+        taskQueue: 'orders',
+      });
       expect(new URL(config.databaseUrl!).hostname, name).toBe('postgres');
       expect(config.faultsEnabled, name).toBe(false); // fault injection never in production
       expect(requireThirdParties(config), name).toBe('fake'); // no real providers exist: the demo runs on the fakes
@@ -106,21 +151,30 @@ describe('docker-compose.yml', () => {
 
   it("migrates the production schema, then creates the fakes' schema the workers run on", () => {
     expect(services.migrate!.command).toEqual(['sh', '-c', 'npm run db:deploy && npm run db:fakes']);
-    const scripts = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     expect(scripts['db:deploy']).toBe('tsx dev/migrate-deploy.ts');
     expect(scripts['db:fakes']).toBe('tsx dev/fakes/apply-schema.ts');
   });
 
   it('registers every search attribute the workflows use, with its type', () => {
     const setup = JSON.stringify(services['temporal-setup']!.command);
-    for (const key of SEARCH_ATTRIBUTES) expect(setup).toContain(`${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`);
+    for (const key of SEARCH_ATTRIBUTES)
+      expect(setup).toContain(`${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`);
   });
 
   const composeTool = injectedDebianTool(DOCKER_COMPOSE);
   if ('skip' in composeTool) console.warn(`\`docker-compose config\` skipped: ${composeTool.skip}`);
   it.skipIf('skip' in composeTool)('passes `docker-compose config`', () => {
     const run = spawnSync(DOCKER_COMPOSE.path, ['-f', FILE, 'config', '-q'], {
-      env: { ...process.env, PAYMENT_WEBHOOK_SECRET: 'x', ADMIN_TOKEN: 'y', CUSTOMER_JWT_SECRET: 'z', ORDER_ID_SECRET: 'w' },
+      env: {
+        ...process.env,
+        PAYMENT_WEBHOOK_SECRET: 'x',
+        ADMIN_TOKEN: 'y',
+        CUSTOMER_JWT_SECRET: 'z',
+        ORDER_ID_SECRET: 'w',
+      },
       encoding: 'utf8',
     });
     expect(run.stderr).toBe('');
@@ -129,12 +183,15 @@ describe('docker-compose.yml', () => {
 });
 
 describe('ops/temporal-schema.sh', () => {
-  it("gives temporal-sql-tool the database password in its environment (SQL_PASSWORD), never on its command line, where `ps` shows it", () => {
+  it('gives temporal-sql-tool the database password in its environment (SQL_PASSWORD), never on its command line, where `ps` shows it', () => {
     // A stand-in for the admin-tools image's temporal-sql-tool: records each call's arguments and SQL_PASSWORD.
     const dir = mkdtempSync(join(tmpdir(), 'temporal-schema-sh-'));
     try {
       const calls = join(dir, 'calls');
-      writeFileSync(join(dir, 'temporal-sql-tool'), `#!/bin/sh\necho "args=$* password=\${SQL_PASSWORD:-}" >> '${calls}'\n`);
+      writeFileSync(
+        join(dir, 'temporal-sql-tool'),
+        `#!/bin/sh\necho "args=$* password=\${SQL_PASSWORD:-}" >> '${calls}'\n`,
+      );
       chmodSync(join(dir, 'temporal-sql-tool'), 0o755);
       const password = 'pw-from-compose-0123';
       const run = spawnSync('sh', [join(PROJECT_ROOT, 'ops', 'temporal-schema.sh')], {
@@ -165,7 +222,8 @@ function localImportClosure(entry: string): string[] {
     seen.add(file);
     const { importedFiles } = ts.preProcessFile(readFileSync(join(PROJECT_ROOT, file), 'utf8'));
     for (const { fileName } of importedFiles) {
-      if (fileName.startsWith('.')) queue.push(relative(PROJECT_ROOT, resolve(PROJECT_ROOT, dirname(file), fileName.replace(/\.js$/, '.ts'))));
+      if (fileName.startsWith('.'))
+        queue.push(relative(PROJECT_ROOT, resolve(PROJECT_ROOT, dirname(file), fileName.replace(/\.js$/, '.ts'))));
     }
   }
   return [...seen];
@@ -180,11 +238,15 @@ describe('Dockerfile', () => {
       .slice(0, install)
       .filter((l) => l.startsWith('COPY '))
       .flatMap((l) => l.split(/\s+/).slice(1, -1)); // sources; the last word is the destination
-    const postinstall = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.postinstall!;
+    const postinstall = (
+      JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts.postinstall!;
     const entry = /^tsx (\S+)$/.exec(postinstall)![1]!;
     const needed = localImportClosure(entry);
     expect(needed.length).toBeGreaterThan(3);
-    const missing = needed.filter((file) => !copied.some((src) => file === src || file.startsWith(`${src.replace(/\/$/, '')}/`)));
+    const missing = needed.filter(
+      (file) => !copied.some((src) => file === src || file.startsWith(`${src.replace(/\/$/, '')}/`)),
+    );
     expect(missing).toEqual([]);
   });
 });

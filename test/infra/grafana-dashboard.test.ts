@@ -12,25 +12,48 @@ const dashboard = JSON.parse(readFileSync(join(PROJECT_ROOT, 'ops', 'grafana-das
 
 it('has the panels operators need: cancel lag p50/p95/p99, fulfillment and compensation failures, open/stuck orders, webhook latency', () => {
   const titles = dashboard.panels.map((p) => p.title).join(' | ');
-  for (const wanted of [/Cancel lag/, /Fulfillment failures/, /Compensation/, /Open and stuck orders/, /Webhook latency/]) expect(titles).toMatch(wanted);
-  const lag = dashboard.panels.find((p) => p.title.startsWith('Cancel lag ('))!.targets.map((t) => t.expr).join('\n');
-  for (const q of ['0.5', '0.95', '0.99']) expect(lag).toContain(`histogram_quantile(${q}, sum by (le) (rate(order_cancel_lag_seconds_bucket`);
+  for (const wanted of [
+    /Cancel lag/,
+    /Fulfillment failures/,
+    /Compensation/,
+    /Open and stuck orders/,
+    /Webhook latency/,
+  ])
+    expect(titles).toMatch(wanted);
+  const lag = dashboard.panels
+    .find((p) => p.title.startsWith('Cancel lag ('))!
+    .targets.map((t) => t.expr)
+    .join('\n');
+  for (const q of ['0.5', '0.95', '0.99'])
+    expect(lag).toContain(`histogram_quantile(${q}, sum by (le) (rate(order_cancel_lag_seconds_bucket`);
 });
 
-it('queries only metrics the API or the worker exports (ours by registry, the SDK\'s by its temporal_ prefix)', async () => {
+it("queries only metrics the API or the worker exports (ours by registry, the SDK's by its temporal_ prefix)", async () => {
   const ours = new Set<string>();
-  const unused = new Proxy({}, { get: () => { throw new Error('not scraped here'); } }) as Db;
+  const unused = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('not scraped here');
+      },
+    },
+  ) as Db;
   for (const registry of [createApiMetrics(unused).registry, createWorkerMetrics().registry]) {
     for (const metric of registry.getMetricsAsArray()) ours.add(metric.name);
   }
   const used = dashboard.panels.flatMap((p) => p.targets.flatMap((t) => metricNames(t.expr)));
-  const unknown = used.filter((name) => !name.startsWith('temporal_') && !ours.has(name.replace(/_(bucket|sum|count)$/, '')));
+  const unknown = used.filter(
+    (name) => !name.startsWith('temporal_') && !ours.has(name.replace(/_(bucket|sum|count)$/, '')),
+  );
   expect(used.length).toBeGreaterThan(10);
   expect(unknown).toEqual([]);
 });
 
 /** The metric names a PromQL expression reads: identifiers left once label matchers, ranges and groupings are gone, functions excluded. */
 function metricNames(expr: string): string[] {
-  const bare = expr.replace(/\{[^}]*\}/g, '').replace(/\[[^\]]*\]/g, '').replace(/\b(by|without)\s*\([^)]*\)/g, '');
+  const bare = expr
+    .replace(/\{[^}]*\}/g, '')
+    .replace(/\[[^\]]*\]/g, '')
+    .replace(/\b(by|without)\s*\([^)]*\)/g, '');
   return [...bare.matchAll(/\b([a-zA-Z_:][\w:]*)\b(?!\s*\()/g)].map((m) => m[1]!);
 }

@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installedBinaries, postgresUser, reachableBinaries, reachableBy, reachableDataDir, type PostgresBinaries } from '../../dev/postgres.js';
+import {
+  installedBinaries,
+  postgresUser,
+  reachableBinaries,
+  reachableBy,
+  reachableDataDir,
+  type PostgresBinaries,
+} from '../../dev/postgres.js';
 
 /**
  * As root, PostgreSQL runs as the `postgres` user. From a checkout inside a directory that user
@@ -35,7 +42,9 @@ describe.skipIf(user === undefined)('a checkout the postgres user cannot enter (
 
   it('the binaries there fail for the postgres user (the reported EACCES)', async () => {
     expect(reachableBy(user!, inCheckout.initdb)).toBe(false);
-    await expect(run(inCheckout.initdb, ['--version'], { uid: user!.uid, gid: user!.gid })).rejects.toMatchObject({ code: 'EACCES' });
+    await expect(run(inCheckout.initdb, ['--version'], { uid: user!.uid, gid: user!.gid })).rejects.toMatchObject({
+      code: 'EACCES',
+    });
   });
 
   it('are run from a reachable copy instead, which works for the postgres user', async () => {

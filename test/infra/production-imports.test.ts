@@ -20,20 +20,26 @@ function compileClosure(entry: string): string[] {
     seen.add(file);
     const { importedFiles } = ts.preProcessFile(readFileSync(join(PROJECT_ROOT, file), 'utf8'), true, true);
     for (const { fileName } of importedFiles) {
-      if (fileName.startsWith('.')) queue.push(relative(PROJECT_ROOT, resolve(PROJECT_ROOT, dirname(file), fileName.replace(/\.js$/, '.ts'))));
+      if (fileName.startsWith('.'))
+        queue.push(relative(PROJECT_ROOT, resolve(PROJECT_ROOT, dirname(file), fileName.replace(/\.js$/, '.ts'))));
     }
   }
   return [...seen].sort();
 }
 
-it.each(['worker/main.ts', 'api/server.ts'])('%s compiles and loads without dev/, bench/ or test/ (the fakes only when switched on)', (entry) => {
-  const closure = compileClosure(entry);
-  expect(closure).toContain('lib/config.ts');
-  expect(closure.filter((file) => /^(dev|bench|test)\//.test(file))).toEqual([]);
-});
+it.each(['worker/main.ts', 'api/server.ts'])(
+  '%s compiles and loads without dev/, bench/ or test/ (the fakes only when switched on)',
+  (entry) => {
+    const closure = compileClosure(entry);
+    expect(closure).toContain('lib/config.ts');
+    expect(closure.filter((file) => /^(dev|bench|test)\//.test(file))).toEqual([]);
+  },
+);
 
 it('dev/fakes has what the worker and the API load it for', async () => {
   // A type error here when dev/fakes/index.ts and what its loaders expect drift apart.
   const fakes: FakesForWorker & FakesForApi = await import('../../dev/fakes/index.js');
-  expect(Object.keys(fakes)).toEqual(expect.arrayContaining(['assertFakesSchema', 'createFakeThirdParties', 'fakeFaultInjection']));
+  expect(Object.keys(fakes)).toEqual(
+    expect.arrayContaining(['assertFakesSchema', 'createFakeThirdParties', 'fakeFaultInjection']),
+  );
 });

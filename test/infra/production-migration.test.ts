@@ -18,7 +18,9 @@ async function fakeThings(url: string): Promise<{ schemas: string[]; tables: str
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const schemas = await client.query<{ name: string }>(`SELECT nspname AS name FROM pg_namespace WHERE nspname ILIKE '%fake%' ORDER BY 1`);
+    const schemas = await client.query<{ name: string }>(
+      `SELECT nspname AS name FROM pg_namespace WHERE nspname ILIKE '%fake%' ORDER BY 1`,
+    );
     const tables = await client.query<{ name: string }>(
       `SELECT n.nspname || '.' || c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE c.relkind IN ('r', 'p') AND (c.relname ILIKE '%fake%' OR n.nspname ILIKE '%fake%') ORDER BY 1`,
@@ -36,5 +38,8 @@ it("creates no fake table and no `fakes` schema on an empty database; only the f
 
   await applyFakesSchema(url);
   await applyFakesSchema(url); // every dev start applies it again
-  expect(await fakeThings(url)).toEqual({ schemas: ['fakes'], tables: ['fakes.calls', 'fakes.effects', 'fakes.faults'] });
+  expect(await fakeThings(url)).toEqual({
+    schemas: ['fakes'],
+    tables: ['fakes.calls', 'fakes.effects', 'fakes.faults'],
+  });
 });

@@ -28,5 +28,8 @@ it('prisma/migrations build exactly what prisma/schema.prisma describes', async 
 
   const described = await catalogSnapshot(fromSchema);
   expect(described.length, 'the schema describes no tables: the comparison would prove nothing').toBeGreaterThan(0);
-  expect(await catalogSnapshot(fromMigrations), 'prisma/migrations differ from prisma/schema.prisma: run `npm run db:migration <name>`').toEqual(described);
+  expect(
+    await catalogSnapshot(fromMigrations),
+    'prisma/migrations differ from prisma/schema.prisma: run `npm run db:migration <name>`',
+  ).toEqual(described);
 });

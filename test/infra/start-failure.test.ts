@@ -51,11 +51,27 @@ async function runUntilExit(entry: string, env: Record<string, string>): Promise
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   const [code] = (await once(child, 'exit')) as [number | null];
   clearTimeout(timer);
-  return { code, exitedAt: Date.now(), lines: output.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Run['lines'][number]) };
+  return {
+    code,
+    exitedAt: Date.now(),
+    lines: output
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Run['lines'][number]),
+  };
 }
 
 function expectOneLineThenExit(run: Run, msg: RegExp): void {
-  expect(run.lines).toEqual([{ level: 50, time: expect.any(Number), pid: expect.any(Number), hostname: expect.any(String), name: expect.any(String), msg: expect.stringMatching(msg) }]);
+  expect(run.lines).toEqual([
+    {
+      level: 50,
+      time: expect.any(Number),
+      pid: expect.any(Number),
+      hostname: expect.any(String),
+      name: expect.any(String),
+      msg: expect.stringMatching(msg),
+    },
+  ]);
   expect(run.code).toBe(1);
   expect(run.exitedAt - run.lines[0]!.time).toBeLessThan(PROMPT_MS);
 }
@@ -77,7 +93,10 @@ it('the worker, Temporal unreachable (its database and metrics server open): one
     WORKER_METRICS_PORT: String(await findFreePort()),
     TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${await findFreePort()}`,
   });
-  expectOneLineThenExit(run, /^TEMPORAL_ADDRESS: cannot connect to Temporal at 127\.0\.0\.1:\d+ \(.*Connection refused/);
+  expectOneLineThenExit(
+    run,
+    /^TEMPORAL_ADDRESS: cannot connect to Temporal at 127\.0\.0\.1:\d+ \(.*Connection refused/,
+  );
 }, 90_000);
 
 it('the worker, its metrics port taken (its database open): one line naming WORKER_METRICS_PORT, exits at once', async () => {
@@ -94,12 +113,20 @@ it('the worker, its metrics port taken (its database open): one line naming WORK
 it('the API, its port taken (its database and Temporal connection open): one line, exits at once', async () => {
   await takenPort(async (port) => {
     // Fault injection checks the fakes' schema at start, so the pool holds a connection by then.
-    const run = await runUntilExit('api/server.ts', { TEMPORAL_ADDRESS: temporal.address, FAULTS_ENABLED: 'true', PORT: String(port) });
+    const run = await runUntilExit('api/server.ts', {
+      TEMPORAL_ADDRESS: temporal.address,
+      FAULTS_ENABLED: 'true',
+      PORT: String(port),
+    });
     expectOneLineThenExit(run, new RegExp(`^PORT ${port} is already in use`));
   });
 }, 90_000);
 
 it('the API, Temporal unreachable: one line naming TEMPORAL_ADDRESS once the connection times out, exits at once', async () => {
-  const run = await runUntilExit('api/server.ts', { TEMPORAL_ADDRESS: `127.0.0.1:${await findFreePort()}`, FAULTS_ENABLED: 'true', PORT: String(await findFreePort()) });
+  const run = await runUntilExit('api/server.ts', {
+    TEMPORAL_ADDRESS: `127.0.0.1:${await findFreePort()}`,
+    FAULTS_ENABLED: 'true',
+    PORT: String(await findFreePort()),
+  });
   expectOneLineThenExit(run, /^TEMPORAL_ADDRESS: cannot connect to Temporal at 127\.0\.0\.1:\d+ \(/);
 }, 90_000);

@@ -20,7 +20,7 @@ import { markPaid } from './fixtures/workflows.js';
 const WORKFLOWS_PATH = fileURLToPath(new URL('./fixtures/workflows.ts', import.meta.url));
 const taskQueue = 'infra-temporal';
 
-describe('in memory (the tests\' server)', () => {
+describe("in memory (the tests' server)", () => {
   let local: LocalEnv;
   beforeAll(async () => {
     local = await createLocalEnv();
@@ -35,7 +35,9 @@ describe('in memory (the tests\' server)', () => {
   it('registers the search attributes and finds workflows by them', async () => {
     const customerId = `customer-${randomUUID()}`;
     const workflowId = await runMarkPaid(local.env.nativeConnection, local.env.client, customerId);
-    expect(await listed(local.env.client, `CustomerId = "${customerId}" AND OrderStatus = "PAID"`)).toEqual([workflowId]);
+    expect(await listed(local.env.client, `CustomerId = "${customerId}" AND OrderStatus = "PAID"`)).toEqual([
+      workflowId,
+    ]);
   });
 });
 
@@ -51,12 +53,25 @@ describe('restarted on its store', () => {
   });
 
   it('a SQLite file keeps the namespace, the search attributes and the histories', async () => {
-    await expectKeptAcrossRestart({ binaries: binaries(), persistence: { kind: 'sqlite', file: join(dir, 'temporal.sqlite') }, ports: await freeServerPorts(), namespace: 'default', logDir: dir });
+    await expectKeptAcrossRestart({
+      binaries: binaries(),
+      persistence: { kind: 'sqlite', file: join(dir, 'temporal.sqlite') },
+      ports: await freeServerPorts(),
+      namespace: 'default',
+      logDir: dir,
+    });
   });
 
   it('PostgreSQL, as a cluster of one process per service, keeps them too (its schema set up again at the restart)', async () => {
     // On the run's PostgreSQL: only this test uses the databases temporal and temporal_visibility.
-    await expectKeptAcrossRestart({ binaries: binaries(), persistence: { kind: 'postgres', adminUrl: inject('postgresUrl') }, cluster: true, ports: await freeServerPorts(), namespace: 'default', logDir: dir });
+    await expectKeptAcrossRestart({
+      binaries: binaries(),
+      persistence: { kind: 'postgres', adminUrl: inject('postgresUrl') },
+      cluster: true,
+      ports: await freeServerPorts(),
+      namespace: 'default',
+      logDir: dir,
+    });
   });
 });
 
@@ -115,7 +130,13 @@ async function namespaceIdOf(client: Client, namespace: string): Promise<string 
 async function runMarkPaid(connection: NativeConnection, client: Client, customerId: string): Promise<string> {
   const worker = await Worker.create({ connection, taskQueue, workflowsPath: WORKFLOWS_PATH });
   const workflowId = `paid-${randomUUID()}`;
-  await worker.runUntil(client.workflow.execute(markPaid, { taskQueue, workflowId, typedSearchAttributes: [{ key: CustomerIdKey, value: customerId }] }));
+  await worker.runUntil(
+    client.workflow.execute(markPaid, {
+      taskQueue,
+      workflowId,
+      typedSearchAttributes: [{ key: CustomerIdKey, value: customerId }],
+    }),
+  );
   return workflowId;
 }
 

@@ -49,5 +49,7 @@ it('survives a connection cut in the middle of a transaction: the transaction fa
   await expect(transaction).rejects.toThrow();
   await proxy.up();
   expect(db.pool.totalCount).toBe(0); // the broken connection was not handed back to the pool
-  expect((await inTransaction(db.pool, (tx) => tx.query<{ one: number }>('SELECT 1 AS one'))).rows).toEqual([{ one: 1 }]);
+  expect((await inTransaction(db.pool, (tx) => tx.query<{ one: number }>('SELECT 1 AS one'))).rows).toEqual([
+    { one: 1 },
+  ]);
 });

@@ -48,7 +48,16 @@ describe('business invariants', () => {
     const report = await checkInvariants(h.database.prisma, BUSINESS_INVARIANTS, { graceMs: 0 });
     expect(report.violations).toEqual([]);
     expect(report.ok).toBe(true);
-    expect(await countRows(h.database.prisma)).toMatchObject({ orders: 3, paid: 1, cancelled: 1, unpaid: 1, payments: 2, captured: 1, refunded: 1, refunds: 1 });
+    expect(await countRows(h.database.prisma)).toMatchObject({
+      orders: 3,
+      paid: 1,
+      cancelled: 1,
+      unpaid: 1,
+      payments: 2,
+      captured: 1,
+      refunded: 1,
+      refunds: 1,
+    });
   });
 
   it('run on a database without the fakes (a deployment with real providers), and pass there', async () => {
@@ -64,15 +73,23 @@ describe('business invariants', () => {
   it.each(BUSINESS_INVARIANTS.map((i) => i.name))('%s fails when its data is corrupted', async (name) => {
     const report = await h.checkCorrupted(BUSINESS_INVARIANTS, corruptions(h)[name]!);
     expect(report.ok).toBe(false);
-    expect(report.results.find((r) => r.invariant === name)?.violations, JSON.stringify(report.violations)).toBeGreaterThan(0);
+    expect(
+      report.results.find((r) => r.invariant === name)?.violations,
+      JSON.stringify(report.violations),
+    ).toBeGreaterThan(0);
   });
 
   it('give asynchronous work its grace: a fresh cancellation without compensation yet is not a violation', async () => {
     const cancelled = (ago: Prisma.Sql) => sql`
       UPDATE orders SET status = 'CANCELLED', cancelled_at = now() - ${ago}, cancel_reason = 'CUSTOMER' WHERE id = ${h.orders.unpaid}::uuid`;
-    expect((await h.checkCorrupted(BUSINESS_INVARIANTS, cancelled(sql`interval '0 seconds'`), 60_000)).violations).toEqual([]);
+    expect(
+      (await h.checkCorrupted(BUSINESS_INVARIANTS, cancelled(sql`interval '0 seconds'`), 60_000)).violations,
+    ).toEqual([]);
     const strict = await h.checkCorrupted(BUSINESS_INVARIANTS, cancelled(sql`interval '1 hour'`), 60_000);
-    expect(strict.violations.map((v) => v.invariant).sort()).toEqual(['cancelled-stock-released', 'coupon-locked-only-by-unpaid-order']);
+    expect(strict.violations.map((v) => v.invariant).sort()).toEqual([
+      'cancelled-stock-released',
+      'coupon-locked-only-by-unpaid-order',
+    ]);
   });
 
   it('give a timer that just fell due and a refund just owed their grace too', async () => {
@@ -80,8 +97,13 @@ describe('business invariants', () => {
       WITH due AS (UPDATE orders SET expires_at = now() - ${ago} WHERE id = ${h.orders.unpaid}::uuid RETURNING id)
       INSERT INTO payments (payment_id, order_id, amount_cents, status, paid_at, received_at, refund_reason)
       SELECT 'pay-owed', id, 1, 'REFUND_PENDING', now(), now() - ${ago}, 'AMOUNT_MISMATCH' FROM due`;
-    expect((await h.checkCorrupted(BUSINESS_INVARIANTS, dueAndOwed(sql`interval '10 seconds'`), 60_000)).violations).toEqual([]);
+    expect(
+      (await h.checkCorrupted(BUSINESS_INVARIANTS, dueAndOwed(sql`interval '10 seconds'`), 60_000)).violations,
+    ).toEqual([]);
     const strict = await h.checkCorrupted(BUSINESS_INVARIANTS, dueAndOwed(sql`interval '1 hour'`), 60_000);
-    expect(strict.violations.map((v) => v.invariant).sort()).toEqual(['losing-payments-refunded', 'no-unpaid-past-deadline']);
+    expect(strict.violations.map((v) => v.invariant).sort()).toEqual([
+      'losing-payments-refunded',
+      'no-unpaid-past-deadline',
+    ]);
   });
 });

@@ -66,8 +66,11 @@ async function save(path: string, workflowId: string): Promise<void> {
   }
 }
 
-const pay = (order: { id: string; totalCents: number }, amountCents = order.totalCents, paymentId = `pay-${order.id}`) =>
-  h.pay({ paymentId, orderId: order.id, amountCents });
+const pay = (
+  order: { id: string; totalCents: number },
+  amountCents = order.totalCents,
+  paymentId = `pay-${order.id}`,
+) => h.pay({ paymentId, orderId: order.id, amountCents });
 
 it('records the main paths', async () => {
   const { sku, couponCode } = await seedCatalog(h, { stock: 100 });
@@ -101,9 +104,15 @@ it('records the main paths', async () => {
   await h.admin('PUT', '/admin/faults/loyalty', { failAlways: true });
   const retried = await placeOrder(h, { sku });
   await pay(retried);
-  await eventually(async () => (await h.db.fulfillmentRecord.findFirst({ where: { orderId: retried.id, step: 'LOYALTY' } }))?.status === 'FAILED');
+  await eventually(
+    async () =>
+      (await h.db.fulfillmentRecord.findFirst({ where: { orderId: retried.id, step: 'LOYALTY' } }))?.status ===
+      'FAILED',
+  );
   await h.admin('DELETE', '/admin/faults/loyalty');
-  await h.env.client.workflow.getHandle(orderWorkflowId(retried.id)).executeUpdate(retryFulfillmentStepUpdate, { args: [{ step: 'loyalty' }] });
+  await h.env.client.workflow
+    .getHandle(orderWorkflowId(retried.id))
+    .executeUpdate(retryFulfillmentStepUpdate, { args: [{ step: 'loyalty' }] });
   await save('fulfillment-failed-then-retried', orderWorkflowId(retried.id));
 
   const rejectedId = randomUUID();
@@ -140,9 +149,15 @@ it('records the main paths', async () => {
   const rejected = await placeOrder(h, { sku });
   await h.admin('PUT', '/admin/faults/payments', { failAlways: true, latencyMs: 2_000 });
   await h.env.sleep(30 * MINUTE + 1_000);
-  await eventually(async () => (await h.db.order.findUniqueOrThrow({ where: { id: rejected.id } })).status === 'CANCELLED');
+  await eventually(
+    async () => (await h.db.order.findUniqueOrThrow({ where: { id: rejected.id } })).status === 'CANCELLED',
+  );
   await pay(rejected);
-  await eventually(async () => (await h.db.payment.findUnique({ where: { paymentId: `pay-${rejected.id}` } }))?.status === 'REFUND_FAILED', 30_000);
+  await eventually(
+    async () =>
+      (await h.db.payment.findUnique({ where: { paymentId: `pay-${rejected.id}` } }))?.status === 'REFUND_FAILED',
+    30_000,
+  );
   await h.admin('DELETE', '/admin/faults/payments');
   await h.admin('POST', `/orders/${rejected.id}/payments/pay-${rejected.id}/refund/retry`);
   await save('compensation-and-refund-rejected-then-refund-retried', orderWorkflowId(rejected.id));
@@ -150,7 +165,12 @@ it('records the main paths', async () => {
   // A late payment whose refund the provider rejects: SettleLatePayment holds it until retried.
   await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
   await pay(rejected, rejected.totalCents, `late-rejected-${rejected.id}`);
-  await eventually(async () => (await h.db.payment.findUnique({ where: { paymentId: `late-rejected-${rejected.id}` } }))?.status === 'REFUND_FAILED', 30_000);
+  await eventually(
+    async () =>
+      (await h.db.payment.findUnique({ where: { paymentId: `late-rejected-${rejected.id}` } }))?.status ===
+      'REFUND_FAILED',
+    30_000,
+  );
   await h.admin('DELETE', '/admin/faults/payments');
   await h.admin('POST', `/orders/${rejected.id}/payments/late-rejected-${rejected.id}/refund/retry`);
   await save('late-payment-refund-rejected-then-retried', latePaymentWorkflowId(`late-rejected-${rejected.id}`));

@@ -44,10 +44,17 @@ describe('replaying recorded histories', () => {
     const names = histories.map((h) => h.name);
     const withShapes = orderPaths.flatMap((path) => [path, ...ORDER_SHAPES.map((shape) => `${path}-${shape}`)]);
     expect(names).toEqual(expect.arrayContaining(withShapes));
-    expect(names).toEqual(expect.arrayContaining(['late-payment-after-close', 'reconciliation-sweep', 'late-payment-refund-rejected-then-retried']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'late-payment-after-close',
+        'reconciliation-sweep',
+        'late-payment-refund-rejected-then-retried',
+      ]),
+    );
     // Each shape's histories are that shape's (their runs were started with it); the first shape's have none.
     const inputOf = (name: string) => {
-      const data = histories.find((h) => h.name === name)!.history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+      const data = histories.find((h) => h.name === name)!.history.events?.[0]?.workflowExecutionStartedEventAttributes
+        ?.input?.payloads?.[0]?.data;
       return JSON.parse(Buffer.from(data!).toString('utf8')) as { shape?: string };
     };
     for (const path of orderPaths) {
@@ -72,7 +79,10 @@ describe('workflow changes made safe with patched()', () => {
     },
     {
       patch: SETTLE_EVERY_PAYMENT_PATCH,
-      before: ['compensation-rejected-run-failed-before-settle-rule', 'payment-during-update-at-end-lost-before-settle-rule'],
+      before: [
+        'compensation-rejected-run-failed-before-settle-rule',
+        'payment-during-update-at-end-lost-before-settle-rule',
+      ],
       since: ['compensation-and-refund-rejected-then-refund-retried', 'payment-during-update-at-end-refunded'],
     },
   ];
@@ -84,7 +94,9 @@ describe('workflow changes made safe with patched()', () => {
       workflowsPath: WORKFLOWS_PATH,
       logger: silent,
       webpackConfigHook: (config) => {
-        const alias = { '@temporalio/workflow$': fileURLToPath(new URL('./fixtures/patched-always.ts', import.meta.url)) };
+        const alias = {
+          '@temporalio/workflow$': fileURLToPath(new URL('./fixtures/patched-always.ts', import.meta.url)),
+        };
         return { ...config, resolve: { ...config.resolve, alias: { ...(config.resolve?.alias as object), ...alias } } };
       },
     });
@@ -97,10 +109,13 @@ describe('workflow changes made safe with patched()', () => {
     for (const name of since) expect(patchesOf(name), name).toContain(patch);
   });
 
-  it.each(PATCHES)('replays the histories from before $patch with its guard, and breaks them without it', ({ before }) => {
-    for (const name of before) expect(unguarded[name], name).toMatch(/[Nn]ondeterminis/);
-    for (const name of before) expect(guarded[name], name).toBeUndefined();
-  });
+  it.each(PATCHES)(
+    'replays the histories from before $patch with its guard, and breaks them without it',
+    ({ before }) => {
+      for (const name of before) expect(unguarded[name], name).toMatch(/[Nn]ondeterminis/);
+      for (const name of before) expect(guarded[name], name).toBeUndefined();
+    },
+  );
 });
 
 /** The patch ids a history's core_patch markers record. */

@@ -24,7 +24,10 @@ function runWorker(env: Record<string, string>): { status: number | null; lines:
     encoding: 'utf8',
     timeout: 60_000,
   });
-  const lines = run.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = run.stdout
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { status: run.status, lines };
 }
 
@@ -32,13 +35,19 @@ it('refuses to start without THIRD_PARTIES, saying no real provider is configure
   const { status, lines } = runWorker({});
   expect(status).toBe(1);
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatchObject({ level: 50, msg: expect.stringMatching(/^THIRD_PARTIES: no real payment provider.*set THIRD_PARTIES=fake/) });
+  expect(lines[0]).toMatchObject({
+    level: 50,
+    msg: expect.stringMatching(/^THIRD_PARTIES: no real payment provider.*set THIRD_PARTIES=fake/),
+  });
 }, 90_000);
 
-it('refuses THIRD_PARTIES=fake on a database without the fakes\' schema, naming the command that creates it', async () => {
+it("refuses THIRD_PARTIES=fake on a database without the fakes' schema, naming the command that creates it", async () => {
   await database.prisma.$executeRaw`DROP SCHEMA fakes CASCADE`;
   const { status, lines } = runWorker({ THIRD_PARTIES: 'fake' });
   expect(status).toBe(1);
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatchObject({ level: 50, msg: expect.stringContaining('no `fakes` schema: create it with `npm run db:fakes`') });
+  expect(lines[0]).toMatchObject({
+    level: 50,
+    msg: expect.stringContaining('no `fakes` schema: create it with `npm run db:fakes`'),
+  });
 }, 90_000);

@@ -61,26 +61,44 @@ afterAll(async () => {
 async function invoiceCompletedOnServer(workflowId: string): Promise<boolean> {
   const events = (await h.clockStoppedClient.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
   const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'issueInvoice');
-  return events.some((e) => scheduled?.eventId != null && Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === Number(scheduled.eventId));
+  return events.some(
+    (e) =>
+      scheduled?.eventId != null &&
+      Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === Number(scheduled.eventId),
+  );
 }
 
 const logged = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('worker/main.ts', () => {
   it('creates the reconciliation schedule at start, on its own task queue', async () => {
-    expect(logged()).toContainEqual(expect.objectContaining({ msg: 'worker started', reconciliationSchedule: 'created' }));
+    expect(logged()).toContainEqual(
+      expect.objectContaining({ msg: 'worker started', reconciliationSchedule: 'created' }),
+    );
     const schedule = await h.env.client.schedule.getHandle(RECONCILIATION_SCHEDULE_ID).describe();
-    expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: RECONCILIATION_WORKFLOW_TYPE, taskQueue: TASK_QUEUE });
+    expect(schedule.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: RECONCILIATION_WORKFLOW_TYPE,
+      taskQueue: TASK_QUEUE,
+    });
   });
 
-  it('serves its business metrics and the Temporal SDK\'s on /metrics, and logs JSON lines naming orderId and workflowId', async () => {
+  it("serves its business metrics and the Temporal SDK's on /metrics, and logs JSON lines naming orderId and workflowId", async () => {
     const { sku } = await seedCatalog(h);
     // Paid at once, within its 2-s window however slow the other placement is.
     const paid = await placeOrder(h, { sku });
-    expect((await h.pay({ paymentId: `p-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(202);
+    expect((await h.pay({ paymentId: `p-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(
+      202,
+    );
     const unpaid = await placeOrder(h, { sku });
-    await eventually(async () => (await h.db.order.findUniqueOrThrow({ where: { id: unpaid.id } })).status === 'CANCELLED', 20_000);
-    await eventually(async () => (await h.db.fulfillmentRecord.count({ where: { orderId: paid.id, status: 'DONE' } })) === 3, 20_000);
+    await eventually(
+      async () => (await h.db.order.findUniqueOrThrow({ where: { id: unpaid.id } })).status === 'CANCELLED',
+      20_000,
+    );
+    await eventually(
+      async () => (await h.db.fulfillmentRecord.count({ where: { orderId: paid.id, status: 'DONE' } })) === 3,
+      20_000,
+    );
 
     const text = await (await fetch(metricsUrl)).text();
     expect(text).toMatch(/^orders_paid_total 1$/m);
@@ -102,8 +120,12 @@ describe('worker/main.ts', () => {
     expect(records.length).toBeGreaterThan(5);
     const aboutOrders = records.filter((r) => r.orderId !== undefined);
     expect(aboutOrders.every((r) => r.workflowId === `order-${String(r.orderId)}`)).toBe(true);
-    expect(aboutOrders).toContainEqual(expect.objectContaining({ msg: 'order cancelled', orderId: unpaid.id, sdkComponent: 'activity' }));
-    expect(aboutOrders).toContainEqual(expect.objectContaining({ msg: 'order lifecycle finished', orderId: paid.id, sdkComponent: 'workflow' }));
+    expect(aboutOrders).toContainEqual(
+      expect.objectContaining({ msg: 'order cancelled', orderId: unpaid.id, sdkComponent: 'activity' }),
+    );
+    expect(aboutOrders).toContainEqual(
+      expect.objectContaining({ msg: 'order lifecycle finished', orderId: paid.id, sdkComponent: 'workflow' }),
+    );
     // The SDK's own lines (worker lifecycle) come through the same logger.
     expect(records).toContainEqual(expect.objectContaining({ sdkComponent: 'worker', name: 'worker' }));
   });
@@ -112,7 +134,9 @@ describe('worker/main.ts', () => {
     const { sku } = await seedCatalog(h);
     expect((await h.admin('PUT', '/admin/faults/invoice', { latencyMs: 4_000 })).status).toBe(200);
     const order = await placeOrder(h, { sku });
-    expect((await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+    expect((await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(
+      202,
+    );
     const invoice = () => h.db.fulfillmentRecord.findFirst({ where: { orderId: order.id, step: 'INVOICE' } });
     await eventually(async () => (await invoice())?.attempts === 1, 20_000); // the slow invoice call is running
 

@@ -21,7 +21,9 @@ afterAll(async () => {
 async function paidOrder() {
   const { sku } = await seedCatalog(h);
   const order = await placeOrder(h, { sku });
-  expect((await h.pay({ paymentId: `pay-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+  expect((await h.pay({ paymentId: `pay-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(
+    202,
+  );
   return order;
 }
 
@@ -37,13 +39,20 @@ describe('fulfillment after payment', () => {
     expect((await h.admin('PUT', '/admin/faults/invoice', { failNext: 10 })).body).toMatchObject({ failNext: 10 });
     const order = await paidOrder();
 
-    expect((await workflow(order.id).result()).fulfillment).toEqual({ invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' });
+    expect((await workflow(order.id).result()).fulfillment).toEqual({
+      invoice: 'DONE',
+      notification: 'DONE',
+      loyalty: 'DONE',
+    });
     const done = await steps(order.id);
     expect(done.INVOICE).toMatchObject({ status: 'DONE', attempts: 11 });
     expect(done.NOTIFICATION!.completedAt!.getTime()).toBeLessThan(done.INVOICE!.completedAt!.getTime());
     expect(done.LOYALTY!.completedAt!.getTime()).toBeLessThan(done.INVOICE!.completedAt!.getTime());
     expect(await h.fakeCount('invoice', 'issue', `${order.id}:INVOICE`)).toEqual({ effects: 1, calls: 11 });
-    expect(await h.fakeCount('notification', 'PAYMENT_RECEIVED', `${order.id}:NOTIFICATION`)).toEqual({ effects: 1, calls: 1 });
+    expect(await h.fakeCount('notification', 'PAYMENT_RECEIVED', `${order.id}:NOTIFICATION`)).toEqual({
+      effects: 1,
+      calls: 1,
+    });
     expect(await h.fakeCount('loyalty', 'award', `${order.id}:LOYALTY`)).toEqual({ effects: 1, calls: 1 });
   });
 
@@ -53,23 +62,43 @@ describe('fulfillment after payment', () => {
 
     await eventually(async () => (await steps(order.id)).LOYALTY?.status === 'FAILED');
     const failed = await steps(order.id);
-    expect(failed.LOYALTY).toMatchObject({ attempts: 1, lastError: expect.stringContaining('loyalty rejected the call') });
-    expect((await h.admin('GET', `/orders/${order.id}`)).body.fulfillment).toEqual({ invoice: 'DONE', notification: 'DONE', loyalty: 'FAILED' });
-    await eventually(async () => (await workflow(order.id).describe()).typedSearchAttributes.get(NeedsAttentionKey) === true);
-    expect(await workflow(order.id).query(statusQuery)).toMatchObject({ status: 'PAID', fulfillment: { loyalty: 'FAILED' } });
+    expect(failed.LOYALTY).toMatchObject({
+      attempts: 1,
+      lastError: expect.stringContaining('loyalty rejected the call'),
+    });
+    expect((await h.admin('GET', `/orders/${order.id}`)).body.fulfillment).toEqual({
+      invoice: 'DONE',
+      notification: 'DONE',
+      loyalty: 'FAILED',
+    });
+    await eventually(
+      async () => (await workflow(order.id).describe()).typedSearchAttributes.get(NeedsAttentionKey) === true,
+    );
+    expect(await workflow(order.id).query(statusQuery)).toMatchObject({
+      status: 'PAID',
+      fulfillment: { loyalty: 'FAILED' },
+    });
     expect((await h.admin('GET', '/metrics')).body).toMatch(/fulfillment_steps\{step="LOYALTY",status="FAILED"\} 1/);
 
     // Retrying while the cause persists, or a step that has not failed, is refused.
-    expect((await h.admin('POST', `/orders/${order.id}/fulfillment/invoice/retry`)).body.error.code).toBe('STEP_NOT_FAILED');
+    expect((await h.admin('POST', `/orders/${order.id}/fulfillment/invoice/retry`)).body.error.code).toBe(
+      'STEP_NOT_FAILED',
+    );
     expect((await h.http('POST', `/orders/${order.id}/fulfillment/loyalty/retry`)).status).toBe(401);
 
     await h.admin('DELETE', '/admin/faults/loyalty'); // the cause is fixed
     const retried = await h.admin('POST', `/orders/${order.id}/fulfillment/loyalty/retry`);
     expect(retried.status).toBe(202);
-    expect((await workflow(order.id).result()).fulfillment).toEqual({ invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' });
+    expect((await workflow(order.id).result()).fulfillment).toEqual({
+      invoice: 'DONE',
+      notification: 'DONE',
+      loyalty: 'DONE',
+    });
     expect((await workflow(order.id).describe()).typedSearchAttributes.get(NeedsAttentionKey)).toBe(false);
     expect(await h.fakeCount('loyalty', 'award', `${order.id}:LOYALTY`)).toEqual({ effects: 1, calls: 2 });
-    expect((await h.admin('POST', `/orders/${order.id}/fulfillment/loyalty/retry`)).body.error.code).toBe('STEP_NOT_FAILED');
+    expect((await h.admin('POST', `/orders/${order.id}/fulfillment/loyalty/retry`)).body.error.code).toBe(
+      'STEP_NOT_FAILED',
+    );
   });
 
   it('duplicate paid delivery and a crash between effect and completion: one invoice, one notification, points once', async () => {
@@ -99,9 +128,16 @@ describe('fulfillment after payment', () => {
       const deliveries = await Promise.all([h.pay(notice), h.pay(notice)]);
       expect(deliveries.map((d) => d.status)).toEqual([202, 202]);
 
-      expect((await workflow(order.id).result()).fulfillment).toEqual({ invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' });
+      expect((await workflow(order.id).result()).fulfillment).toEqual({
+        invoice: 'DONE',
+        notification: 'DONE',
+        loyalty: 'DONE',
+      });
       expect(await h.fakeCount('invoice', 'issue', `${order.id}:INVOICE`)).toEqual({ effects: 1, calls: 2 });
-      expect(await h.fakeCount('notification', 'PAYMENT_RECEIVED', `${order.id}:NOTIFICATION`)).toEqual({ effects: 1, calls: 2 });
+      expect(await h.fakeCount('notification', 'PAYMENT_RECEIVED', `${order.id}:NOTIFICATION`)).toEqual({
+        effects: 1,
+        calls: 2,
+      });
       expect(await h.fakeCount('loyalty', 'award', `${order.id}:LOYALTY`)).toEqual({ effects: 1, calls: 2 });
       expect(await h.db.payment.count({ where: { orderId: order.id } })).toBe(1);
     } finally {
@@ -111,12 +147,16 @@ describe('fulfillment after payment', () => {
 
   it('a second payment for a paid order is refunded while fulfillment runs', async () => {
     const order = await paidOrder();
-    expect((await h.pay({ paymentId: `second-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+    expect(
+      (await h.pay({ paymentId: `second-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status,
+    ).toBe(202);
     await workflow(order.id).result();
     expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId: `second-${order.id}` } })).toMatchObject({
       status: 'REFUNDED',
       refundReason: 'ALREADY_PAID',
     });
-    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId: `pay-${order.id}` } })).toMatchObject({ status: 'CAPTURED' });
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId: `pay-${order.id}` } })).toMatchObject({
+      status: 'CAPTURED',
+    });
   });
 });

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ORDER_PRIORITY, orderWorkflowId, RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE, statusQuery } from '../../domain/messages.js';
+import {
+  ORDER_PRIORITY,
+  orderWorkflowId,
+  RECONCILIATION_SCHEDULE_ID,
+  RECONCILIATION_WORKFLOW_TYPE,
+  statusQuery,
+} from '../../domain/messages.js';
 import { ensureReconciliationSchedule } from '../../worker/reconciliation-schedule.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
@@ -38,15 +44,21 @@ describe('OrderLifecycle on a real Temporal Server', () => {
       const latencies: number[] = [];
       for (const order of orders) {
         const started = performance.now();
-        expect((await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+        expect(
+          (await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status,
+        ).toBe(202);
         latencies.push(performance.now() - started);
       }
       // The payment path ends at "PAID"; the hanging invoice service is not on it.
-      await eventually(async () => (await h.db.order.count({ where: { id: { in: orders.map((o) => o.id) }, status: 'PAID' } })) === 6);
+      await eventually(
+        async () => (await h.db.order.count({ where: { id: { in: orders.map((o) => o.id) }, status: 'PAID' } })) === 6,
+      );
       const firstSteps = await h.db.fulfillmentRecord.findMany({ where: { orderId: orders[0]!.id } });
       expect(Math.max(...latencies)).toBeLessThan(HANG_MS / 5);
       await eventually(async () => {
-        const rows = await h.db.fulfillmentRecord.findMany({ where: { orderId: orders[0]!.id, step: { in: ['NOTIFICATION', 'LOYALTY'] } } });
+        const rows = await h.db.fulfillmentRecord.findMany({
+          where: { orderId: orders[0]!.id, step: { in: ['NOTIFICATION', 'LOYALTY'] } },
+        });
         return rows.every((r) => r.status === 'DONE');
       });
       expect(firstSteps.find((r) => r.step === 'INVOICE')?.status).toBe('PENDING');
@@ -64,9 +76,13 @@ describe('OrderLifecycle on a real Temporal Server', () => {
     const status = await h.env.client.workflow.getHandle(orderWorkflowId(unpaid.id)).query(statusQuery);
     expect(status).toMatchObject({ orderId: unpaid.id, status: 'UNPAID', expiresAt: unpaid.expiresAt });
     expect(status.waitingFor).toContain('payment until');
-    await eventually(async () => (await listed(`CustomerId = "${customerId}" AND OrderStatus = "UNPAID"`)).length === 2);
+    await eventually(
+      async () => (await listed(`CustomerId = "${customerId}" AND OrderStatus = "UNPAID"`)).length === 2,
+    );
 
-    expect((await h.pay({ paymentId: `p-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(202);
+    expect((await h.pay({ paymentId: `p-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(
+      202,
+    );
     await eventually(async () => (await listed(`CustomerId = "${customerId}" AND OrderStatus = "PAID"`)).length === 1);
 
     // The unpaid one is cancelled by its timer, never before its deadline.
@@ -79,7 +95,11 @@ describe('OrderLifecycle on a real Temporal Server', () => {
       return (await listed(stuck)).join() === orderWorkflowId(unpaid.id);
     });
     expect(await stockOf(h, sku)).toMatchObject({ available: 8, reserved: 0, sold: 2 });
-    expect((await h.asCustomer(customerId, 'GET', `/orders/${unpaid.id}`)).body).toMatchObject({ status: 'CANCELLED', payable: false, cancelReason: 'PAYMENT_TIMEOUT' });
+    expect((await h.asCustomer(customerId, 'GET', `/orders/${unpaid.id}`)).body).toMatchObject({
+      status: 'CANCELLED',
+      payable: false,
+      cancelReason: 'PAYMENT_TIMEOUT',
+    });
   });
 
   it('starts a new order at checkout priority and lowers it once the order is placed', async () => {
@@ -105,8 +125,14 @@ describe('OrderLifecycle on a real Temporal Server', () => {
     try {
       const schedule = await handle.describe();
       expect(schedule.spec.intervals).toMatchObject([{ every: 300_000 }]);
-      expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: RECONCILIATION_WORKFLOW_TYPE, taskQueue: 'orders-real-server' });
-      expect(schedule.action.type === 'startWorkflow' && schedule.action.args).toEqual([{ graceMs: 60_000, limit: 500, taskQueue: 'orders-real-server' }]);
+      expect(schedule.action).toMatchObject({
+        type: 'startWorkflow',
+        workflowType: RECONCILIATION_WORKFLOW_TYPE,
+        taskQueue: 'orders-real-server',
+      });
+      expect(schedule.action.type === 'startWorkflow' && schedule.action.args).toEqual([
+        { graceMs: 60_000, limit: 500, taskQueue: 'orders-real-server' },
+      ]);
     } finally {
       await handle.delete();
     }

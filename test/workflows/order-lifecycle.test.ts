@@ -30,7 +30,9 @@ describe('OrderLifecycle on the time-skipping server', () => {
     expect(order.totalCents).toBe(2 * 1500 - 500);
 
     await h.env.sleep(29 * MINUTE + 59_000);
-    expect((await h.pay({ paymentId: `pay-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+    expect(
+      (await h.pay({ paymentId: `pay-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status,
+    ).toBe(202);
     expect((await finished(order.id)).status).toBe('PAID');
 
     expect(await statusOf(order.id)).toBe('PAID');
@@ -38,7 +40,10 @@ describe('OrderLifecycle on the time-skipping server', () => {
     expect(await couponOf(h, couponCode)).toMatchObject({ status: 'REDEEMED', orderId: order.id });
     expect(await h.fakeCount('payments', 'closeIntent', order.id)).toEqual({ effects: 0, calls: 0 });
     expect(await h.fakeCount('payments', 'refund', `pay-${order.id}`)).toEqual({ effects: 0, calls: 0 });
-    expect(await h.fakeCount('notification', 'ORDER_CANCELLED', `${order.id}:ORDER_CANCELLED`)).toEqual({ effects: 0, calls: 0 });
+    expect(await h.fakeCount('notification', 'ORDER_CANCELLED', `${order.id}:ORDER_CANCELLED`)).toEqual({
+      effects: 0,
+      calls: 0,
+    });
   });
 
   it('unpaid: still UNPAID at 29:59, CANCELLED after 30:00 with stock, coupon, intent and notice released once', async () => {
@@ -57,7 +62,10 @@ describe('OrderLifecycle on the time-skipping server', () => {
     expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0, sold: 0 });
     expect(await couponOf(h, couponCode)).toMatchObject({ status: 'AVAILABLE', orderId: null });
     expect(await h.fakeCount('payments', 'closeIntent', order.id)).toEqual({ effects: 1, calls: 1 });
-    expect(await h.fakeCount('notification', 'ORDER_CANCELLED', `${order.id}:ORDER_CANCELLED`)).toEqual({ effects: 1, calls: 1 });
+    expect(await h.fakeCount('notification', 'ORDER_CANCELLED', `${order.id}:ORDER_CANCELLED`)).toEqual({
+      effects: 1,
+      calls: 1,
+    });
   });
 
   it('paid at 30:01 stays CANCELLED and is refunded exactly once', async () => {
@@ -88,17 +96,27 @@ describe('OrderLifecycle on the time-skipping server', () => {
     expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents - 1 })).status).toBe(202);
     await eventually(async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUNDED');
     expect(await statusOf(order.id)).toBe('UNPAID');
-    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ refundReason: 'AMOUNT_MISMATCH' });
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({
+      refundReason: 'AMOUNT_MISMATCH',
+    });
 
     expect((await finished(order.id)).status).toBe('CANCELLED');
     expect(await h.fakeCount('payments', 'refund', paymentId)).toEqual({ effects: 1, calls: 1 });
-    expect(await h.fakeCount('notification', 'PAYMENT_REFUNDED', `${order.id}:PAYMENT_REFUNDED:${paymentId}`)).toEqual({ effects: 1, calls: 1 });
+    expect(await h.fakeCount('notification', 'PAYMENT_REFUNDED', `${order.id}:PAYMENT_REFUNDED:${paymentId}`)).toEqual({
+      effects: 1,
+      calls: 1,
+    });
   });
 
   it('duplicate paid signals and duplicate webhook deliveries have one effect', async () => {
     const { sku, couponCode } = await seedCatalog(h, { stock: 5 });
     const order = await placeOrder(h, { sku, quantity: 1, couponCode });
-    const notice = { paymentId: `dup-${order.id}`, orderId: order.id, amountCents: order.totalCents, paidAt: new Date().toISOString() };
+    const notice = {
+      paymentId: `dup-${order.id}`,
+      orderId: order.id,
+      amountCents: order.totalCents,
+      paidAt: new Date().toISOString(),
+    };
 
     const deliveries = await Promise.all([h.pay(notice), h.pay(notice), h.pay(notice)]);
     expect(deliveries.map((d) => d.status)).toEqual([202, 202, 202]);
@@ -111,7 +129,9 @@ describe('OrderLifecycle on the time-skipping server', () => {
     await h.env.client.workflow.getHandle(`late-payment-${notice.paymentId}`).result();
 
     expect(await h.db.payment.count({ where: { orderId: order.id } })).toBe(1);
-    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId: notice.paymentId } })).toMatchObject({ status: 'CAPTURED' });
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId: notice.paymentId } })).toMatchObject({
+      status: 'CAPTURED',
+    });
     expect(await stockOf(h, sku)).toMatchObject({ available: 4, reserved: 0, sold: 1 });
     expect(await h.fakeCount('payments', 'refund', notice.paymentId)).toEqual({ effects: 0, calls: 0 });
   });
@@ -144,7 +164,9 @@ describe('OrderLifecycle on the time-skipping server', () => {
     expect(await finished(order.id)).toMatchObject({ status: 'CANCELLED', cancelReason: 'CUSTOMER' });
     expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0 });
     expect(await couponOf(h, couponCode)).toMatchObject({ status: 'AVAILABLE' });
-    expect((await h.asCustomer('cust-1', 'POST', `/orders/${order.id}/cancel`)).body.error.code).toBe('ORDER_NOT_UNPAID');
+    expect((await h.asCustomer('cust-1', 'POST', `/orders/${order.id}/cancel`)).body.error.code).toBe(
+      'ORDER_NOT_UNPAID',
+    );
   });
 
   it('a notifier that fails twice after acting still notifies once', async () => {
@@ -160,7 +182,10 @@ describe('OrderLifecycle on the time-skipping server', () => {
     try {
       const order = await placeOrder(h, { sku });
       expect((await finished(order.id)).status).toBe('CANCELLED');
-      expect(await h.fakeCount('notification', 'ORDER_CANCELLED', `${order.id}:ORDER_CANCELLED`)).toEqual({ effects: 1, calls: 3 });
+      expect(await h.fakeCount('notification', 'ORDER_CANCELLED', `${order.id}:ORDER_CANCELLED`)).toEqual({
+        effects: 1,
+        calls: 3,
+      });
     } finally {
       h.thirdParties.notifier = real;
     }

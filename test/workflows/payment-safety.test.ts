@@ -47,7 +47,9 @@ afterAll(async () => {
 const handleOf = (orderId: string) => h.clockStoppedClient.workflow.getHandle(orderWorkflowId(orderId));
 const paymentOf = (paymentId: string) => h.db.payment.findUnique({ where: { paymentId } });
 async function needsAttention(workflowId: string): Promise<boolean | undefined> {
-  return (await h.clockStoppedClient.workflow.getHandle(workflowId).describe()).typedSearchAttributes.get(NeedsAttentionKey);
+  return (await h.clockStoppedClient.workflow.getHandle(workflowId).describe()).typedSearchAttributes.get(
+    NeedsAttentionKey,
+  );
 }
 
 describe('every accepted payment is settled before the run ends', () => {
@@ -59,18 +61,28 @@ describe('every accepted payment is settled before the run ends', () => {
     await h.admin('PUT', '/admin/faults/payments', { failAlways: true, latencyMs: 3_000 });
     try {
       await h.env.sleep(30 * MINUTE + 1_000);
-      await eventually(async () => (await h.db.order.findUniqueOrThrow({ where: { id: order.id } })).status === 'CANCELLED');
+      await eventually(
+        async () => (await h.db.order.findUniqueOrThrow({ where: { id: order.id } })).status === 'CANCELLED',
+      );
       expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
 
       await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUND_FAILED', 30_000);
-      expect(await paymentOf(paymentId)).toMatchObject({ refundReason: 'ORDER_NOT_PAYABLE', refundError: expect.stringContaining('rejected') });
+      expect(await paymentOf(paymentId)).toMatchObject({
+        refundReason: 'ORDER_NOT_PAYABLE',
+        refundError: expect.stringContaining('rejected'),
+      });
       const view = await h.asCustomer('cust-1', 'GET', `/orders/${order.id}`);
-      expect(view.body.payments).toEqual([expect.objectContaining({ paymentId, status: 'REFUND_FAILED', refundError: expect.any(String) })]);
+      expect(view.body.payments).toEqual([
+        expect.objectContaining({ paymentId, status: 'REFUND_FAILED', refundError: expect.any(String) }),
+      ]);
       // The flag is a command of the workflow task that recorded the failure: visible once that task completes.
       await eventually(async () => (await needsAttention(orderWorkflowId(order.id))) === true);
       const waiting = await handleOf(order.id).query(statusQuery);
       expect(waiting.needsAttention).toEqual(
-        expect.arrayContaining([expect.stringContaining('closePaymentIntent failed for good'), expect.stringContaining(`refund of ${paymentId} rejected`)]),
+        expect.arrayContaining([
+          expect.stringContaining('closePaymentIntent failed for good'),
+          expect.stringContaining(`refund of ${paymentId} rejected`),
+        ]),
       );
       expect((await handleOf(order.id).describe()).status.name).toBe('RUNNING'); // holding the owed refund
       expect(await h.workerMetrics.refundFailures.get()).toMatchObject({ values: [{ value: 1 }] });
@@ -84,7 +96,9 @@ describe('every accepted payment is settled before the run ends', () => {
     await handleOf(order.id).result();
     expect(await h.fakeCount('payments', 'refund', paymentId)).toMatchObject({ effects: 1 });
     expect(await h.db.refund.count({ where: { paymentId } })).toBe(1);
-    expect((await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`)).body.error.code).toBe('REFUND_NOT_FAILED');
+    expect((await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`)).body.error.code).toBe(
+      'REFUND_NOT_FAILED',
+    );
     // The intent could not be closed: that stays flagged for an operator.
     expect(await needsAttention(orderWorkflowId(order.id))).toBe(true);
     expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0 });
@@ -106,7 +120,9 @@ describe('every accepted payment is settled before the run ends', () => {
       await h.admin('DELETE', '/admin/faults/payments');
     }
     expect((await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`)).status).toBe(202);
-    expect(await h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)).result()).toEqual({ outcome: 'REFUNDED' });
+    expect(await h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)).result()).toEqual({
+      outcome: 'REFUNDED',
+    });
     expect(await paymentOf(paymentId)).toMatchObject({ status: 'REFUNDED' });
     expect(await needsAttention(latePaymentWorkflowId(paymentId))).toBe(false);
   });
@@ -127,7 +143,9 @@ describe('every accepted payment is settled before the run ends', () => {
       await replayEntered;
       expect((await h.asCustomer('cust-1', 'POST', `/orders/${order.id}/cancel`)).status).toBe(202);
       // The run has cancelled and compensated, and now only waits for the update to finish.
-      await eventually(async () => (await handleOf(order.id).query(statusQuery)).waitingFor === 'nothing: the order is cancelled');
+      await eventually(
+        async () => (await handleOf(order.id).query(statusQuery)).waitingFor === 'nothing: the order is cancelled',
+      );
       expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
       release();
       expect((await replay).id).toBe(order.id);
@@ -164,7 +182,9 @@ describe('no step gives up because something is down', () => {
       await h.admin('DELETE', '/admin/faults/payments');
     }
     await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUNDED', 60_000);
-    expect(await h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)).result()).toEqual({ outcome: 'REFUNDED' });
+    expect(await h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)).result()).toEqual({
+      outcome: 'REFUNDED',
+    });
     expect(await needsAttention(latePaymentWorkflowId(paymentId))).toBe(false);
   });
 
@@ -182,8 +202,12 @@ describe('no step gives up because something is down', () => {
       await h.env.sleep(15 * MINUTE); // to 40:00, ten minutes past both deadlines
       expect(await paymentOf(paymentId)).toBeNull(); // not recorded yet: the worker cannot reach the database
       expect(await needsAttention(orderWorkflowId(paid.id))).toBe(true);
-      expect((await handleOf(paid.id).query(statusQuery)).needsAttention).toEqual([expect.stringContaining('settlePayment keeps failing')]);
-      expect((await handleOf(unpaid.id).query(statusQuery)).needsAttention).toEqual([expect.stringContaining('cancelOrder keeps failing')]);
+      expect((await handleOf(paid.id).query(statusQuery)).needsAttention).toEqual([
+        expect.stringContaining('settlePayment keeps failing'),
+      ]);
+      expect((await handleOf(unpaid.id).query(statusQuery)).needsAttention).toEqual([
+        expect.stringContaining('cancelOrder keeps failing'),
+      ]);
     } finally {
       await h.workerDatabase!.up();
     }
@@ -210,7 +234,9 @@ describe('no step gives up because something is down', () => {
       outageStarted();
     };
     try {
-      expect((await h.pay({ paymentId: `pay-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+      expect(
+        (await h.pay({ paymentId: `pay-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status,
+      ).toBe(202);
       await started;
       // Past the steps' 15 attempts (about 10 minutes), which used to dead-letter them.
       await h.env.sleep(15 * MINUTE);
@@ -223,7 +249,11 @@ describe('no step gives up because something is down', () => {
       await h.workerDatabase!.up();
     }
     const result = await handleOf(order.id).result();
-    expect(result).toMatchObject({ status: 'PAID', fulfillment: { invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' }, needsAttention: [] });
+    expect(result).toMatchObject({
+      status: 'PAID',
+      fulfillment: { invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' },
+      needsAttention: [],
+    });
     expect(await h.db.fulfillmentRecord.count({ where: { orderId: order.id, status: 'FAILED' } })).toBe(0);
     expect(await h.fakeCount('invoice', 'issue', `${order.id}:INVOICE`)).toMatchObject({ effects: 1 });
   });

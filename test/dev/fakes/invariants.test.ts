@@ -48,21 +48,32 @@ describe("the fakes' effect checks", () => {
   it.each(FAKE_EFFECT_INVARIANTS.map((i) => i.name))('%s fails when its effects are corrupted', async (name) => {
     const report = await h.checkCorrupted(FAKE_EFFECT_INVARIANTS, corruptions(h)[name]!);
     expect(report.ok).toBe(false);
-    expect(report.results.find((r) => r.invariant === name)?.violations, JSON.stringify(report.violations)).toBeGreaterThan(0);
+    expect(
+      report.results.find((r) => r.invariant === name)?.violations,
+      JSON.stringify(report.violations),
+    ).toBeGreaterThan(0);
   });
 
   it('give a fresh cancellation its grace before its payment intent and notice are owed', async () => {
     const cancelled = (ago: Prisma.Sql) => sql`
       UPDATE orders SET status = 'CANCELLED', cancelled_at = now() - ${ago}, cancel_reason = 'CUSTOMER' WHERE id = ${h.orders.unpaid}::uuid`;
-    expect((await h.checkCorrupted(FAKE_EFFECT_INVARIANTS, cancelled(sql`interval '0 seconds'`), 60_000)).violations).toEqual([]);
+    expect(
+      (await h.checkCorrupted(FAKE_EFFECT_INVARIANTS, cancelled(sql`interval '0 seconds'`), 60_000)).violations,
+    ).toEqual([]);
     const strict = await h.checkCorrupted(FAKE_EFFECT_INVARIANTS, cancelled(sql`interval '1 hour'`), 60_000);
-    expect(strict.violations.map((v) => v.invariant).sort()).toEqual(['cancellation-notified-once', 'payment-intent-closed-once']);
+    expect(strict.violations.map((v) => v.invariant).sort()).toEqual([
+      'cancellation-notified-once',
+      'payment-intent-closed-once',
+    ]);
   });
 });
 
 describe('invariantsFor (npm run check)', () => {
   it("adds the fakes' checks where the database has their schema, and only there", async () => {
-    expect(await invariantsFor(h.database.prisma)).toEqual({ invariants: [...BUSINESS_INVARIANTS, ...FAKE_EFFECT_INVARIANTS], fakes: true });
+    expect(await invariantsFor(h.database.prisma)).toEqual({
+      invariants: [...BUSINESS_INVARIANTS, ...FAKE_EFFECT_INVARIANTS],
+      fakes: true,
+    });
     await h.database.prisma
       .$transaction(async (tx) => {
         await tx.$executeRaw`DROP SCHEMA fakes CASCADE`;
