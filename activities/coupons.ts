@@ -1,8 +1,6 @@
 import { Prisma } from '@prisma/client';
-import { COUPON_TRANSITIONS, ORDER_TRANSITIONS } from '../domain/statuses.js';
-import { query } from '../lib/sql.js';
-import type { ActivityDeps } from './deps.js';
-import { statusIn, statusMove } from './guarded-sql.js';
+import { COUPON_TRANSITIONS } from '../domain/statuses.js';
+import { statusMove } from './guarded-sql.js';
 
 /**
  * A WITH-query entry that makes the coupons still LOCKED by the orders in `orders` (an earlier
@@ -16,20 +14,4 @@ export function releaseLockedCoupons(orders: string): Prisma.Sql {
       FROM ${Prisma.raw(orders)} r
       WHERE c.order_id = r.id AND ${release.guard}
       RETURNING c.code)`;
-}
-
-export function createCouponActivities({ db }: ActivityDeps) {
-  return {
-    /** The release on its own: for runs that cancelled before it joined the cancel's statement. */
-    async releaseCoupon(orderId: string): Promise<{ released: boolean }> {
-      const { rows } = await query<{ released: number }>(
-        db.pool,
-        Prisma.sql`
-          WITH cancelled AS (SELECT id FROM orders WHERE id = ${orderId}::uuid AND ${statusIn('orders', [ORDER_TRANSITIONS.cancel.to])}),
-          ${releaseLockedCoupons('cancelled')}
-          SELECT count(*)::int AS released FROM coupons_released`,
-      );
-      return { released: rows[0]!.released === 1 };
-    },
-  };
 }

@@ -1,7 +1,5 @@
-import { createCouponActivities } from './coupons.js';
 import type { ActivityDeps } from './deps.js';
 import { createFulfillmentActivities } from './fulfillment.js';
-import { createInventoryActivities } from './inventory.js';
 import { createNotificationActivities } from './notifications.js';
 import { createOrderActivities } from './orders.js';
 import { createPaymentActivities } from './payments.js';
@@ -13,8 +11,6 @@ export type { ActivityDeps } from './deps.js';
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createOrderActivities(deps),
-    ...createInventoryActivities(deps),
-    ...createCouponActivities(deps),
     ...createPaymentActivities(deps),
     ...createNotificationActivities(deps),
     ...createFulfillmentActivities(deps),

@@ -1,17 +1,11 @@
 import { Prisma } from '@prisma/client';
-import { log } from '@temporalio/activity';
-import { ORDER_TRANSITIONS } from '../domain/statuses.js';
-import { query } from '../lib/sql.js';
-import type { ActivityDeps } from './deps.js';
-import { statusIn } from './guarded-sql.js';
 
 /**
  * WITH-query entries that move the reserved units of the orders in `orders` (an earlier WITH query
  * returning their `id`) on: back to `available` (a cancellation) or to `sold` (a payment). The
  * products are locked in SKU byte order first, the one lock order placement uses too (inSkuOrder
  * in orders.ts), so concurrent moves cannot deadlock. The caller decides in the same statement
- * that the orders' units move now, and only once (a guarded status change, or the
- * stock_released_at claim).
+ * that the orders' units move now, and only once (a guarded status change).
  */
 export function moveReservedUnits(orders: string, to: 'available' | 'sold'): Prisma.Sql {
   const moving = Prisma.raw(orders);
@@ -26,25 +20,4 @@ export function moveReservedUnits(orders: string, to: 'available' | 'sold'): Pri
       FROM order_items i JOIN ${moving} o ON i.order_id = o.id JOIN units_held h ON h.sku = i.sku
       WHERE p.sku = i.sku
       RETURNING p.sku)`;
-}
-
-export function createInventoryActivities({ db }: ActivityDeps) {
-  return {
-    /** The release on its own: for runs that cancelled before it joined the cancel's statement. */
-    async releaseStock(orderId: string): Promise<{ released: boolean }> {
-      const { rows } = await query<{ released: number }>(
-        db.pool,
-        Prisma.sql`
-          WITH claimed AS (
-            UPDATE orders SET stock_released_at = now()
-            WHERE id = ${orderId}::uuid AND ${statusIn('orders', [ORDER_TRANSITIONS.cancel.to])} AND stock_released_at IS NULL
-            RETURNING id),
-          ${moveReservedUnits('claimed', 'available')}
-          SELECT count(*)::int AS released FROM claimed`,
-      );
-      const released = rows[0]!.released === 1;
-      if (released) log.info('stock released', { orderId });
-      return { released };
-    },
-  };
 }

@@ -121,7 +121,7 @@ export async function cancelWithin(
 
 /**
  * The guarded cancel and its releases as one statement: `won` is the order if it moved UNPAID →
- * CANCELLED (claiming its stock release with it), the other WITH queries give its units and its
+ * CANCELLED, the other WITH queries give its units and its
  * coupon back, and the final SELECT reads the winner's cancellation time, or for a loser the order
  * as it was when the statement began (cancelWithin reads it again when that may be stale).
  */
@@ -130,7 +130,7 @@ export function cancelStatement(input: { orderId: string; reason: CancelReason }
   const due = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`AND expires_at <= ${nowOr(now)}` : Prisma.empty;
   return Prisma.sql`
     WITH won AS (
-      UPDATE orders SET ${cancel.set}, cancelled_at = ${nowOr(now)}, cancel_reason = ${input.reason}::"CancelReason", stock_released_at = now()
+      UPDATE orders SET ${cancel.set}, cancelled_at = ${nowOr(now)}, cancel_reason = ${input.reason}::"CancelReason"
       WHERE id = ${input.orderId}::uuid AND ${cancel.guard} ${due}
       RETURNING id, cancelled_at),
     ${moveReservedUnits('won', 'available')},

@@ -17,7 +17,8 @@ import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, statusMove, statusValue } from './guarded-sql.js';
 import { moveReservedUnits } from './inventory.js';
 
-export interface Settlement {
+/** What the database decided about one payment. */
+export interface PaymentDecision {
   /** PAID: this payment paid the order. REFUND_PENDING: it must be given back. */
   outcome: 'PAID' | 'REFUND_PENDING';
   paymentStatus: PaymentStatus;
@@ -33,10 +34,10 @@ export function createPaymentActivities(deps: ActivityDeps) {
      * Records a payment and, if it pays an unpaid, unexpired order the exact amount, marks the
      * order PAID, redeems the coupon and turns reserved units into sold ones — one transaction
      * (payWithin: one statement after the payment's row).
-     * Otherwise the payment is recorded as REFUND_PENDING with the reason. A redelivered paymentId
+     * Otherwise the payment is owed back: REFUND_PENDING, with the reason. A redelivered paymentId
      * finds its row and changes nothing.
      */
-    async settlePayment(notice: PaymentNotice): Promise<Settlement> {
+    async settlePayment(notice: PaymentNotice): Promise<PaymentDecision> {
       const now = await asOf(deps);
       // Judged at arrival: a payment accepted before the deadline pays, however busy the worker was.
       const arrived = notice.receivedAt ? new Date(notice.receivedAt) : now;
@@ -179,9 +180,12 @@ async function recordRefundReason(
       : order.total_cents !== notice.amountCents
         ? 'AMOUNT_MISMATCH'
         : 'ORDER_NOT_PAYABLE';
+  const oweBack = statusMove('payments', PAYMENT_TRANSITIONS.oweBack);
   await query(
     tx,
-    Prisma.sql`UPDATE payments SET refund_reason = ${reason}::"RefundReason" WHERE payment_id = ${notice.paymentId}`,
+    Prisma.sql`
+      UPDATE payments SET ${oweBack.set}, refund_reason = ${reason}::"RefundReason"
+      WHERE payment_id = ${notice.paymentId} AND ${oweBack.guard}`,
   );
   return { reason, orderStatus: order.status };
 }

@@ -2,7 +2,7 @@ import { Prisma } from '@prisma/client';
 import { statusIn } from '../activities/guarded-sql.js';
 import { cancelWithin } from '../activities/orders.js';
 import { inTransaction, query } from '../lib/sql.js';
-import { ORDER_TRANSITIONS, OWED_AFTER_THE_CANCEL } from '../domain/statuses.js';
+import { ORDER_TRANSITIONS } from '../domain/statuses.js';
 import type { DirectActivities } from './direct-placement.js';
 
 /**
@@ -50,11 +50,10 @@ export function startScanCanceller(
   }
 
   async function compensate(orderId: string): Promise<void> {
-    const steps = OWED_AFTER_THE_CANCEL.map((name) => activities[name] as (orderId: string) => Promise<unknown>);
-    // Each step runs whatever the others do, as in the workflow. Failures are not counted: faults
-    // are off in the bench, and a missing notice shows as an order that never settles.
+    // What the workflow's compensation runs, each whatever the other does. Failures are not counted:
+    // faults are off in the bench, and a missing notice shows as an order that never settles.
     await Promise.allSettled([
-      ...steps.map((step) => run(step, orderId)),
+      run(activities.closePaymentIntent, orderId),
       run(activities.notifyCustomer, { orderId, template: 'ORDER_CANCELLED' }),
     ]);
   }

@@ -8,7 +8,7 @@
 export const ORDER_STATUSES = ['UNPAID', 'PAID', 'CANCELLED'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-export const PAYMENT_STATUSES = ['CAPTURED', 'REFUND_PENDING', 'REFUNDED', 'REFUND_FAILED'] as const;
+export const PAYMENT_STATUSES = ['RECEIVED', 'CAPTURED', 'REFUND_PENDING', 'REFUNDED', 'REFUND_FAILED'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 export const CANCEL_REASONS = ['PAYMENT_TIMEOUT', 'CUSTOMER'] as const;
@@ -26,7 +26,7 @@ export interface Transition<S extends string> {
 /** What a new row starts as. */
 export const INITIAL_STATUS = {
   order: 'UNPAID',
-  payment: 'REFUND_PENDING',
+  payment: 'RECEIVED',
   coupon: 'AVAILABLE',
   step: 'PENDING',
 } as const;
@@ -40,15 +40,17 @@ export const ORDER_TRANSITIONS = {
 export type OrderTransition = keyof typeof ORDER_TRANSITIONS;
 
 /**
- * A payment is recorded as REFUND_PENDING when it arrives, in the transaction that decides whether
- * it pays its order; if it does, it is CAPTURED in the same transaction. Only the refund moves a
- * REFUND_PENDING payment on, so a refund can never overtake the payment it gives back, and a
- * payment notice that arrives after its refund (a redelivery) finds REFUNDED, a final state, and
- * changes nothing. A refund the provider rejects for good is REFUND_FAILED: still owed, visible,
- * and back to REFUND_PENDING only when an operator retries it.
+ * A payment is RECEIVED when it arrives, in the transaction that decides it: in the same
+ * transaction it is CAPTURED (it paid its order) or REFUND_PENDING (it is owed back), so no reader
+ * ever sees RECEIVED. Only the refund moves a REFUND_PENDING payment on, so a refund can never
+ * overtake the payment it gives back, and a payment notice that arrives after its refund (a
+ * redelivery) finds REFUNDED, a final state, and changes nothing. A refund the provider rejects
+ * for good is REFUND_FAILED: still owed, visible, and back to REFUND_PENDING only when an operator
+ * retries it.
  */
 export const PAYMENT_TRANSITIONS = {
-  capture: { from: ['REFUND_PENDING'], to: 'CAPTURED' },
+  capture: { from: ['RECEIVED'], to: 'CAPTURED' },
+  oweBack: { from: ['RECEIVED'], to: 'REFUND_PENDING' },
   refund: { from: ['REFUND_PENDING'], to: 'REFUNDED' },
   failRefund: { from: ['REFUND_PENDING'], to: 'REFUND_FAILED' },
   retryRefund: { from: ['REFUND_FAILED'], to: 'REFUND_PENDING' },
@@ -90,19 +92,6 @@ export function canTransition<S extends string>(t: Transition<S>, from: S): bool
 export function isFinal(status: OrderStatus): boolean {
   return !Object.values(ORDER_TRANSITIONS).some((t) => t.to !== status && canTransition<OrderStatus>(t, status));
 }
-
-/**
- * What a cancelled order gives back, each an idempotent step, with the ORDER_CANCELLED notice.
- * Named as the activities are.
- */
-export const CANCELLATION_COMPENSATION = ['releaseStock', 'releaseCoupon', 'closePaymentIntent'] as const;
-/** What the guarded cancel gives back in its own statement (activities/orders.ts cancelStatement). */
-export const RELEASED_BY_THE_CANCEL: ReadonlyArray<(typeof CANCELLATION_COMPENSATION)[number]> = [
-  'releaseStock',
-  'releaseCoupon',
-];
-/** What is left to give back once the guarded cancel has won: the provider's side. */
-export const OWED_AFTER_THE_CANCEL = CANCELLATION_COMPENSATION.filter((step) => !RELEASED_BY_THE_CANCEL.includes(step));
 
 /** The messages the customer receives, one per order and template (and key, e.g. per refunded payment). */
 export const NOTIFICATION_TEMPLATES = ['ORDER_CANCELLED', 'PAYMENT_RECEIVED', 'PAYMENT_REFUNDED'] as const;

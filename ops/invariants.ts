@@ -39,17 +39,10 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
        WHERE stock_added <> available + reserved + sold OR available < 0 OR reserved < 0 OR sold < 0`,
   },
   {
-    // A cancelled order holds its units until releaseStock sets stock_released_at (in the same
-    // transaction as the increments), so those count as held too; cancelled-stock-released says
-    // that this does not last.
+    // The guarded cancel gives an order's units back in its own statement: a cancelled order holds none.
     name: 'reserved-matches-unpaid-orders',
-    description:
-      "reserved = Σ items of the SKU's UNPAID orders (and of cancelled ones whose stock is not yet released)",
-    query: () =>
-      unitsMatchOrders(
-        'reserved',
-        Prisma.sql`o.status = 'UNPAID' OR (o.status = 'CANCELLED' AND o.stock_released_at IS NULL)`,
-      ),
+    description: "reserved = Σ items of the SKU's UNPAID orders",
+    query: () => unitsMatchOrders('reserved', Prisma.sql`o.status = 'UNPAID'`),
   },
   {
     name: 'sold-matches-paid-orders',
@@ -61,11 +54,11 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
     description:
       'never both paid_at and cancelled_at; UNPAID has neither, PAID has paid_at, CANCELLED has cancelled_at and a reason',
     query: () => Prisma.sql`
-      SELECT format('order %s: %s with paid_at %L, cancelled_at %L, cancel_reason %L, stock_released_at %L',
-                    id, status, paid_at, cancelled_at, cancel_reason, stock_released_at) AS detail
+      SELECT format('order %s: %s with paid_at %L, cancelled_at %L, cancel_reason %L',
+                    id, status, paid_at, cancelled_at, cancel_reason) AS detail
         FROM orders
-       WHERE NOT ((status = 'UNPAID' AND paid_at IS NULL AND cancelled_at IS NULL AND cancel_reason IS NULL AND stock_released_at IS NULL)
-               OR (status = 'PAID' AND paid_at IS NOT NULL AND cancelled_at IS NULL AND cancel_reason IS NULL AND stock_released_at IS NULL)
+       WHERE NOT ((status = 'UNPAID' AND paid_at IS NULL AND cancelled_at IS NULL AND cancel_reason IS NULL)
+               OR (status = 'PAID' AND paid_at IS NOT NULL AND cancelled_at IS NULL AND cancel_reason IS NULL)
                OR (status = 'CANCELLED' AND cancelled_at IS NOT NULL AND paid_at IS NULL AND cancel_reason IS NOT NULL))`,
   },
   {
@@ -74,13 +67,6 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
     query: (cutoff) => Prisma.sql`
       SELECT format('order %s: UNPAID, expired at %s', id, expires_at) AS detail
         FROM orders WHERE status = 'UNPAID' AND expires_at < ${cutoff}`,
-  },
-  {
-    name: 'cancelled-stock-released',
-    description: 'every CANCELLED order older than grace has its stock released (stock_released_at)',
-    query: (cutoff) => Prisma.sql`
-      SELECT format('order %s: cancelled at %s, stock not released', id, cancelled_at) AS detail
-        FROM orders WHERE status = 'CANCELLED' AND cancelled_at < ${cutoff} AND stock_released_at IS NULL`,
   },
   {
     name: 'losing-payments-refunded',

@@ -52,8 +52,6 @@ export async function writeCheckedHistory(): Promise<CheckedHistory> {
 
   const cancelled = await place(orders.cancelled, coupons.cancelled);
   await run(acts.cancelOrder, { orderId: cancelled.id, reason: 'CUSTOMER' });
-  await run(acts.releaseStock, cancelled.id);
-  await run(acts.releaseCoupon, cancelled.id);
   await run(acts.closePaymentIntent, cancelled.id);
   await run(acts.notifyCustomer, { orderId: cancelled.id, template: 'ORDER_CANCELLED' });
   await run(acts.settlePayment, {

@@ -11,7 +11,7 @@ CREATE TYPE "CancelReason" AS ENUM ('PAYMENT_TIMEOUT', 'CUSTOMER');
 CREATE TYPE "CouponStatus" AS ENUM ('AVAILABLE', 'LOCKED', 'REDEEMED');
 
 -- CreateEnum
-CREATE TYPE "PaymentStatus" AS ENUM ('CAPTURED', 'REFUND_PENDING', 'REFUNDED');
+CREATE TYPE "PaymentStatus" AS ENUM ('RECEIVED', 'CAPTURED', 'REFUND_PENDING', 'REFUNDED', 'REFUND_FAILED');
 
 -- CreateEnum
 CREATE TYPE "RefundReason" AS ENUM ('ORDER_NOT_PAYABLE', 'AMOUNT_MISMATCH', 'ALREADY_PAID');
@@ -59,7 +59,6 @@ CREATE TABLE "orders" (
     "paid_at" TIMESTAMPTZ(3),
     "cancelled_at" TIMESTAMPTZ(3),
     "cancel_reason" "CancelReason",
-    "stock_released_at" TIMESTAMPTZ(3),
     "idempotency_key" TEXT,
     "request_hash" TEXT NOT NULL,
 
@@ -85,6 +84,8 @@ CREATE TABLE "payments" (
     "paid_at" TIMESTAMPTZ(3) NOT NULL,
     "received_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "refund_reason" "RefundReason",
+    "refund_error" TEXT,
+    "refund_failed_at" TIMESTAMPTZ(3),
 
     CONSTRAINT "payments_pkey" PRIMARY KEY ("payment_id")
 );
@@ -106,36 +107,14 @@ CREATE TABLE "fulfillment_steps" (
     "status" "StepStatus" NOT NULL DEFAULT 'PENDING',
     "attempts" INTEGER NOT NULL DEFAULT 0,
     "last_error" TEXT,
+    "failed_at" TIMESTAMPTZ(3),
     "completed_at" TIMESTAMPTZ(3),
 
     CONSTRAINT "fulfillment_steps_pkey" PRIMARY KEY ("order_id","step")
 );
 
--- CreateTable
-CREATE TABLE "fake_effects" (
-    "service" TEXT NOT NULL,
-    "operation" TEXT NOT NULL,
-    "idempotency_key" TEXT NOT NULL,
-    "payload" JSONB NOT NULL,
-    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "fake_effects_pkey" PRIMARY KEY ("service","operation","idempotency_key")
-);
-
--- CreateTable
-CREATE TABLE "fake_calls" (
-    "id" BIGSERIAL NOT NULL,
-    "service" TEXT NOT NULL,
-    "operation" TEXT NOT NULL,
-    "idempotency_key" TEXT NOT NULL,
-    "outcome" TEXT NOT NULL,
-    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "fake_calls_pkey" PRIMARY KEY ("id")
-);
-
 -- CreateIndex
-CREATE UNIQUE INDEX "orders_idempotency_key_key" ON "orders"("idempotency_key");
+CREATE INDEX "coupons_order_id_idx" ON "coupons"("order_id");
 
 -- CreateIndex
 CREATE INDEX "orders_status_expires_at_idx" ON "orders"("status", "expires_at");
@@ -144,13 +123,19 @@ CREATE INDEX "orders_status_expires_at_idx" ON "orders"("status", "expires_at");
 CREATE INDEX "orders_customer_id_created_at_idx" ON "orders"("customer_id", "created_at");
 
 -- CreateIndex
+CREATE INDEX "orders_customer_id_status_idx" ON "orders"("customer_id", "status");
+
+-- CreateIndex
 CREATE INDEX "orders_created_at_idx" ON "orders"("created_at");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "orders_customer_id_idempotency_key_key" ON "orders"("customer_id", "idempotency_key");
 
 -- CreateIndex
 CREATE INDEX "payments_order_id_idx" ON "payments"("order_id");
 
 -- CreateIndex
-CREATE INDEX "fake_calls_service_operation_idempotency_key_idx" ON "fake_calls"("service", "operation", "idempotency_key");
+CREATE INDEX "fulfillment_steps_status_idx" ON "fulfillment_steps"("status");
 
 -- AddForeignKey
 ALTER TABLE "order_items" ADD CONSTRAINT "order_items_order_id_fkey" FOREIGN KEY ("order_id") REFERENCES "orders"("id") ON DELETE RESTRICT ON UPDATE CASCADE;

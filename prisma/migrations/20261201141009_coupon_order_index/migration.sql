@@ -1,3 +1,0 @@
--- CreateIndex
-CREATE INDEX "coupons_order_id_idx" ON "coupons"("order_id");
-
