@@ -77,34 +77,6 @@ export interface PaymentNotice {
  */
 export const ORDER_PRIORITY = { checkout: 1, placed: 3 } as const;
 
-/**
- * The shapes of an OrderLifecycle run, oldest first; each keeps what the one before it introduced.
- * A run keeps the shape it was started with (its input), so runs in flight replay their own while
- * new ones take the newest. Chosen by the input rather than by patched(), which would cost every
- * order a marker and a search-attribute event. Runs from before the first entry have no shape.
- * - `lean`: placement inside the first workflow task, no placement timer, stock and coupon given
- *   back by the guarded cancel itself, NeedsAttention written only when it changes;
- * - `local-steps`: the steps that follow a decision run as local activities, inside the workflow
- *   task that decided (workflows/steps.ts).
- */
-export const ORDER_SHAPES = ['lean', 'local-steps'] as const;
-export type OrderShape = (typeof ORDER_SHAPES)[number];
-/** The shape every OrderLifecycle started now takes. */
-export const ORDER_SHAPE: OrderShape = 'local-steps';
-
-/**
- * Whether a run of `shape` has what `since` introduced. A shape this code does not know comes from
- * a newer API than this worker: read as an older shape, the run would later fail to replay on the
- * newer worker. It is thrown instead, as a plain Error, which in workflow code fails the workflow
- * task, not the run: Temporal retries the task until a worker that knows the shape takes it.
- */
-export function hasShape(shape: OrderShape | undefined, since: OrderShape): boolean {
-  if (shape === undefined) return false;
-  if (!ORDER_SHAPES.includes(shape))
-    throw new Error(`unknown OrderLifecycle shape "${shape}": this worker is older than the API that started the run`);
-  return ORDER_SHAPES.indexOf(shape) >= ORDER_SHAPES.indexOf(since);
-}
-
 export interface OrderLifecycleInput {
   orderId: string;
   /**
@@ -112,21 +84,24 @@ export interface OrderLifecycleInput {
    * from the database instead of waiting for the placeOrder update.
    */
   adopt?: boolean;
-  /** ORDER_SHAPE when the run was started (orderLifecycleInput); absent in runs from before shapes. */
-  shape?: OrderShape;
 }
 
 /** The input of a new OrderLifecycle run. */
 export function orderLifecycleInput(orderId: string, options: { adopt?: boolean } = {}): OrderLifecycleInput {
-  return { orderId, ...options, shape: ORDER_SHAPE };
+  return { orderId, ...options };
 }
+
+/** The steps of the business process an order's run goes through, in order (workflows/order-lifecycle.ts). */
+export const LIFECYCLE_PHASES = ['placing', 'awaiting-payment', 'compensating', 'fulfilling', 'ending'] as const;
+export type LifecyclePhase = (typeof LIFECYCLE_PHASES)[number];
 
 export interface LifecycleStatus {
   orderId: string;
   status: OrderStatus | 'PLACING' | 'REJECTED';
   expiresAt: string | null;
   cancelReason: CancelReason | null;
-  /** What the workflow is doing now, in words an operator understands. */
+  phase: LifecyclePhase;
+  /** What the run waits for now, in words an operator understands. */
   waitingFor: string;
   payments: Array<{ paymentId: string; status: PaymentStatus }>;
   /** Null until the order is paid. */

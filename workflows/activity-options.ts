@@ -1,96 +1,69 @@
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import { BUSINESS_ERROR_CODES } from '../domain/errors.js';
 
 /**
- * Retry presets, one per kind of work. They replace the hand-written compensation table: a step
+ * Retry presets, one per kind of work. They replace the hand-written compensation table: a call
  * that fails is retried with exponential backoff, and every activity is idempotent, so a retry
  * after an unseen success has no second effect. Business failures are never retried.
  *
- * Which steps may give up, and why (docs/failure-modes.md, "Which steps may give up"):
- * - never: our own database steps and the money we owe (refunds, closing a payment intent). An
- *   outage of any length only delays them; each call is bounded by STEP_STUCK_AFTER instead, so a
- *   step that long without success comes back to the workflow, which flags the order and calls it
- *   again (workflows/must-succeed.ts);
- * - after bounded retries, where giving up is the business answer: a caller is waiting (placement,
- *   an admin's extension: nothing was written, the caller is told); a courtesy message (the
- *   customer is not told, the order is flagged); fulfillment (the dead letter, retried by an operator).
+ * A preset bounds one round of attempts. What happens when a round ends without success is the
+ * workflow's rule (workflows/keep-trying.ts): our own failures start another round, so an outage
+ * delays an order but never fails it; only a refusal, or for a call that may give up the third
+ * party's own failure, reaches the caller (docs/failure-modes.md, "Which steps may give up").
  */
 
-/** How long a step that must succeed may keep failing before the order is flagged NeedsAttention. */
-export const STEP_STUCK_AFTER = '5 minutes';
+/** How long a call may keep failing through our own fault before its order is flagged NeedsAttention. */
+export const STUCK_AFTER = '5 minutes';
 
-/** A caller is waiting (POST /orders, an admin's extend): fail fast, but ride out a brief database blip. */
-export const interactiveOptions: ActivityOptions = {
+/**
+ * Backoffs up to this long run inside the workflow task (a blip of the database or a provider);
+ * longer ones wait on a durable timer, so an outage survives a worker restart and the
+ * time-skipping tests can skip it.
+ */
+const LOCAL_RETRY_THRESHOLD = '1 second';
+
+const retryable = { backoffCoefficient: 2, nonRetryableErrorTypes: BUSINESS_ERROR_CODES };
+
+/** A caller is waiting (POST /orders, an operator's extension): fail fast, but ride out a brief blip. */
+export const callerWaitingOptions: LocalActivityOptions = {
   startToCloseTimeout: '10s',
-  retry: {
-    initialInterval: '100ms',
-    backoffCoefficient: 2,
-    maximumInterval: '1s',
-    maximumAttempts: 5,
-    nonRetryableErrorTypes: BUSINESS_ERROR_CODES,
-  },
+  localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+  retry: { ...retryable, initialInterval: '100ms', maximumInterval: '1s', maximumAttempts: 5 },
 };
 
-/** Guarded updates and compensation in our own database: retried until the database is back. */
-export const databaseOptions: ActivityOptions = {
+/** Guarded updates in our own database: a round of about 1.7 minutes, then another. */
+export const databaseOptions: LocalActivityOptions = {
   startToCloseTimeout: '10s',
-  scheduleToCloseTimeout: STEP_STUCK_AFTER,
-  retry: {
-    initialInterval: '200ms',
-    backoffCoefficient: 2,
-    maximumInterval: '1m',
-    // no maximumAttempts: unlimited
-    nonRetryableErrorTypes: BUSINESS_ERROR_CODES,
-  },
+  localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+  retry: { ...retryable, initialInterval: '200ms', maximumInterval: '1m', maximumAttempts: 10 },
+};
+
+/** Money we owe (a refund) or must stop taking (a cancelled order's payment intent): rounds of about 2 minutes. */
+export const moneyOptions: LocalActivityOptions = {
+  startToCloseTimeout: '30s',
+  localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+  retry: { ...retryable, initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 8 },
+};
+
+/** Messages to the customer (cancelled, refunded): worth about 15 minutes of trying, not worth holding the order for. */
+export const noticeOptions: LocalActivityOptions = {
+  startToCloseTimeout: '30s',
+  localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+  retry: { ...retryable, initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 20 },
 };
 
 /**
- * Money we owe the customer (a refund) or must stop taking (a cancelled order's payment intent):
- * retried until the provider answers. A rejection for good (a non-retryable failure) is recorded
- * and waits for an operator.
- */
-export const moneyOptions: ActivityOptions = {
-  startToCloseTimeout: '30s',
-  scheduleToCloseTimeout: STEP_STUCK_AFTER,
-  retry: {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '1m',
-    // no maximumAttempts: unlimited
-    nonRetryableErrorTypes: BUSINESS_ERROR_CODES,
-  },
-};
-
-/** Messages to the customer (cancelled, refunded): worth a long try, not worth holding the order for. */
-export const notificationOptions: ActivityOptions = {
-  startToCloseTimeout: '30s',
-  retry: {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '1m',
-    maximumAttempts: 20,
-    nonRetryableErrorTypes: BUSINESS_ERROR_CODES,
-  },
-};
-
-/**
- * Fulfillment after payment (invoice, notification, loyalty): each step retries on its own, long
- * enough to ride out a downstream that is down for a while (about 10 minutes over 15 attempts),
- * then lands in the dead-letter state (FAILED, NeedsAttention) for an operator.
+ * Fulfillment after payment (invoice, notification, loyalty): regular activities, each retrying
+ * on its own long enough to ride out a downstream that is down for a while (about 10 minutes over
+ * 15 attempts), then dead-lettered (FAILED, NeedsAttention) for an operator.
  */
 export const fulfillmentOptions: ActivityOptions = {
   startToCloseTimeout: '30s',
-  retry: {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '1m',
-    maximumAttempts: 15,
-    nonRetryableErrorTypes: BUSINESS_ERROR_CODES,
-  },
+  retry: { ...retryable, initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 15 },
 };
 
 /** The reconciliation sweep: one that cannot run now is simply the next schedule tick's job. */
 export const sweepOptions: ActivityOptions = {
   startToCloseTimeout: '10s',
-  retry: { ...databaseOptions.retry, maximumAttempts: 3 },
+  retry: { ...retryable, initialInterval: '200ms', maximumInterval: '1m', maximumAttempts: 3 },
 };

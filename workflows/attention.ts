@@ -8,50 +8,27 @@ import { NeedsAttentionKey } from '../domain/search-attributes.js';
  */
 export class Attention {
   private readonly open = new Map<string, string>();
-  /** What the search attribute says now; undefined until first written. */
-  private published: boolean | undefined;
+  /** What the search attribute says now: written only when it flips, so a run costs no extra events. */
+  private published = false;
 
   constructor(
     /** Refreshes the run's Web UI details, which list these items. */
     private readonly showDetails: () => void,
-    /**
-     * Runs from before the lean shape wrote the attribute at every change of a fulfillment step,
-     * flipped or not, and replay must issue the same commands; lean runs write it when it flips.
-     */
-    private readonly writeEveryChange = false,
   ) {}
-
-  get needed(): boolean {
-    return this.open.size > 0;
-  }
 
   get items(): string[] {
     return [...this.open.values()];
   }
 
-  /** Opens (with what to do) or closes (null) one item; the search attribute is written when it flips. */
+  /** Opens (with what to do) or closes (null) one item. */
   note(key: string, todo: string | null): void {
-    const before = this.needed;
-    this.set(key, todo);
-    if (this.needed !== before) this.publish();
-    else this.showDetails();
-  }
-
-  /** Changes one item without publishing: for a caller that reports its changes itself (fulfillment). */
-  set(key: string, todo: string | null): void {
     if (todo === null) this.open.delete(key);
     else this.open.set(key, todo);
-  }
-
-  /** Something an operator might look at changed: the attribute is written if it must be. */
-  changed(): void {
-    if (this.writeEveryChange || this.needed !== (this.published ?? false)) this.publish();
-    else this.showDetails();
-  }
-
-  publish(): void {
-    upsertSearchAttributes([{ key: NeedsAttentionKey, value: this.needed }]);
-    this.published = this.needed;
+    const needed = this.open.size > 0;
+    if (needed !== this.published) {
+      upsertSearchAttributes([{ key: NeedsAttentionKey, value: needed }]);
+      this.published = needed;
+    }
     this.showDetails();
   }
 }

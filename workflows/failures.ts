@@ -1,7 +1,29 @@
-import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
 import { isBusinessErrorCode, THIRD_PARTY_FAILURES } from '../domain/errors.js';
 
-/** Reading the failures activities come back with: each question answered in one place. */
+/**
+ * Whose an activity's failure is, once its preset's round of attempts has ended:
+ * - `refused`: a business refusal, or a third party that rejected the request for good; no retry
+ *   can change it, so the caller decides what follows;
+ * - `theirs`: the third party stayed unavailable through the round; a call that may give up does;
+ * - `ours`: anything else (our database down, a timeout, a bug): tried again until it succeeds.
+ */
+export type FailureKind = 'refused' | 'theirs' | 'ours';
+
+/**
+ * The kind of an activity's failure, or undefined for anything that is not one (a cancellation
+ * of the workflow's own scope, a bug in workflow code), which the caller must pass on. A regular
+ * activity's failure arrives wrapped in an ActivityFailure, a local activity's may arrive as its
+ * cause itself: both read alike here.
+ */
+export function failureKind(err: unknown): FailureKind | undefined {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof TimeoutFailure) return 'ours';
+  if (!(cause instanceof ApplicationFailure)) return err instanceof ActivityFailure ? 'ours' : undefined;
+  if (isBusinessErrorCode(cause.type) || cause.type === THIRD_PARTY_FAILURES.rejected) return 'refused';
+  if (cause.type === THIRD_PARTY_FAILURES.unavailable) return 'theirs';
+  return cause.nonRetryable ? 'refused' : 'ours';
+}
 
 /** An activity's business failure reaches the client as itself, so the API can map its type. */
 export function businessCause(err: unknown): unknown {
@@ -14,30 +36,4 @@ export function rootCauseMessage(err: unknown): string {
   while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
   // One line: driver errors span several, with blank ones.
   return (cause instanceof Error ? `${cause.name}: ${cause.message}` : String(err)).replace(/\s+/g, ' ').trim();
-}
-
-/**
- * The step's time budget (schedule-to-close) ran out while it kept failing: it is stuck, not
- * refused. The server says so by the retry state, whether the budget ended during an attempt (a
- * timeout) or before the next one (the last attempt's own failure).
- */
-export function isStuck(err: unknown): boolean {
-  return err instanceof ActivityFailure && err.retryState === 'TIMEOUT';
-}
-
-/** The activity ran and failed for good (rejected, or out of retries); not a cancellation of ours. */
-export function isActivityFailure(err: unknown): err is ActivityFailure {
-  return err instanceof ActivityFailure;
-}
-
-const THEIRS = new Set<string>(Object.values(THIRD_PARTY_FAILURES));
-
-/**
- * A failure that is not ours to retry away: a business refusal, or the third party's own failure as
- * its adapter reports it. Anything else an activity fails with (our database down past the step's
- * retries, a bug) is ours.
- */
-export function isTheirs(err: unknown): boolean {
-  const cause = err instanceof ActivityFailure ? err.cause : undefined;
-  return cause instanceof ApplicationFailure && (isBusinessErrorCode(cause.type) || THEIRS.has(cause.type ?? ''));
 }

@@ -1,36 +1,28 @@
-import { ApplicationFailure, condition, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.js';
-import { databaseOptions, fulfillmentOptions } from './activity-options.js';
-import type { Attention } from './attention.js';
-import { rootCauseMessage } from './failures.js';
-import type { MustSucceed } from './must-succeed.js';
+import { ApplicationFailure, condition } from '@temporalio/workflow';
 import {
   FULFILLMENT_STEP_NAMES,
   FULFILLMENT_STEPS,
   type FulfillmentStepName,
   type StepStatus,
 } from '../domain/statuses.js';
+import { database, fulfillment } from './activity-proxies.js';
+import type { Attention } from './attention.js';
+import { failureKind, rootCauseMessage } from './failures.js';
+import type { KeepTrying } from './keep-trying.js';
 
-const steps = proxyActivities<Activities>(fulfillmentOptions);
-const database = proxyActivities<Activities>(databaseOptions);
-
-const STEP_ACTIVITY_NAME = {
+/** The activity that performs each fulfillment step. */
+const PERFORM: Record<FulfillmentStepName, keyof typeof fulfillment> = {
   invoice: 'issueInvoice',
   notification: 'sendPaymentNotification',
   loyalty: 'awardLoyaltyPoints',
-} as const satisfies Record<FulfillmentStepName, keyof Activities>;
-const STEP_ACTIVITY: Record<FulfillmentStepName, (orderId: string) => Promise<void>> = {
-  invoice: steps[STEP_ACTIVITY_NAME.invoice],
-  notification: steps[STEP_ACTIVITY_NAME.notification],
-  loyalty: steps[STEP_ACTIVITY_NAME.loyalty],
 };
 
 /**
  * What happens after payment, off the payment path: three independent steps, each with its own
  * retries. One failing blocks neither the others nor the payment's answer. A step the downstream
- * service still fails after its retries is the dead letter: FAILED in the database, NeedsAttention
- * on the workflow, and it waits there until an operator retries it. Our own database being down
- * dead-letters nothing: the step is tried again until it gets through (MustSucceed).
+ * service still refuses or fails after its retries is the dead letter: FAILED in the database,
+ * NeedsAttention on the workflow, and it waits there until an operator retries it. Our own
+ * database being down dead-letters nothing: the step is tried again until it gets through.
  */
 export class Fulfillment {
   readonly status: Record<FulfillmentStepName, StepStatus> = {
@@ -42,13 +34,12 @@ export class Fulfillment {
 
   constructor(
     private readonly orderId: string,
-    private readonly mustSucceed: MustSucceed,
-    /** Holds the FAILED steps; told whenever a step's status changes. */
+    private readonly keepTrying: KeepTrying,
+    /** Holds the FAILED steps; its details show every step's status. */
     private readonly attention: Attention,
   ) {}
 
   async run(): Promise<void> {
-    this.publish();
     await Promise.all(FULFILLMENT_STEP_NAMES.map((step) => this.runStep(step)));
   }
 
@@ -67,36 +58,35 @@ export class Fulfillment {
   }
 
   private async runStep(step: FulfillmentStepName): Promise<void> {
+    const { orderId } = this;
     for (;;) {
       try {
-        await this.mustSucceed.run(STEP_ACTIVITY_NAME[step], () => STEP_ACTIVITY[step](this.orderId));
-        this.status[step] = 'DONE';
-        this.publish();
+        await this.keepTrying.mayGiveUp(PERFORM[step], () => fulfillment[PERFORM[step]](orderId));
+        this.move(step, 'DONE', null);
         return;
       } catch (err) {
+        if (failureKind(err) === undefined) throw err;
         const error = rootCauseMessage(err);
-        this.status[step] = 'FAILED';
-        this.attention.set(
-          `fulfillment:${step}`,
-          `fulfillment step ${step} failed (${error}): fix the cause, then POST /orders/${this.orderId}/fulfillment/${step}/retry`,
+        this.move(
+          step,
+          'FAILED',
+          `fulfillment step ${step} failed (${error}): fix the cause, then POST /orders/${orderId}/fulfillment/${step}/retry`,
         );
-        this.publish();
-        await this.mustSucceed.run('markStepFailed', () =>
-          database.markStepFailed({ orderId: this.orderId, step: FULFILLMENT_STEPS[step], error }),
+        await this.keepTrying.mustSucceed('markStepFailed', () =>
+          database.markStepFailed({ orderId, step: FULFILLMENT_STEPS[step], error }),
         );
         await condition(() => this.retryRequested.has(step));
         this.retryRequested.delete(step);
-        await this.mustSucceed.run('reopenStep', () =>
-          database.reopenStep({ orderId: this.orderId, step: FULFILLMENT_STEPS[step] }),
+        await this.keepTrying.mustSucceed('reopenStep', () =>
+          database.reopenStep({ orderId, step: FULFILLMENT_STEPS[step] }),
         );
-        this.status[step] = 'PENDING';
-        this.attention.set(`fulfillment:${step}`, null);
-        this.publish();
+        this.move(step, 'PENDING', null);
       }
     }
   }
 
-  private publish(): void {
-    this.attention.changed();
+  private move(step: FulfillmentStepName, status: StepStatus, todo: string | null): void {
+    this.status[step] = status;
+    this.attention.note(`fulfillment:${step}`, todo);
   }
 }

@@ -1,9 +1,8 @@
 import { allHandlersFinished, condition, setCurrentDetails, setHandler } from '@temporalio/workflow';
-import { Attention } from './attention.js';
 import { retryRefundUpdate, type PaymentNotice } from '../domain/messages.js';
-import { MustSucceed } from './must-succeed.js';
-import { Settlement } from './settlement.js';
-import { stepsFor } from './steps.js';
+import { AcceptedPayments } from './accepted-payments.js';
+import { Attention } from './attention.js';
+import { KeepTrying } from './keep-trying.js';
 
 /**
  * A payment whose order's lifecycle has already ended (cancelled and compensated, or paid by
@@ -14,21 +13,13 @@ import { stepsFor } from './steps.js';
  */
 export async function SettleLatePayment(notice: PaymentNotice): Promise<{ outcome: 'PAID' | 'REFUNDED' }> {
   const attention = new Attention(() => setCurrentDetails(attention.items.join('\n\n')));
-  // Regular activities: its histories have no shape to tell local ones apart by.
-  const settlement = new Settlement(
-    notice.orderId,
-    stepsFor({ local: false }),
-    new MustSucceed(notice.orderId, attention),
-    attention,
-  );
-  setHandler(retryRefundUpdate, ({ paymentId }) => settlement.retry(paymentId), {
-    validator: ({ paymentId }) => settlement.assertRetryable(paymentId),
+  const keepTrying = new KeepTrying(notice.orderId, attention);
+  const payments = new AcceptedPayments({ orderId: notice.orderId, keepTrying, attention });
+  setHandler(retryRefundUpdate, ({ paymentId }) => payments.retry(paymentId), {
+    validator: ({ paymentId }) => payments.assertRetryable(paymentId),
   });
 
-  settlement.accept(notice);
-  while (settlement.hasWork) {
-    await settlement.settleQueued();
-    await condition(() => allHandlersFinished() && (settlement.hasWork || settlement.settled));
-  }
-  return { outcome: settlement.payments.get(notice.paymentId) === 'CAPTURED' ? 'PAID' : 'REFUNDED' };
+  await payments.settle(notice);
+  await condition(allHandlersFinished);
+  return { outcome: payments.statuses.get(notice.paymentId) === 'CAPTURED' ? 'PAID' : 'REFUNDED' };
 }

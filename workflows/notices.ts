@@ -1,31 +1,29 @@
-import { log, patched } from '@temporalio/workflow';
+import { log } from '@temporalio/workflow';
 import type { NotificationTemplate } from '../domain/statuses.js';
+import { messaging } from './activity-proxies.js';
 import type { Attention } from './attention.js';
-import { isActivityFailure, rootCauseMessage } from './failures.js';
-import type { MustSucceed } from './must-succeed.js';
-import { SETTLE_EVERY_PAYMENT_PATCH } from './patches.js';
-import type { Steps } from './steps.js';
+import { failureKind, rootCauseMessage } from './failures.js';
+import type { KeepTrying } from './keep-trying.js';
 
 /**
  * Tells the customer what happened (cancelled, refunded). A message the messaging provider still
- * fails after its retries does not hold the order up: it is flagged for an operator, who can reach
- * the customer. (Our own database being down is no reason to give up: MustSucceed goes on.)
+ * refuses or fails after its retries does not hold the order up: it is flagged for an operator,
+ * who can reach the customer. Our own database being down is no reason to give up.
  */
 export async function notifyCustomer(
-  input: { orderId: string; template: NotificationTemplate; key?: string },
-  { messaging }: Steps,
-  mustSucceed: MustSucceed,
+  notice: { orderId: string; template: NotificationTemplate; key?: string },
+  keepTrying: KeepTrying,
   attention: Attention,
 ): Promise<void> {
   try {
-    await mustSucceed.run('notifyCustomer', () => messaging.notifyCustomer(input));
+    await keepTrying.mayGiveUp('notifyCustomer', () => messaging.notifyCustomer(notice));
   } catch (err) {
-    if (!isActivityFailure(err) || !patched(SETTLE_EVERY_PAYMENT_PATCH)) throw err;
+    if (failureKind(err) === undefined) throw err;
     const error = rootCauseMessage(err);
-    log.error('customer notice not sent after its retries', { ...input, error });
+    log.error('customer notice not sent after its retries', { ...notice, error });
     attention.note(
-      `notice:${input.template}:${input.key ?? ''}`,
-      `the customer was not sent ${input.template} (${error}): reach them another way`,
+      `notice:${notice.template}:${notice.key ?? ''}`,
+      `the customer was not sent ${notice.template} (${error}): reach them another way`,
     );
   }
 }

@@ -102,19 +102,22 @@ export function postgresOutage(ms: number, label: string): Fault {
   };
 }
 
-/** order_steps_stuck_total summed over the workers, by step. */
+/** order_calls_stuck_total summed over the workers, by activity. */
 async function stuckCounters(stack: ChaosStack): Promise<string> {
-  const byStep = new Map<string, number>();
+  const byActivity = new Map<string, number>();
   for (const url of stack.workerMetricsUrls.values()) {
     const text = await fetch(url).then(
       (r) => r.text(),
       () => '',
     );
-    for (const [, step, value] of text.matchAll(/^order_steps_stuck_total\{[^}]*step="([^"]+)"[^}]*\} (\d+)/gm)) {
-      byStep.set(step!, (byStep.get(step!) ?? 0) + Number(value));
+    for (const [, activity, value] of text.matchAll(
+      /^order_calls_stuck_total\{[^}]*activity="([^"]+)"[^}]*\} (\d+)/gm,
+    )) {
+      byActivity.set(activity!, (byActivity.get(activity!) ?? 0) + Number(value));
     }
   }
-  return `order_steps_stuck_total ${byStep.size === 0 ? 'none yet' : [...byStep].map(([step, n]) => `${step}=${n}`).join(' ')}`;
+  const counted = [...byActivity].map(([activity, n]) => `${activity}=${n}`).join(' ');
+  return `order_calls_stuck_total ${byActivity.size === 0 ? 'none yet' : counted}`;
 }
 
 /** How long the SIGKILLed history service stays dead: timers come due and tasks queue up meanwhile. */

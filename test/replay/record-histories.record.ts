@@ -8,7 +8,6 @@ import {
   placeOrderUpdate,
   RECONCILIATION_WORKFLOW_TYPE,
   latePaymentWorkflowId,
-  ORDER_SHAPE,
   orderLifecycleInput,
   retryFulfillmentStepUpdate,
   statusQuery,
@@ -20,9 +19,11 @@ import { HISTORIES_DIR, historyToFixture } from './history-fixtures.js';
 
 /**
  * `npm run record:histories`: runs each main path of the workflows on the time-skipping server and
- * writes its event history to histories/<name>.json. The replay test replays them against the
- * current workflow code, so a change that is not replay-safe fails CI. It never overwrites one: the
- * committed histories stand for workflows already running in production (delete a file to re-record it).
+ * writes its event history to histories/<name>.json, replacing what was there. The replay test
+ * replays them against the current workflow code. A workflow change that alters the commands of a
+ * path fails that test until the histories are recorded again, in the same commit: the change then
+ * ships as a new Worker Deployment build, and runs in flight finish on the build that started them
+ * (docs/architecture.md, "Rolling out a workflow change").
  */
 const MINUTE = 60_000;
 const TASK_QUEUE = 'orders-record';
@@ -46,24 +47,11 @@ afterAll(async () => {
   await h?.close();
 });
 
-/**
- * An order's history is saved under `<path>-<shape>` (ORDER_SHAPE, domain/messages.ts), so a new
- * shape records every path afresh while the older shapes' histories stay, to be replayed as the
- * runs still in flight from before would be. The other workflows keep one name.
- */
-/** Writes a new fixture; an existing one is kept (it stands for workflows already running: delete it to re-record). */
-async function save(path: string, workflowId: string): Promise<void> {
-  const name = workflowId.startsWith('order-') ? `${path}-${ORDER_SHAPE}` : path;
+async function save(name: string, workflowId: string): Promise<void> {
   const handle = h.env.client.workflow.getHandle(workflowId);
   await handle.result().catch(() => undefined); // a rejected placement ends the workflow normally too
-  const history = await handle.fetchHistory();
-  try {
-    await writeFile(new URL(`${name}.json`, HISTORIES_DIR), historyToFixture(history), { flag: 'wx' });
-    console.log(`recorded ${name}.json`);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    console.log(`kept ${name}.json (committed history)`);
-  }
+  await writeFile(new URL(`${name}.json`, HISTORIES_DIR), historyToFixture(await handle.fetchHistory()));
+  console.log(`recorded ${name}.json`);
 }
 
 const pay = (
@@ -78,6 +66,11 @@ it('records the main paths', async () => {
   const paid = await placeOrder(h, { sku, couponCode });
   await pay(paid);
   await save('paid-and-fulfilled', orderWorkflowId(paid.id));
+
+  const doubly = await placeOrder(h, { sku });
+  // Both arrive while the run is still fulfilling the order: the second is refunded by it.
+  await Promise.all([pay(doubly), pay(doubly, doubly.totalCents, `second-${doubly.id}`)]);
+  await save('double-payment-refunded', orderWorkflowId(doubly.id));
 
   const expired = await placeOrder(h, { sku });
   await save('expired-and-compensated', orderWorkflowId(expired.id));
@@ -183,7 +176,7 @@ it('records the main paths', async () => {
   const replay = placeOrder(h, { sku }, key);
   await h.asCustomer('cust-1', 'POST', `/orders/${held.id}/cancel`);
   const heldHandle = h.clockStoppedClient.workflow.getHandle(orderWorkflowId(held.id));
-  await eventually(async () => (await heldHandle.query(statusQuery)).waitingFor === 'nothing: the order is cancelled');
+  await eventually(async () => (await heldHandle.query(statusQuery)).phase === 'ending');
   await pay(held);
   release();
   holdReplays = undefined;

@@ -1,0 +1,124 @@
+import { ApplicationFailure, CancellationScope, condition, log } from '@temporalio/workflow';
+import type { PaymentNotice } from '../domain/messages.js';
+import type { PaymentStatus } from '../domain/statuses.js';
+import { database, money } from './activity-proxies.js';
+import type { Attention } from './attention.js';
+import { failureKind, rootCauseMessage } from './failures.js';
+import type { KeepTrying } from './keep-trying.js';
+import { notifyCustomer } from './notices.js';
+
+/**
+ * Every payment a run accepts takes this one path, in OrderLifecycle and SettleLatePayment alike:
+ * record it (the database decides whether it pays the order); if it does not, refund it and tell
+ * the customer. `settle()` returns only once the payment is settled — captured, refunded, or, when
+ * the provider rejects the refund for good, recorded as REFUND_FAILED, flagged, and retried when an
+ * operator asks — so a run that waits for its handlers to finish has settled every payment it took.
+ * Settling runs outside any cancellation (money is never left half-handled) and one payment at a
+ * time, in the order they arrived.
+ */
+export class AcceptedPayments {
+  /** Every payment this run has seen, by id, as the database last answered (RECEIVED until then). */
+  readonly statuses = new Map<string, PaymentStatus>();
+  /** Refunds the provider rejected for good, waiting for an operator's retry. */
+  private readonly held = new Set<string>();
+  private readonly retryRequested = new Set<string>();
+  private turns: Promise<unknown> = Promise.resolve();
+  private settling = 0;
+
+  constructor(
+    private readonly run: {
+      orderId: string;
+      keepTrying: KeepTrying;
+      attention: Attention;
+      /** Called when a payment has paid the order. */
+      onPaid?: () => void;
+    },
+  ) {}
+
+  /** No payment is being settled (one held for an operator does not count): the run may decide. */
+  get idle(): boolean {
+    return this.settling === 0;
+  }
+
+  /** For the `paid` signal. A redelivery, or a notice for another order, is dropped: the database would refuse it too. */
+  async settle(notice: PaymentNotice): Promise<void> {
+    if (notice.orderId !== this.run.orderId || this.statuses.has(notice.paymentId)) return;
+    this.statuses.set(notice.paymentId, 'RECEIVED');
+    let owedBack = await this.inTurn(() => this.record(notice));
+    while (owedBack) {
+      if (await this.inTurn(() => this.refund(notice.paymentId))) return;
+      await condition(() => this.retryRequested.delete(notice.paymentId));
+      owedBack = await this.inTurn(() => this.reopen(notice.paymentId));
+    }
+  }
+
+  /** For the retry update's validator: only a refund this run holds as rejected can be retried. */
+  assertRetryable(paymentId: string): void {
+    if (!this.held.has(paymentId)) {
+      throw ApplicationFailure.nonRetryable(`this run holds no rejected refund for ${paymentId}`, 'REFUND_NOT_FAILED');
+    }
+  }
+
+  /** An operator's retry: the held refund is tried again at once, by the handler that holds it. */
+  retry(paymentId: string): { paymentId: string; status: PaymentStatus } {
+    this.held.delete(paymentId);
+    this.retryRequested.add(paymentId);
+    return { paymentId, status: 'REFUND_PENDING' };
+  }
+
+  /** One payment at a time, and never cancelled halfway. */
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    this.settling++;
+    const turn = this.turns.then(() => CancellationScope.nonCancellable(work));
+    this.turns = turn.catch(() => undefined);
+    return turn.finally(() => this.settling--);
+  }
+
+  /** Records the payment; true when it is owed back. */
+  private async record(notice: PaymentNotice): Promise<boolean> {
+    const { keepTrying, onPaid } = this.run;
+    const decided = await keepTrying.mustSucceed('settlePayment', () => database.settlePayment(notice));
+    this.statuses.set(notice.paymentId, decided.paymentStatus);
+    if (decided.outcome === 'PAID') onPaid?.();
+    // REFUND_FAILED: a redelivery of a payment whose rejected refund another run holds.
+    return decided.paymentStatus === 'REFUND_PENDING';
+  }
+
+  private async reopen(paymentId: string): Promise<boolean> {
+    await this.run.keepTrying.mustSucceed('reopenRefund', () => database.reopenRefund(paymentId));
+    this.statuses.set(paymentId, 'REFUND_PENDING');
+    return true;
+  }
+
+  /** True once refunded; false when the provider rejected it for good and it is held for an operator. */
+  private async refund(paymentId: string): Promise<boolean> {
+    const { orderId, keepTrying, attention } = this.run;
+    try {
+      await keepTrying.mustSucceed('refundPayment', () => money.refundPayment(paymentId));
+    } catch (err) {
+      if (failureKind(err) === undefined) throw err;
+      await this.hold(paymentId, rootCauseMessage(err));
+      return false;
+    }
+    this.statuses.set(paymentId, 'REFUNDED');
+    attention.note(`refund:${paymentId}`, null);
+    await notifyCustomer({ orderId, template: 'PAYMENT_REFUNDED', key: paymentId }, keepTrying, attention);
+    return true;
+  }
+
+  private async hold(paymentId: string, error: string): Promise<void> {
+    const { orderId, keepTrying, attention } = this.run;
+    await keepTrying.mustSucceed('recordRefundFailure', () => database.recordRefundFailure({ paymentId, error }));
+    this.statuses.set(paymentId, 'REFUND_FAILED');
+    this.held.add(paymentId);
+    log.error('the payment provider rejected a refund: it is owed and waits for an operator', {
+      orderId,
+      paymentId,
+      error,
+    });
+    attention.note(
+      `refund:${paymentId}`,
+      `refund of ${paymentId} rejected (${error}): fix the cause, then POST /orders/${orderId}/payments/${paymentId}/refund/retry`,
+    );
+  }
+}

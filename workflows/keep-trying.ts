@@ -1,0 +1,65 @@
+import { log, metricMeter, workflowInfo } from '@temporalio/workflow';
+import ms from 'ms';
+import { STUCK_AFTER } from './activity-options.js';
+import type { Attention } from './attention.js';
+import { failureKind, rootCauseMessage, type FailureKind } from './failures.js';
+
+const STUCK_AFTER_MS = ms(STUCK_AFTER);
+
+const stuckCalls = metricMeter.createCounter(
+  'order_calls_stuck_total',
+  'calls',
+  `Activity calls that kept failing through our own fault for ${STUCK_AFTER} (counted again each further ${STUCK_AFTER}), by activity`,
+);
+
+/**
+ * Calls an activity round after round (its preset bounds a round, workflows/activity-options.ts)
+ * until it succeeds or its failure is the caller's to handle (workflows/failures.ts). A call that
+ * keeps failing for STUCK_AFTER is made visible — NeedsAttention with what is failing, a metric,
+ * an error log naming the order and the activity — and goes on; the flag clears once it succeeds.
+ * An outage of ours therefore delays an order, never fails it, and never dead-letters anything.
+ */
+export class KeepTrying {
+  constructor(
+    private readonly orderId: string,
+    private readonly attention: Attention,
+  ) {}
+
+  /** For our own database and the money we owe: only a refusal ends it. */
+  mustSucceed<T>(activity: string, call: () => Promise<T>): Promise<T> {
+    return this.run(activity, call, ['refused']);
+  }
+
+  /** For a courtesy or a third party's service: a refusal, or that party staying unavailable, ends it. */
+  mayGiveUp<T>(activity: string, call: () => Promise<T>): Promise<T> {
+    return this.run(activity, call, ['refused', 'theirs']);
+  }
+
+  private async run<T>(activity: string, call: () => Promise<T>, endsIt: FailureKind[]): Promise<T> {
+    const startedAt = Date.now(); // workflow time: deterministic, and skipped by the time-skipping tests
+    let periodsCounted = 0;
+    for (let round = 1; ; round++) {
+      try {
+        const result = await call();
+        if (periodsCounted > 0) {
+          log.info('stuck call succeeded', { orderId: this.orderId, activity, workflowId: workflowInfo().workflowId });
+          this.attention.note(`stuck:${activity}`, null);
+        }
+        return result;
+      } catch (err) {
+        const kind = failureKind(err);
+        if (kind === undefined || endsIt.includes(kind)) throw err;
+        const periods = Math.floor((Date.now() - startedAt) / STUCK_AFTER_MS);
+        if (periods <= periodsCounted) continue;
+        stuckCalls.add(periods - periodsCounted, { activity });
+        periodsCounted = periods;
+        const error = rootCauseMessage(err);
+        log.error('call stuck: still failing, still retrying', { orderId: this.orderId, activity, round, error });
+        this.attention.note(
+          `stuck:${activity}`,
+          `${activity} keeps failing (${error}): it is retried until it succeeds`,
+        );
+      }
+    }
+  }
+}

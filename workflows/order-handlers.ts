@@ -1,0 +1,72 @@
+import { ApplicationFailure, setHandler } from '@temporalio/workflow';
+import {
+  cancelSignal,
+  extendDeadlineUpdate,
+  paidSignal,
+  placeOrderUpdate,
+  retryFulfillmentStepUpdate,
+  retryRefundUpdate,
+  statusQuery,
+} from '../domain/messages.js';
+import { callerWaiting } from './activity-proxies.js';
+import { businessCause } from './failures.js';
+import type { OrderRun } from './order-run.js';
+
+/** The messages an order's run answers (domain/messages.ts), each changing the run's state only. */
+export function registerOrderHandlers(run: OrderRun): void {
+  setHandler(
+    placeOrderUpdate,
+    async (request) => {
+      try {
+        const placed = await callerWaiting.placeOrder(request);
+        run.takeOver(placed);
+        return placed;
+      } catch (err) {
+        if (!run.order) run.placementRejected = true;
+        throw businessCause(err);
+      }
+    },
+    {
+      validator: (request) => {
+        if (request.orderId !== run.orderId) {
+          throw new Error(`this workflow is for order ${run.orderId}, not ${request.orderId}`);
+        }
+      },
+    },
+  );
+
+  // Settled by the handler itself: the run cannot end while a payment it accepted is unsettled.
+  setHandler(paidSignal, (notice) => run.payments.settle(notice));
+
+  setHandler(cancelSignal, () => run.wakeUp('cancel-requested'));
+
+  setHandler(
+    extendDeadlineUpdate,
+    async ({ minutes }) => {
+      const extended = await callerWaiting.extendDeadline({ orderId: run.orderId, minutes }).catch((err: unknown) => {
+        throw businessCause(err);
+      });
+      run.deadlineMoved(extended.expiresAt);
+      run.wakeUp('deadline-moved');
+      return extended;
+    },
+    {
+      validator: ({ minutes }) => {
+        if (!Number.isInteger(minutes) || minutes <= 0) throw new Error('minutes must be a positive whole number');
+        if (run.status !== 'UNPAID') {
+          throw ApplicationFailure.nonRetryable('the order is no longer unpaid', 'ORDER_NOT_UNPAID');
+        }
+      },
+    },
+  );
+
+  setHandler(retryFulfillmentStepUpdate, async ({ step }) => ({ step, status: await run.fulfillment.retry(step) }), {
+    validator: ({ step }) => run.fulfillment.assertRetryable(step),
+  });
+
+  setHandler(retryRefundUpdate, ({ paymentId }) => run.payments.retry(paymentId), {
+    validator: ({ paymentId }) => run.payments.assertRetryable(paymentId),
+  });
+
+  setHandler(statusQuery, () => run.snapshot());
+}

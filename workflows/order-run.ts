@@ -1,0 +1,142 @@
+import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import type { LifecyclePhase, LifecycleStatus, PlacedOrder } from '../domain/messages.js';
+import { CustomerIdKey, OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
+import type { CancelReason, OrderStatus } from '../domain/statuses.js';
+import { AcceptedPayments } from './accepted-payments.js';
+import { Attention } from './attention.js';
+import { Fulfillment } from './fulfillment.js';
+import { KeepTrying } from './keep-trying.js';
+
+/** Why the wait for payment ends before the deadline: a payment paid the order, or the customer cancelled, or the deadline moved. */
+export type Wake = 'paid' | 'cancel-requested' | 'deadline-moved';
+
+/**
+ * One order's run: what it knows, and how it shows it — the search attributes operators filter
+ * by, the Web UI's current details, and the `status` query. The business process itself is
+ * workflows/order-lifecycle.ts; the messages that change this state are workflows/order-handlers.ts.
+ */
+export class OrderRun {
+  order: PlacedOrder | undefined;
+  placementRejected = false;
+  status: OrderStatus | undefined;
+  expiresAt: string | null = null;
+  cancelReason: CancelReason | null = null;
+  phase: LifecyclePhase = 'placing';
+  /** Set by a message that ends the wait for payment early; the run takes it when it wakes. */
+  wake: Wake | undefined;
+  readonly attention = new Attention(() => this.showDetails());
+  readonly keepTrying: KeepTrying;
+  readonly payments: AcceptedPayments;
+  readonly fulfillment: Fulfillment;
+
+  constructor(readonly orderId: string) {
+    this.keepTrying = new KeepTrying(orderId, this.attention);
+    this.payments = new AcceptedPayments({
+      orderId,
+      keepTrying: this.keepTrying,
+      attention: this.attention,
+      onPaid: () => this.markPaid(),
+    });
+    this.fulfillment = new Fulfillment(orderId, this.keepTrying, this.attention);
+  }
+
+  /** A customer's cancel outlasts other wakes until the run acts on it. */
+  wakeUp(reason: Wake): void {
+    if (this.wake !== 'cancel-requested') this.wake = reason;
+  }
+
+  /** The first placement (or adoption) that succeeds defines the order; a replayed placement changes nothing. */
+  takeOver(placed: PlacedOrder): void {
+    if (this.order) return;
+    this.order = placed;
+    this.status = placed.status;
+    this.expiresAt = placed.expiresAt;
+    this.publishSearchAttributes();
+  }
+
+  cancelled(reason: CancelReason): void {
+    this.status = 'CANCELLED';
+    this.cancelReason = reason;
+    this.publishSearchAttributes();
+  }
+
+  settledElsewhere(status: OrderStatus): void {
+    this.status = status;
+    this.publishSearchAttributes();
+  }
+
+  deadlineMoved(expiresAt: string): void {
+    this.expiresAt = expiresAt;
+    this.publishSearchAttributes();
+  }
+
+  enter(phase: LifecyclePhase): void {
+    this.phase = phase;
+    this.showDetails();
+  }
+
+  rejected(): void {
+    upsertSearchAttributes([{ key: OrderStatusKey, value: 'REJECTED' }]);
+  }
+
+  snapshot(): LifecycleStatus {
+    return {
+      orderId: this.orderId,
+      status: this.status ?? (this.placementRejected ? 'REJECTED' : 'PLACING'),
+      expiresAt: this.expiresAt,
+      cancelReason: this.cancelReason,
+      phase: this.phase,
+      waitingFor: this.waitingFor(),
+      payments: [...this.payments.statuses].map(([paymentId, status]) => ({ paymentId, status })),
+      fulfillment: this.status === 'PAID' ? { ...this.fulfillment.status } : null,
+      needsAttention: this.attention.items,
+    };
+  }
+
+  private markPaid(): void {
+    this.status = 'PAID';
+    this.wakeUp('paid');
+    this.publishSearchAttributes();
+  }
+
+  private publishSearchAttributes(): void {
+    upsertSearchAttributes([
+      { key: OrderStatusKey, value: this.status ?? 'PLACING' },
+      { key: CustomerIdKey, value: this.order!.customerId },
+      { key: OrderExpiresAtKey, value: new Date(this.expiresAt!) },
+    ]);
+    this.showDetails();
+  }
+
+  private waitingFor(): string {
+    if (!this.payments.idle) return 'a payment to be settled';
+    switch (this.phase) {
+      case 'placing':
+        return 'the order to be placed';
+      case 'awaiting-payment':
+        return `payment until ${this.expiresAt}`;
+      case 'compensating':
+        return "the payment intent to be closed and the customer's notice";
+      case 'fulfilling':
+        return 'fulfillment: invoice, notification, loyalty points';
+      case 'ending':
+        return 'open messages and owed refunds to be finished';
+    }
+  }
+
+  /** The Web UI's "current details": what this order is and what it waits for, in plain words. */
+  private showDetails(): void {
+    const now = this.snapshot();
+    const lines = [`**${now.status}**${now.cancelReason ? ` (${now.cancelReason})` : ''}`];
+    if (this.order) {
+      lines.push(`${this.order.customerId} · ${(this.order.totalCents / 100).toFixed(2)} · deadline ${now.expiresAt}`);
+    }
+    lines.push(`Waiting for: ${now.waitingFor}`);
+    if (now.fulfillment) {
+      const steps = Object.entries(now.fulfillment).map(([step, status]) => `${step} ${status}`);
+      lines.push(`Fulfillment: ${steps.join(', ')}`);
+    }
+    for (const item of now.needsAttention) lines.push(`Needs attention: ${item}`);
+    setCurrentDetails(lines.join('\n\n'));
+  }
+}
