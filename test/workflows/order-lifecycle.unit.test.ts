@@ -1,0 +1,292 @@
+import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Activities } from '../../activities/index.js';
+import type { CancelOutcome } from '../../activities/orders.js';
+import type { PaymentDecision } from '../../activities/payments.js';
+import { THIRD_PARTY_FAILURES } from '../../domain/errors.js';
+import {
+  ORDER_WORKFLOW_TYPE,
+  orderLifecycleInput,
+  orderWorkflowId,
+  paidSignal,
+  placeOrderUpdate,
+  retryRefundUpdate,
+  statusQuery,
+  type LifecycleStatus,
+  type PlacedOrder,
+} from '../../domain/messages.js';
+import { NeedsAttentionKey } from '../../domain/search-attributes.js';
+import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { createTimeSkippingEnv } from '../helpers/temporal.js';
+
+/**
+ * The order workflow's own logic, with every activity stubbed: which calls it makes, in which
+ * order, and what it does with their answers and failures. Time-skipping server, no database:
+ * the fast tier (npm run test:unit). The same paths against the real activities and PostgreSQL are
+ * order-lifecycle.test.ts and payment-safety.test.ts.
+ */
+const MINUTE = 60_000;
+const TASK_QUEUE = 'orders-unit';
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundle;
+
+/** Every call the stubs received, by activity, with its arguments. */
+let calls: Array<{ activity: string; args: unknown[] }>;
+/** Per test: what an activity does instead of the default below. */
+let overrides: Partial<Record<keyof Activities, (...args: never[]) => Promise<unknown>>>;
+
+const called = (activity: keyof Activities) => calls.filter((c) => c.activity === activity);
+
+/** The server's clock, which the tests before have skipped ahead of the machine's. */
+const serverNow = () => env.currentTimeMs();
+
+async function placedOrder(orderId: string): Promise<PlacedOrder> {
+  return {
+    id: orderId,
+    customerId: 'cust-1',
+    status: 'UNPAID',
+    totalCents: 1_000,
+    expiresAt: new Date((await serverNow()) + 30 * MINUTE).toISOString(),
+    couponCode: null,
+    items: [{ sku: 'TEA', quantity: 1, unitPriceCents: 1_000 }],
+  };
+}
+
+const cancelled = (): CancelOutcome => ({
+  outcome: 'CANCELLED',
+  cancelledAt: new Date().toISOString(),
+  expiresAt: new Date().toISOString(),
+});
+const decided = (outcome: 'PAID' | 'REFUND_PENDING'): PaymentDecision => ({
+  outcome,
+  paymentStatus: outcome === 'PAID' ? 'CAPTURED' : 'REFUND_PENDING',
+  duplicate: false,
+});
+
+const DEFAULTS: Partial<Record<keyof Activities, (...args: never[]) => Promise<unknown>>> = {
+  placeOrder: async (request: { orderId: string }) => placedOrder(request.orderId),
+  cancelOrder: async () => cancelled(),
+  settlePayment: async () => decided('PAID'),
+  refundPayment: async () => ({ refunded: true }),
+  recordRefundFailure: async () => undefined,
+  reopenRefund: async () => ({ reopened: true }),
+  closePaymentIntent: async () => undefined,
+  notifyCustomer: async () => undefined,
+  issueInvoice: async () => undefined,
+  sendPaymentNotification: async () => undefined,
+  awardLoyaltyPoints: async () => undefined,
+  markStepFailed: async () => undefined,
+  reopenStep: async () => ({ reopened: true }),
+};
+
+function stubActivities(): Record<string, (...args: unknown[]) => Promise<unknown>> {
+  return Object.fromEntries(
+    Object.keys(DEFAULTS).map((activity) => [
+      activity,
+      async (...args: unknown[]) => {
+        calls.push({ activity, args });
+        const act = (overrides[activity as keyof Activities] ?? DEFAULTS[activity as keyof Activities])!;
+        return (act as (...a: unknown[]) => Promise<unknown>)(...args);
+      },
+    ]),
+  );
+}
+
+beforeAll(async () => {
+  [env, bundle] = await Promise.all([
+    createTimeSkippingEnv(),
+    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: silent }),
+  ]);
+});
+afterAll(() => env?.teardown());
+beforeEach(() => {
+  calls = [];
+  overrides = {};
+});
+
+/** Places an order as POST /orders does (update-with-start) and runs `test` while a worker serves it. */
+async function withOrder<T>(test: (orderId: string) => Promise<T>): Promise<T> {
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: TASK_QUEUE,
+    workflowBundle: bundle,
+    activities: stubActivities(),
+  });
+  const orderId = randomUUID();
+  return worker.runUntil(async () => {
+    await env.client.workflow.executeUpdateWithStart(placeOrderUpdate, {
+      args: [{ orderId, customerId: 'cust-1', items: [{ sku: 'TEA', quantity: 1 }], requestHash: 'h' }],
+      startWorkflowOperation: new WithStartWorkflowOperation(ORDER_WORKFLOW_TYPE, {
+        workflowId: orderWorkflowId(orderId),
+        taskQueue: TASK_QUEUE,
+        args: [orderLifecycleInput(orderId)],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      }),
+    });
+    return test(orderId);
+  });
+}
+
+const handleOf = (orderId: string) => env.client.workflow.getHandle(orderWorkflowId(orderId));
+const result = (orderId: string) => handleOf(orderId).result() as Promise<LifecycleStatus>;
+const pay = (orderId: string, paymentId = `pay-${orderId}`, amountCents = 1_000) =>
+  handleOf(orderId).signal(paidSignal, { paymentId, orderId, amountCents, paidAt: new Date().toISOString() });
+
+/** The values NeedsAttention took, in the order the run wrote them. */
+async function needsAttentionWrites(orderId: string): Promise<boolean[]> {
+  const { events } = await handleOf(orderId).fetchHistory();
+  return (events ?? []).flatMap((e) => {
+    const fields = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+    const payload = fields?.[NeedsAttentionKey.name];
+    return payload?.data ? [JSON.parse(Buffer.from(payload.data).toString('utf8')) as boolean] : [];
+  });
+}
+
+describe('OrderLifecycle with stubbed activities', () => {
+  it('an unpaid order is cancelled at its deadline, then its intent closed and the customer told, once each', async () => {
+    const end = await withOrder(result);
+    expect(end).toMatchObject({ status: 'CANCELLED', cancelReason: 'PAYMENT_TIMEOUT', phase: 'ending' });
+    expect(called('cancelOrder').map((c) => c.args[0])).toEqual([
+      expect.objectContaining({ reason: 'PAYMENT_TIMEOUT' }),
+    ]);
+    expect(called('closePaymentIntent')).toHaveLength(1);
+    expect(called('notifyCustomer').map((c) => c.args[0])).toEqual([
+      expect.objectContaining({ template: 'ORDER_CANCELLED' }),
+    ]);
+    expect(called('issueInvoice')).toHaveLength(0);
+  });
+
+  it('a payment before the deadline pays: fulfillment runs, nothing is cancelled or released', async () => {
+    const end = await withOrder(async (orderId) => {
+      await pay(orderId);
+      return result(orderId);
+    });
+    expect(end).toMatchObject({
+      status: 'PAID',
+      payments: [{ status: 'CAPTURED' }],
+      fulfillment: { invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' },
+    });
+    expect(called('cancelOrder')).toHaveLength(0);
+    expect(called('closePaymentIntent')).toHaveLength(0);
+  });
+
+  it('a second payment for a paid order is refunded by the same run, and the customer told', async () => {
+    overrides.settlePayment = async (notice: { paymentId: string }) =>
+      decided(notice.paymentId.startsWith('second') ? 'REFUND_PENDING' : 'PAID');
+    const end = await withOrder(async (orderId) => {
+      await pay(orderId);
+      await pay(orderId, `second-${orderId}`);
+      await pay(orderId, `second-${orderId}`); // a redelivery: dropped
+      return result(orderId);
+    });
+    expect(end.payments.map((p) => p.status).sort()).toEqual(['CAPTURED', 'REFUNDED']);
+    expect(called('settlePayment')).toHaveLength(2);
+    expect(called('refundPayment')).toHaveLength(1);
+    expect(called('notifyCustomer').map((c) => c.args[0])).toEqual([
+      expect.objectContaining({ template: 'PAYMENT_REFUNDED' }),
+    ]);
+  });
+
+  it('a database clock behind the timer answers NOT_DUE: the run waits for the database deadline and cancels then', async () => {
+    let first = true;
+    overrides.cancelOrder = async () => {
+      if (!first) return cancelled();
+      first = false;
+      return { outcome: 'NOT_DUE', expiresAt: new Date((await serverNow()) + MINUTE).toISOString() };
+    };
+    const end = await withOrder(result);
+    expect(end.status).toBe('CANCELLED');
+    expect(called('cancelOrder')).toHaveLength(2);
+  });
+
+  it('a cancel that finds the order paid elsewhere fulfils it instead', async () => {
+    overrides.cancelOrder = async () => ({ outcome: 'ALREADY_FINAL', status: 'PAID' });
+    const end = await withOrder(result);
+    expect(end).toMatchObject({ status: 'PAID', fulfillment: { invoice: 'DONE' } });
+    expect(called('closePaymentIntent')).toHaveLength(0);
+  });
+
+  it('our database failing for more than 5 minutes flags the order, keeps trying, and clears the flag once through', async () => {
+    // Three rounds of the database preset's 10 attempts: a little over 5 minutes of workflow time.
+    overrides.cancelOrder = async () => {
+      if (called('cancelOrder').length <= 30) throw new Error('connect ECONNREFUSED (the database is down)');
+      return cancelled();
+    };
+    const end = await withOrder(async (orderId) => {
+      const status = await result(orderId);
+      expect(await needsAttentionWrites(orderId)).toEqual([true, false]);
+      return status;
+    });
+    expect(end).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
+    expect(called('cancelOrder')).toHaveLength(31);
+  }, 30_000);
+
+  it('a messaging provider that stays unavailable gives the notice up and flags it; the order still ends', async () => {
+    overrides.notifyCustomer = async () => {
+      throw ApplicationFailure.retryable('messaging is down', THIRD_PARTY_FAILURES.unavailable);
+    };
+    const end = await withOrder(result);
+    expect(end.status).toBe('CANCELLED');
+    expect(end.needsAttention).toEqual([expect.stringContaining('was not sent ORDER_CANCELLED')]);
+    expect(called('notifyCustomer')).toHaveLength(20); // one round of the notice preset
+  });
+
+  it('a refund the provider rejects is held, keeps the run open, and is refunded when an operator retries it', async () => {
+    let rejecting = true;
+    overrides.settlePayment = async () => decided('REFUND_PENDING'); // a wrong amount
+    overrides.refundPayment = async () => {
+      if (rejecting) throw ApplicationFailure.nonRetryable('refund refused', THIRD_PARTY_FAILURES.rejected);
+      return { refunded: true };
+    };
+    const end = await withOrder(async (orderId) => {
+      const paymentId = `short-${orderId}`;
+      await pay(orderId, paymentId, 999);
+      await env.sleep(31 * MINUTE);
+      const held = await handleOf(orderId).query(statusQuery);
+      expect(held).toMatchObject({ status: 'CANCELLED', phase: 'ending', payments: [{ status: 'REFUND_FAILED' }] });
+      expect(held.needsAttention).toEqual([expect.stringContaining(`refund of ${paymentId} rejected`)]);
+      expect((await handleOf(orderId).describe()).status.name).toBe('RUNNING');
+      rejecting = false;
+      await handleOf(orderId).executeUpdate(retryRefundUpdate, { args: [{ paymentId }] });
+      return result(orderId);
+    });
+    expect(end).toMatchObject({ payments: [{ status: 'REFUNDED' }], needsAttention: [] });
+    expect(called('recordRefundFailure')).toHaveLength(1);
+    expect(called('reopenRefund')).toHaveLength(1);
+    expect(called('refundPayment')).toHaveLength(2);
+  });
+
+  it('a placement refused by the business ends the run as REJECTED, with nothing to undo', async () => {
+    overrides.placeOrder = async () => {
+      throw ApplicationFailure.nonRetryable('not enough units', 'OUT_OF_STOCK');
+    };
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: TASK_QUEUE,
+      workflowBundle: bundle,
+      activities: stubActivities(),
+    });
+    const orderId = randomUUID();
+    await worker.runUntil(async () => {
+      const placing = env.client.workflow.executeUpdateWithStart(placeOrderUpdate, {
+        args: [{ orderId, customerId: 'cust-1', items: [{ sku: 'TEA', quantity: 1 }], requestHash: 'h' }],
+        startWorkflowOperation: new WithStartWorkflowOperation(ORDER_WORKFLOW_TYPE, {
+          workflowId: orderWorkflowId(orderId),
+          taskQueue: TASK_QUEUE,
+          args: [orderLifecycleInput(orderId)],
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        }),
+      });
+      await expect(placing).rejects.toMatchObject({ cause: { type: 'OUT_OF_STOCK' } });
+      expect(await result(orderId)).toMatchObject({ status: 'REJECTED' });
+    });
+    expect(called('placeOrder')).toHaveLength(1); // a business refusal is not retried
+    expect(called('cancelOrder')).toHaveLength(0);
+  });
+});
+
+const silent = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
