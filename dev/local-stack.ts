@@ -377,9 +377,11 @@ export class LocalStack {
     this.api = startTypeScript('API', 'api/server.ts', this.serviceEnv(), output);
     this.watch(this.api);
     await this.stopIfStopping();
-    await waitForApi(this.api.exited, this.options.apiPort).catch((err: Error) => {
+    await waitForApi(this.api.exited, this.options.apiPort).catch(async (err: Error) => {
+      await this.stopIfStopping(); // the API ended because stop() stopped it
       throw output.logFile === undefined ? err : new StartupError(`${err.message}; see ${output.logFile}`);
     });
+    await this.stopIfStopping();
   }
 
   private serviceEnv(): NodeJS.ProcessEnv {
