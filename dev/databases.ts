@@ -29,6 +29,21 @@ export async function dropDatabase(adminUrl: string, name: string): Promise<void
   );
 }
 
+/**
+ * Login roles with every right, created unless they exist: they tell clients apart (e.g. in
+ * pg_stat_statements), not what they may do.
+ */
+export async function ensureSuperuserRoles(adminUrl: string, roles: readonly string[]): Promise<void> {
+  await withClient(adminUrl, async (client) => {
+    const { rows } = await client.query<{ rolname: string }>('SELECT rolname FROM pg_roles WHERE rolname = ANY($1)', [
+      roles,
+    ]);
+    const existing = new Set(rows.map((r) => r.rolname));
+    for (const role of roles.filter((r) => !existing.has(r)))
+      await client.query(`CREATE ROLE ${pg.escapeIdentifier(role)} LOGIN SUPERUSER`);
+  });
+}
+
 /** Runs a script of several statements (e.g. `prisma migrate diff --script` output). */
 export async function runSql(url: string, sql: string): Promise<void> {
   await withClient(url, (client) => client.query(sql));
@@ -44,7 +59,8 @@ export async function assertReachable(url: string): Promise<void> {
   }
 }
 
-function databaseUrl(serverUrl: string, name: string): string {
+/** The URL of database `name` on the server of `serverUrl`, with the same login. */
+export function databaseUrl(serverUrl: string, name: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return url.toString();

@@ -1,6 +1,6 @@
-import { join } from 'node:path';
 import { DATA_DIR } from './paths.js';
-import { reachableDataDir, type PostgresOptions } from './postgres.js';
+import { durablePostgres, type PostgresOptions } from './postgres.js';
+import type { WorkerPorts } from './local-stack.js';
 import type { ServerPorts } from './temporal/server.js';
 
 /** Where `npm start` runs what the environment does not provide; `npm run check` finds its database here too. */
@@ -28,20 +28,11 @@ export const EMBEDDED_TEMPORAL_PORTS: ServerPorts = {
  * `--cluster` always uses PostgreSQL: a SQLite file cannot be shared by processes.
  */
 export const EMBEDDED_TEMPORAL_STORE: 'sqlite' | 'postgres' = 'sqlite';
-export const EMBEDDED_TEMPORAL_SQLITE = join(DATA_DIR, 'temporal-server.sqlite');
 
 /** The cluster mode's second worker replica: its /metrics and SDK metrics ports (the first has the defaults). */
-export const SECOND_WORKER_METRICS = { port: 9466, sdkAddress: '127.0.0.1:9467' } as const;
+export const SECOND_WORKER_METRICS: WorkerPorts = { metricsPort: 9466, sdkMetricsAddress: '127.0.0.1:9467' };
 
-/**
- * The embedded PostgreSQL: data in .data/postgres, kept across restarts (under /var/tmp instead when
- * the checkout is somewhere the postgres user cannot enter, see reachableDataDir).
- */
+/** The embedded PostgreSQL of `npm start`, in .data/ (what `npm run check` starts when it is not running). */
 export function embeddedPostgres(): PostgresOptions {
-  return {
-    dataDir: reachableDataDir(join(DATA_DIR, 'postgres')),
-    port: EMBEDDED.postgresPort,
-    logFile: join(DATA_DIR, 'postgres.log'),
-    durable: true,
-  };
+  return durablePostgres(DATA_DIR, EMBEDDED.postgresPort);
 }

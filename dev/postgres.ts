@@ -27,6 +27,8 @@ export interface PostgresOptions {
   logFile: string;
   /** false for throwaway test clusters: no fsync, much faster, lost on a crash. */
   durable: boolean;
+  /** Server settings given at every start (`-c name=value`), e.g. `shared_preload_libraries`. */
+  settings?: Readonly<Record<string, string>>;
 }
 
 export interface RunningPostgres {
@@ -60,6 +62,7 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
       '-c',
       'unix_socket_directories=',
       ...(options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     env: { ...process.env, LC_MESSAGES: 'C' },
     logFile: options.logFile,
@@ -70,6 +73,19 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
   const url = `postgresql://postgres@127.0.0.1:${options.port}/postgres`;
   await waitUntilReady(url, server, options.logFile);
   return { url, exited: server.exited, pid: server.pid, stop: () => server.stop() };
+}
+
+/**
+ * A durable cluster kept in `<dataDir>/postgres` across restarts (under /var/tmp instead when the
+ * postgres user cannot enter dataDir, see reachableDataDir), logging to `<logDir>/postgres.log`.
+ */
+export function durablePostgres(dataDir: string, port: number, logDir = dataDir): PostgresOptions {
+  return {
+    dataDir: reachableDataDir(join(dataDir, 'postgres')),
+    port,
+    logFile: join(logDir, 'postgres.log'),
+    durable: true,
+  };
 }
 
 /** A non-durable cluster in a fresh temp directory on a free port, deleted again by stop(). */

@@ -2,13 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import type { ChaosClient } from './client.js';
 import type { TemporalService } from '../temporal/server.js';
-import type { ChaosStack } from './stack.js';
+import type { LocalStack } from '../local-stack.js';
 
 /** One injected failure. `prepare` runs before the load starts, `inject` in the middle of it. */
 export interface Fault {
   name: string;
-  prepare?(stack: ChaosStack): Promise<void>;
-  inject(stack: ChaosStack, client: ChaosClient): Promise<void>;
+  prepare?(stack: LocalStack): Promise<void>;
+  inject(stack: LocalStack, client: ChaosClient): Promise<void>;
 }
 const HEALTH_RECOVERY_BOUND_MS = 60_000;
 
@@ -103,7 +103,7 @@ export function postgresOutage(ms: number, label: string): Fault {
 }
 
 /** order_calls_stuck_total summed over the workers, by activity. */
-async function stuckCounters(stack: ChaosStack): Promise<string> {
+async function stuckCounters(stack: LocalStack): Promise<string> {
   const byActivity = new Map<string, number>();
   for (const url of stack.workerMetricsUrls.values()) {
     const text = await fetch(url).then(
@@ -148,7 +148,7 @@ export const CLUSTER_FAULTS: readonly Fault[] = [
 ];
 
 /** A clean stop (SIGTERM) and a start, as a rolling deploy does it. */
-async function restartService(stack: ChaosStack, client: ChaosClient, service: TemporalService): Promise<void> {
+async function restartService(stack: LocalStack, client: ChaosClient, service: TemporalService): Promise<void> {
   say(`restarting the ${service} service`);
   const started = Date.now();
   await stack.stopTemporalService(service, 'stop');

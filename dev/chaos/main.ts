@@ -3,13 +3,13 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { createDb } from '../../lib/db.js';
 import { parseDuration } from '../../lib/duration.js';
-import { ensurePrismaClient } from '../migrate.js';
 import { runMain } from '../startup-error.js';
 import { stockCatalog } from './catalog.js';
 import { ChaosClient } from './client.js';
 import { CLUSTER_FAULTS, FAULTS, postgresOutage, say } from './faults.js';
 import { LoadGenerator, seededRandom } from './load.js';
-import { CHAOS_SECRETS, ChaosStack } from './stack.js';
+import type { LocalStack } from '../local-stack.js';
+import { CHAOS_SECRETS, CHAOS_TASK_QUEUE, logTails, startChaosStack } from './stack.js';
 import { runStorm } from './storm.js';
 import { describeVerdict, settleAndJudge } from './verdict.js';
 
@@ -79,8 +79,7 @@ runMain(async () => {
     `Chaos run (${profileName}${cluster ? ', Temporal cluster' : ''}, seed ${seed}, PAYMENT_WINDOW ${PAYMENT_WINDOW}) — loopback only, free ports, a temp directory`,
   );
 
-  await ensurePrismaClient();
-  let stack: ChaosStack | undefined;
+  let stack: LocalStack | undefined;
   let interrupted = false;
   const onSignal = (signal: string) => {
     if (interrupted) return;
@@ -93,9 +92,9 @@ runMain(async () => {
 
   let failed = false;
   try {
-    stack = await ChaosStack.start({ paymentWindow: PAYMENT_WINDOW, cluster });
+    stack = await startChaosStack({ paymentWindow: PAYMENT_WINDOW, cluster });
     console.log(
-      `Stack up in ${((Date.now() - started) / 1000).toFixed(1)} s: API ${stack.apiUrl}, Temporal ${stack.temporalAddress}, files in ${stack.root}`,
+      `Stack up in ${((Date.now() - started) / 1000).toFixed(1)} s: API ${stack.apiUrl}, Temporal ${stack.temporalAddress}, files in ${stack.dataDir}`,
     );
     const client = new ChaosClient(stack.apiUrl, CHAOS_SECRETS);
     const db = createDb(stack.databaseUrl, { maxConnections: 3 });
@@ -124,7 +123,7 @@ runMain(async () => {
           await sleep(profile.loadAfterMs);
           say('load stopped; waiting for every order, payment and refund to settle');
           const ledger = await load.stop();
-          const verdict = await settleAndJudge(db, temporal, stack.taskQueue, ledger, profile.settleBoundMs);
+          const verdict = await settleAndJudge(db, temporal, CHAOS_TASK_QUEUE, ledger, profile.settleBoundMs);
           const lines = describeVerdict(fault.name, ledger, verdict);
           console.log(lines.join('\n'));
           summary.push(lines.at(-1)!);
@@ -138,7 +137,7 @@ runMain(async () => {
       }
       if (stack.crashes.length > 0) {
         failed = true;
-        summary.push(`processes that ended on their own: ${stack.crashes.join('; ')}`);
+        summary.push(`processes that ended on their own: ${stack.crashes.map((c) => `${c.name} ${c.how}`).join('; ')}`);
       }
       console.log(`\n== Summary (${((Date.now() - started) / 1000).toFixed(0)} s)\n${summary.join('\n')}`);
       console.log(failed ? 'CHAOS: FAILED' : 'CHAOS: PASSED');
@@ -152,10 +151,10 @@ runMain(async () => {
   } finally {
     if (!interrupted) {
       if (failed && stack)
-        console.log(await stack.logTails().catch((err: Error) => `(logs unreadable: ${err.message})`));
+        console.log(await logTails(stack.logDir).catch((err: Error) => `(logs unreadable: ${err.message})`));
       console.log(
         failed && stack
-          ? `Stopping everything (files kept for inspection in ${stack.root}) …`
+          ? `Stopping everything (files kept for inspection in ${stack.dataDir}) …`
           : 'Stopping everything …',
       );
       await stack?.stop({ keepFiles: failed });

@@ -7,7 +7,8 @@ import { forEachLimited } from '../pool.js';
 import { say } from './faults.js';
 import { describeLatency, latencyStats, type Sample } from './latency.js';
 import { emptyLedger, placeTracked, type Ledger, type PlacedOrder } from './load.js';
-import type { ChaosStack } from './stack.js';
+import type { LocalStack } from '../local-stack.js';
+import { CHAOS_TASK_QUEUE } from './stack.js';
 import { describeVerdict, settleAndJudge } from './verdict.js';
 
 const STORM_ORDERS = 1_000;
@@ -26,7 +27,7 @@ const DRAIN_BOUND_MS = 300_000;
 const SETTLE_BOUND_MS = 600_000;
 
 interface StormDeps {
-  stack: ChaosStack;
+  stack: LocalStack;
   client: ChaosClient;
   db: Db;
   temporal: Client;
@@ -132,7 +133,7 @@ export async function runStorm({
   ];
   console.log(lines.join('\n'));
   say('waiting for every order, payment and refund to settle');
-  const verdict = await settleAndJudge(db, temporal, stack.taskQueue, ledger, SETTLE_BOUND_MS);
+  const verdict = await settleAndJudge(db, temporal, CHAOS_TASK_QUEUE, ledger, SETTLE_BOUND_MS);
   const judged = describeVerdict('load held', ledger, verdict);
   console.log(judged.join('\n'));
   return { ok: held && verdict.ok, summary: [lines[1]!.trim(), lines[2]!.trim(), lines[3]!.trim(), judged.at(-1)!] };
@@ -149,9 +150,9 @@ function paidOnTime(orderId: string) {
   };
 }
 
-async function restartWorkers(stack: ChaosStack, paymentWindow: string): Promise<void> {
+async function restartWorkers(stack: LocalStack, paymentWindow: string): Promise<void> {
   for (const worker of [...stack.workers]) await stack.stopWorker(worker);
-  const worker = await stack.startWorker(paymentWindow);
+  const worker = await stack.startWorker({ PAYMENT_WINDOW: paymentWindow });
   say(`${worker.name} started with PAYMENT_WINDOW ${paymentWindow}`);
 }
 

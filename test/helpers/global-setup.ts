@@ -1,8 +1,8 @@
 import type { TestProject } from 'vitest/node';
-import { ensurePrismaClient, migrateDeploy } from '../../dev/migrate.js';
+import { ensurePrismaClient } from '../../dev/migrate.js';
 import { createDatabase } from '../../dev/databases.js';
-import { applyFakesSchema } from '../../dev/fakes/schema.js';
 import { startThrowawayPostgres } from '../../dev/postgres.js';
+import { prepareServiceDatabase } from '../../dev/service-database.js';
 import { CHROMIUM, DOCKER_COMPOSE, ensureDebianTool, type DebianToolState } from './debian-tools.js';
 import {
   resolveTemporalServer,
@@ -48,8 +48,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const postgres = await startThrowawayPostgres();
   try {
     const template = await createDatabase(postgres.url, MIGRATED_TEMPLATE);
-    await migrateDeploy(template);
-    await applyFakesSchema(template); // the tests run on the local fakes, as the dev stack does
+    await prepareServiceDatabase(template); // what the local stacks' databases get: the tests run on the fakes too
   } catch (err) {
     await postgres.stop();
     throw err;
