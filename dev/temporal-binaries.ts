@@ -1,10 +1,10 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { buildOnce } from './cached-build.js';
 import { buildGoBinaries, buildKey, GO_TOOLCHAIN, requiredVersion, type GoBinary } from './go-modules.js';
 import { StartupError } from './startup-error.js';
+import { findExecutable, isExecutableFile, toolCacheDir } from './tool-cache.js';
 
 /**
  * Where the Temporal servers come from. The SDK would download them from the internet; offline
@@ -24,14 +24,13 @@ export const DEV_SERVER_MISSING =
 export const TEST_SERVER_MISSING =
   'no Temporal test server: set TEMPORAL_TEST_SERVER_PATH to an executable, or install Maven and Java so it can be assembled';
 
-/** Dev-only knobs: the one place this tooling reads the environment (the service's own settings go through lib/config.ts). */
+/** Dev-only knobs (the service's own settings go through lib/config.ts); the cache and PATH: dev/tool-cache.ts. */
 function knobs() {
   const env = process.env;
   return {
     cliPath: env.TEMPORAL_CLI_PATH || undefined,
     testServerPath: env.TEMPORAL_TEST_SERVER_PATH || undefined,
-    cacheDir: join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'order-lifecycle'),
-    searchPath: (env.PATH ?? '').split(delimiter).filter(Boolean),
+    cacheDir: toolCacheDir(),
   };
 }
 
@@ -57,7 +56,7 @@ const SERVER_BINARIES: readonly GoBinary[] = [
  * fresh one with Go (about 5 minutes on 2 cores). undefined: no Go to build them with.
  */
 export async function resolveTemporalServer(): Promise<TemporalServerBinaries | undefined> {
-  const { cacheDir, searchPath } = knobs();
+  const { cacheDir } = knobs();
   const serverVersion = requiredVersion('temporal-server', 'go.temporal.io/server');
   const uiVersion = requiredVersion('temporal-ui-server', 'github.com/temporalio/ui-server/v2');
   const dir = join(cacheDir, `temporal-server-${serverVersion}-ui-${uiVersion}-${buildKey(SERVER_BINARIES)}`);
@@ -69,7 +68,7 @@ export async function resolveTemporalServer(): Promise<TemporalServerBinaries | 
     title: `Temporal Server ${serverVersion}`,
   };
   if (existsSync(dir)) return binaries;
-  const go = findExecutable('go', searchPath);
+  const go = findExecutable('go');
   if (!go) return undefined;
   await buildOnce({
     title: `Temporal Server ${serverVersion}, its SQL tool and UI server ${uiVersion} (go build, ${GO_TOOLCHAIN})`,
@@ -86,14 +85,14 @@ export async function resolveTemporalServer(): Promise<TemporalServerBinaries | 
  * may still download one when online).
  */
 export async function resolveDevServer(): Promise<string | undefined> {
-  const { cliPath, cacheDir, searchPath } = knobs();
+  const { cliPath, cacheDir } = knobs();
   if (cliPath) return executableFromEnv('TEMPORAL_CLI_PATH', cliPath);
   const dir = join(cacheDir, `temporal-cli-${TEMPORAL_CLI_VERSION}`);
   const cached = join(dir, 'temporal');
   if (existsSync(cached)) return cached;
-  const onPath = findExecutable('temporal', searchPath);
+  const onPath = findExecutable('temporal');
   if (onPath) return onPath;
-  const go = findExecutable('go', searchPath);
+  const go = findExecutable('go');
   if (!go) return undefined;
   await buildOnce({
     title: `Temporal CLI ${TEMPORAL_CLI_VERSION} (go install)`,
@@ -114,13 +113,13 @@ export async function resolveDevServer(): Promise<string | undefined> {
  * undefined: neither is possible (the SDK may still download one when online).
  */
 export async function resolveTestServer(): Promise<string | undefined> {
-  const { testServerPath, cacheDir, searchPath } = knobs();
+  const { testServerPath, cacheDir } = knobs();
   if (testServerPath) return executableFromEnv('TEMPORAL_TEST_SERVER_PATH', testServerPath);
   const dir = join(cacheDir, `temporal-test-server-${TEMPORAL_TEST_SERVER_VERSION}`);
   const wrapper = join(dir, 'temporal-test-server');
   if (existsSync(wrapper)) return wrapper;
-  const mvn = findExecutable('mvn', searchPath);
-  if (!mvn || !findExecutable('java', searchPath)) return undefined;
+  const mvn = findExecutable('mvn');
+  if (!mvn || !findExecutable('java')) return undefined;
   await buildOnce({
     title: `Temporal test server ${TEMPORAL_TEST_SERVER_VERSION} (Maven)`,
     dir,
@@ -169,17 +168,4 @@ exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$(dirname "$0")/lib/*" i
 function executableFromEnv(variable: string, path: string): string {
   if (!isExecutableFile(path)) throw new StartupError(`${variable}=${path}: not an executable file`);
   return path;
-}
-
-function findExecutable(name: string, searchPath: readonly string[]): string | undefined {
-  return searchPath.map((dir) => join(dir, name)).find(isExecutableFile);
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }

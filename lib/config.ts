@@ -14,8 +14,11 @@ export const DEV_ADMIN_TOKEN = 'dev-admin-token';
 export const DEV_CUSTOMER_JWT_SECRET = 'dev-customer-jwt-secret-not-for-production';
 export const DEV_ORDER_ID_SECRET = 'dev-order-id-secret-not-for-production';
 
-/** The implementations of the third parties there are: the local fakes (dev/fakes), nothing real yet. */
-export const THIRD_PARTY_KINDS = ['fake'] as const;
+/**
+ * The implementations of the third parties there are: the local fakes (dev/fakes), and Stripe as the
+ * payment provider (activities/third-party/stripe), which the worker does not run on yet.
+ */
+export const THIRD_PARTY_KINDS = ['fake', 'stripe'] as const;
 export type ThirdPartyKind = (typeof THIRD_PARTY_KINDS)[number];
 
 export class ConfigError extends Error {
@@ -39,8 +42,18 @@ const EnvSchema = z.object({
   PAYMENT_WEBHOOK_SECRET: nonEmpty.default(DEV_WEBHOOK_SECRET),
   ADMIN_TOKEN: nonEmpty.default(DEV_ADMIN_TOKEN),
   FAULTS_ENABLED: z.enum(['true', 'false']).optional(),
-  // Addition (docs/operations.md, "Configuration"): which third parties the worker calls; only the fakes exist yet.
+  // Addition (docs/operations.md, "Configuration"): which third parties the worker calls.
   THIRD_PARTIES: z.enum(THIRD_PARTY_KINDS).optional(),
+  // Additions (docs/stripe.md): Stripe, with THIRD_PARTIES=stripe. The messages never echo a value.
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^[sr]k_(test|live)_\w+$/, 'must be a Stripe secret or restricted key (sk_… or rk_…)')
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_\w+$/, "must be a webhook endpoint's signing secret (whsec_…)")
+    .optional(),
+  STRIPE_API_BASE: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   RECONCILE_EVERY: nonEmpty.default('2m'),
   RECONCILE_GRACE: nonEmpty.default('1m'),
@@ -92,6 +105,8 @@ export interface Config {
    * none is configured and the worker refuses to start (requireThirdParties).
    */
   thirdParties: ThirdPartyKind | undefined;
+  /** Set exactly when THIRD_PARTIES=stripe. */
+  stripe: StripeSettings | undefined;
   /** The fault-injection endpoints for the local fakes; only with THIRD_PARTIES=fake. */
   faultsEnabled: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -135,6 +150,15 @@ export type CustomerTokenSettings = (
   audience?: string | undefined;
 };
 
+export interface StripeSettings {
+  /** The API key (secret or restricted): never logged. */
+  secretKey: string;
+  /** Verifies the signatures of the events Stripe posts (`Stripe-Signature`): never logged. */
+  webhookSecret: string;
+  /** Unset: Stripe's API. Otherwise an origin standing in for it: stripe-mock, the local fake. */
+  apiBase: string | undefined;
+}
+
 export type TemporalConnectionSecurity = Pick<NativeConnectionOptions, 'tls' | 'apiKey' | 'metadata'>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -170,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSecret: e.PAYMENT_WEBHOOK_SECRET,
     adminToken: e.ADMIN_TOKEN,
     thirdParties,
+    stripe: thirdParties === 'stripe' ? stripeSettings(e) : undefined,
     faultsEnabled,
     logLevel: e.LOG_LEVEL,
     reconciliation: { everyMs: reconcileEveryMs, graceMs: reconcileGraceMs },
@@ -186,13 +211,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /**
- * The third parties the worker must call, or a ConfigError saying that none is configured. There
- * is no real provider client yet, so a deployment opts into the fakes knowingly.
+ * The third parties the worker must call, or a ConfigError saying that none is configured. The
+ * worker runs on no real provider yet, so a deployment opts into the fakes knowingly.
  */
 export function requireThirdParties(config: Config): ThirdPartyKind {
+  if (config.thirdParties === 'stripe') {
+    throw new ConfigError(
+      'THIRD_PARTIES=stripe: the Stripe adapter exists but the worker does not run on it yet (docs/stripe.md); ' +
+        'set THIRD_PARTIES=fake',
+    );
+  }
   if (config.thirdParties !== undefined) return config.thirdParties;
   throw new ConfigError(
-    'THIRD_PARTIES: no real payment provider, notifier, invoicing or loyalty client is configured (none exists yet); ' +
+    'THIRD_PARTIES: no real payment provider, notifier, invoicing or loyalty client is configured (the worker runs on none yet); ' +
       'set THIRD_PARTIES=fake to run on the local fakes (development and demos only, nothing real is paid or sent)',
   );
 }
@@ -230,6 +261,31 @@ function customerTokens(e: z.infer<typeof EnvSchema>): CustomerTokenSettings {
   if (e.CUSTOMER_JWT_SECRET !== undefined)
     throw new ConfigError('CUSTOMER_JWT_SECRET: set either it (HS256) or CUSTOMER_JWKS_URL (RS256), not both');
   return { algorithm: 'RS256', jwksUrl: e.CUSTOMER_JWKS_URL, ...claims };
+}
+
+function stripeSettings(e: z.infer<typeof EnvSchema>): StripeSettings {
+  if (e.STRIPE_SECRET_KEY === undefined) throw new ConfigError('STRIPE_SECRET_KEY: required with THIRD_PARTIES=stripe');
+  if (e.STRIPE_WEBHOOK_SECRET === undefined)
+    throw new ConfigError('STRIPE_WEBHOOK_SECRET: required with THIRD_PARTIES=stripe');
+  if (e.STRIPE_API_BASE !== undefined) checkStripeApiBase(e.STRIPE_API_BASE, e.STRIPE_SECRET_KEY);
+  return { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET, apiBase: e.STRIPE_API_BASE };
+}
+
+/**
+ * The client takes a host, port and protocol only, so the base is an origin. The key travels with
+ * every request: in clear only to this machine, and a live key only to Stripe itself.
+ */
+function checkStripeApiBase(base: string, secretKey: string): void {
+  const url = new URL(base);
+  const fail = (why: string) => {
+    throw new ConfigError(`STRIPE_API_BASE: ${why}`);
+  };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('must be an http or https URL');
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
+    fail('must be an origin such as http://127.0.0.1:12111, without a path, query or credentials');
+  if (url.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(url.hostname))
+    fail('plain http only to this machine (localhost, 127.0.0.1, [::1]); elsewhere https');
+  if (/^[sr]k_live_/.test(secretKey)) fail('a live key goes to Stripe only: unset STRIPE_API_BASE, or use a test key');
 }
 
 function duration(name: string, text: string): number {

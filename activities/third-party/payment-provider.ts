@@ -1,7 +1,86 @@
 /** The part of the payment provider's API this service calls. Both calls are idempotent at the provider. */
 export interface PaymentProvider {
   /** Gives a captured payment back to the customer; the same paymentId is refunded at most once. */
-  refund(request: { paymentId: string; amountCents: number }): Promise<{ refundRef: string }>;
+  refund(request: RefundRequest): Promise<{ refundRef: string }>;
   /** Stops the order's pending payment intent from being paid after the order was cancelled. */
   closeIntent(request: { orderId: string }): Promise<void>;
+}
+
+/**
+ * The payment's whole life at the provider: created for a placed order, cancelled at its deadline
+ * before the order is (the provider has the last word on whether it was paid), looked up, refunded.
+ * PaymentProvider becomes this once the workflow closes the payment at the provider first; until
+ * then the two live side by side, and `refund` means the same in both.
+ *
+ * Failures follow the contract of ThirdParties (index.ts), with one exception: cancelPayment
+ * answers UNAVAILABLE instead of throwing, because at the deadline the workflow, not a retry
+ * policy, decides how long an order waits for its provider.
+ */
+export interface PaymentLifecycle {
+  /** Once per order (the idempotency key is derived from orderId): a repeat answers the same payment. */
+  createPayment(request: NewPayment): Promise<CreatedPayment>;
+  cancelPayment(request: PaymentRef): Promise<CancelOutcome>;
+  /** undefined: the provider has no payment for that id or order. */
+  lookupPayment(request: PaymentRef): Promise<ProviderPayment | undefined>;
+  refund(request: RefundRequest): Promise<{ refundRef: string }>;
+}
+
+export interface NewPayment {
+  orderId: string;
+  amountCents: number;
+  /** ISO 4217, e.g. `eur`. */
+  currency: string;
+  /** Ours, not the provider's: kept with the payment for support and reconciliation. */
+  customerId: string;
+}
+
+export interface CreatedPayment {
+  /** The provider's id of the payment (Stripe: the PaymentIntent's). */
+  paymentId: string;
+  /** What the customer's client needs to pay; handed to that customer only. */
+  clientSecret: string;
+}
+
+/** By the provider's id, or by the order (found through the order id the payment carries). */
+export type PaymentRef = { paymentId: string } | { orderId: string };
+
+export interface RefundRequest {
+  paymentId: string;
+  amountCents: number;
+}
+
+export type CancelOutcome =
+  /** Nothing can be paid any more (also when there was nothing to pay, or it had been cancelled). */
+  | { outcome: 'CANCELLED' }
+  /** Too late: the customer paid; the order must be treated as paid with this payment. */
+  | { outcome: 'ALREADY_SUCCEEDED'; payment: SucceededPayment }
+  /** A bank or 3-D Secure step is under way: the payment may still succeed or fail; not cancelled. */
+  | { outcome: 'PROCESSING' }
+  /** The provider could not be reached or did not answer: nothing is known. */
+  | { outcome: 'UNAVAILABLE' };
+
+export interface SucceededPayment {
+  paymentId: string;
+  /** What the provider received, which is what a refund gives back. */
+  amountCents: number;
+  /** ISO 8601: when the customer paid, by the provider's clock. */
+  paidAt: string;
+}
+
+/**
+ * OPEN: waiting for the customer, nothing under way (cancelling stops it); PROCESSING: a bank or
+ * 3-D Secure step is under way; SUCCEEDED: paid; CANCELLED: can never be paid.
+ */
+export type ProviderPaymentStatus = 'OPEN' | 'PROCESSING' | 'SUCCEEDED' | 'CANCELLED';
+
+export interface ProviderPayment {
+  paymentId: string;
+  /** The order it was created for; undefined for a payment this service did not create. */
+  orderId: string | undefined;
+  /** Asked for at creation; once SUCCEEDED, what was received. */
+  amountCents: number;
+  currency: string;
+  status: ProviderPaymentStatus;
+  /** Set once SUCCEEDED. */
+  paidAt: string | undefined;
 }

@@ -61,7 +61,7 @@ it.each([
     { TEMPORAL_ADDRESS: 'temporal:7233', FAULTS_ENABLED: 'true' },
     /^FAULTS_ENABLED: fault injection drives the local fakes only; it needs THIRD_PARTIES=fake$/,
   ],
-  [{ THIRD_PARTIES: 'stripe' }, /^THIRD_PARTIES: /],
+  [{ THIRD_PARTIES: 'paypal' }, /^THIRD_PARTIES: /],
   [{ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL: /],
 ])('rejects %j with a ConfigError naming the variable', (env, message) => {
   const load = () => loadConfig(env);
@@ -159,4 +159,52 @@ it.each([
 ])('rejects %j with a ConfigError naming the variable', (env, message) => {
   expect(() => loadConfig(env)).toThrow(ConfigError);
   expect(() => loadConfig(env)).toThrow(message);
+});
+
+const STRIPE = {
+  DATABASE_URL: 'postgresql://db/orders',
+  THIRD_PARTIES: 'stripe',
+  STRIPE_SECRET_KEY: 'sk_test_51Secret',
+  STRIPE_WEBHOOK_SECRET: 'whsec_Secret',
+};
+
+it('reads the Stripe settings with THIRD_PARTIES=stripe, and only then', () => {
+  expect(loadConfig(STRIPE).stripe).toEqual({
+    secretKey: 'sk_test_51Secret',
+    webhookSecret: 'whsec_Secret',
+    apiBase: undefined,
+  });
+  expect(loadConfig({ ...STRIPE, STRIPE_API_BASE: 'http://127.0.0.1:12111' }).stripe?.apiBase).toBe(
+    'http://127.0.0.1:12111',
+  );
+  expect(loadConfig({ ...STRIPE, STRIPE_SECRET_KEY: 'rk_live_51Restricted' }).stripe?.secretKey).toBe(
+    'rk_live_51Restricted',
+  );
+  expect(loadConfig({ ...STRIPE, THIRD_PARTIES: 'fake' }).stripe).toBeUndefined();
+});
+
+it('does not run the worker on Stripe yet, and says so rather than falling back to the fakes', () => {
+  expect(() => requireThirdParties(loadConfig(STRIPE))).toThrow(
+    /^THIRD_PARTIES=stripe: the Stripe adapter exists but the worker does not run on it yet .*set THIRD_PARTIES=fake$/,
+  );
+});
+
+it.each([
+  [{ STRIPE_SECRET_KEY: undefined }, /^STRIPE_SECRET_KEY: required with THIRD_PARTIES=stripe$/],
+  [{ STRIPE_WEBHOOK_SECRET: undefined }, /^STRIPE_WEBHOOK_SECRET: required with THIRD_PARTIES=stripe$/],
+  [{ STRIPE_SECRET_KEY: 'pk_test_51Publishable' }, /^STRIPE_SECRET_KEY: must be a Stripe secret or restricted key/],
+  [{ STRIPE_WEBHOOK_SECRET: 'Secret' }, /^STRIPE_WEBHOOK_SECRET: must be a webhook endpoint's signing secret/],
+  [{ STRIPE_API_BASE: 'not a url' }, /^STRIPE_API_BASE: /],
+  [{ STRIPE_API_BASE: 'ftp://127.0.0.1:12111' }, /^STRIPE_API_BASE: must be an http or https URL$/],
+  [{ STRIPE_API_BASE: 'http://127.0.0.1:12111/v1' }, /^STRIPE_API_BASE: must be an origin/],
+  [{ STRIPE_API_BASE: 'http://stripe-mock:12111' }, /^STRIPE_API_BASE: plain http only to this machine/],
+  [
+    { STRIPE_API_BASE: 'https://stripe-mock.internal', STRIPE_SECRET_KEY: 'sk_live_51Secret' },
+    /^STRIPE_API_BASE: a live key goes to Stripe only/,
+  ],
+])('refuses the Stripe settings %j, naming the variable and never echoing a secret', (override, message) => {
+  const load = () => loadConfig({ ...STRIPE, ...override });
+  expect(load).toThrow(ConfigError);
+  expect(load).toThrow(message);
+  expect(load).not.toThrow(/Secret|Publishable/);
 });

@@ -1,0 +1,52 @@
+import Stripe from 'stripe';
+import type { ProviderPayment } from '../payment-provider.js';
+import { toProviderPayment } from './intents.js';
+
+/** The PaymentIntent events the service acts on; Stripe sends each at least once, in any order. */
+export const PAYMENT_EVENT_TYPES = [
+  'payment_intent.succeeded',
+  'payment_intent.processing',
+  'payment_intent.payment_failed',
+  'payment_intent.canceled',
+] as const;
+export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
+
+export interface PaymentEvent {
+  /** Stripe's event id: the same event redelivered has the same id. */
+  eventId: string;
+  type: PaymentEventType;
+  payment: ProviderPayment;
+}
+
+/** The body or the `Stripe-Signature` header is not what Stripe signed with the webhook secret. */
+export class StripeSignatureError extends Error {
+  override readonly name = 'StripeSignatureError';
+}
+
+/**
+ * A posted event, once its signature (HMAC over the raw body, with a timestamp Stripe's default
+ * tolerance of 5 minutes keeps from being replayed later) checks out. undefined: a genuine event of
+ * another type, to be acknowledged and ignored.
+ */
+export function readPaymentEvent(
+  rawBody: string | Buffer,
+  signature: string,
+  webhookSecret: string,
+): PaymentEvent | undefined {
+  let event: Stripe.Event;
+  try {
+    event = Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret);
+  } catch (err) {
+    if (err instanceof Stripe.errors.StripeSignatureVerificationError) throw new StripeSignatureError(err.message);
+    throw err;
+  }
+  if (!isPaymentEvent(event)) return undefined;
+  // An event's intent carries its charge's id only: the event's own time stands for the payment's.
+  return { eventId: event.id, type: event.type, payment: toProviderPayment(event.data.object, event.created) };
+}
+
+function isPaymentEvent(
+  event: Stripe.Event,
+): event is Stripe.Event & { type: PaymentEventType; data: { object: Stripe.PaymentIntent } } {
+  return (PAYMENT_EVENT_TYPES as readonly string[]).includes(event.type);
+}

@@ -1,0 +1,139 @@
+import type Stripe from 'stripe';
+import type {
+  CancelOutcome,
+  CreatedPayment,
+  NewPayment,
+  PaymentLifecycle,
+  PaymentRef,
+  ProviderPayment,
+  RefundRequest,
+} from '../payment-provider.js';
+import { callStripe, isMissing, isUnavailable, isUnexpectedState, providerFailure, rejection } from './failures.js';
+import {
+  CUSTOMER_ID_KEY,
+  ORDER_ID_KEY,
+  orderQuery,
+  PAID_AT_EXPANSION,
+  succeededPayment,
+  toProviderPayment,
+} from './intents.js';
+import { findOwnRefund } from './refunds.js';
+
+/** The payment's life on Stripe's PaymentIntents, one intent per order. */
+export class StripePaymentProvider implements PaymentLifecycle {
+  constructor(private readonly stripe: Stripe) {}
+
+  async createPayment(request: NewPayment): Promise<CreatedPayment> {
+    const intent = await callStripe('create a payment', () =>
+      this.stripe.paymentIntents.create(
+        {
+          amount: request.amountCents,
+          currency: request.currency.toLowerCase(),
+          metadata: { [ORDER_ID_KEY]: request.orderId, [CUSTOMER_ID_KEY]: request.customerId },
+          automatic_payment_methods: { enabled: true },
+        },
+        // Within Stripe's 24 hours a repeat answers the first intent; an order's payment window is shorter.
+        { idempotencyKey: `create-payment-${request.orderId}` },
+      ),
+    );
+    if (!intent.client_secret) throw new Error(`Stripe created payment ${intent.id} without a client secret`);
+    return { paymentId: intent.id, clientSecret: intent.client_secret };
+  }
+
+  /**
+   * Reads the intent first and cancels it only while nothing is under way; if it moved on in the
+   * meantime (Stripe refuses with `payment_intent_unexpected_state`), reads it again and answers
+   * what it became. By order, every intent of the order: one that succeeded wins, then one processing.
+   */
+  async cancelPayment(request: PaymentRef): Promise<CancelOutcome> {
+    try {
+      return await this.cancelEach(request);
+    } catch (err) {
+      if (isUnavailable(err)) return { outcome: 'UNAVAILABLE' };
+      throw providerFailure(err, 'cancel a payment');
+    }
+  }
+
+  async lookupPayment(request: PaymentRef): Promise<ProviderPayment | undefined> {
+    const payments = await callStripe('look a payment up', () => this.intentsOf(request));
+    return payments.find((p) => p.status === 'SUCCEEDED') ?? payments[0];
+  }
+
+  /**
+   * Stripe forgets an idempotency key after about 24 hours, and a refund can be retried later than
+   * that (an operator's retry): so the payment's refunds are read first, and one this service made
+   * that has not failed is the answer. A key per failed attempt lets an operator's retry be a new refund.
+   */
+  async refund(request: RefundRequest): Promise<{ refundRef: string }> {
+    const { paymentId, amountCents } = request;
+    const refunds = await callStripe('list the refunds of a payment', () =>
+      this.stripe.refunds.list({ payment_intent: paymentId, limit: 100 }),
+    );
+    const { live, key } = findOwnRefund(refunds.data, paymentId);
+    if (live) return { refundRef: live.id };
+    const refund = await callStripe('refund a payment', () =>
+      this.stripe.refunds.create(
+        { payment_intent: paymentId, amount: amountCents, metadata: key.metadata },
+        { idempotencyKey: key.idempotencyKey },
+      ),
+    );
+    if (refund.status === 'failed' || refund.status === 'canceled')
+      throw rejection(`Stripe refused to refund payment ${paymentId}: refund ${refund.id} is ${refund.status}`);
+    return { refundRef: refund.id };
+  }
+
+  /** Newest first, as Stripe lists them; none: no intent has that id, or none was made for the order. */
+  private async intentsOf(request: PaymentRef): Promise<ProviderPayment[]> {
+    if ('paymentId' in request) {
+      try {
+        return [toProviderPayment(await this.retrieve(request.paymentId))];
+      } catch (err) {
+        if (isMissing(err)) return [];
+        throw err;
+      }
+    }
+    // Stripe's search lags writes by up to a minute: by order is for an intent made well before.
+    const found = await this.stripe.paymentIntents.search({
+      query: orderQuery(request.orderId),
+      expand: [`data.${PAID_AT_EXPANSION}`],
+    });
+    return found.data.map((intent) => toProviderPayment(intent));
+  }
+
+  private async cancelEach(request: PaymentRef): Promise<CancelOutcome> {
+    const intents = await this.intentsOf(request);
+    // A payment id is one this service was given: Stripe not knowing it is a refusal, not "nothing to cancel".
+    if ('paymentId' in request && intents.length === 0)
+      throw rejection(`Stripe has no payment ${request.paymentId} to cancel`);
+    const outcomes = await Promise.all(intents.map((intent) => this.cancelIntent(intent)));
+    return (
+      outcomes.find((o) => o.outcome === 'ALREADY_SUCCEEDED') ??
+      outcomes.find((o) => o.outcome === 'PROCESSING') ?? { outcome: 'CANCELLED' }
+    );
+  }
+
+  private async cancelIntent(payment: ProviderPayment): Promise<CancelOutcome> {
+    if (payment.status === 'OPEN') {
+      try {
+        await this.stripe.paymentIntents.cancel(payment.paymentId, { cancellation_reason: 'abandoned' });
+        return { outcome: 'CANCELLED' };
+      } catch (err) {
+        if (!isUnexpectedState(err)) throw err;
+        payment = toProviderPayment(await this.retrieve(payment.paymentId));
+        if (payment.status === 'OPEN') throw err;
+      }
+    }
+    switch (payment.status) {
+      case 'SUCCEEDED':
+        return { outcome: 'ALREADY_SUCCEEDED', payment: succeededPayment(payment) };
+      case 'PROCESSING':
+        return { outcome: 'PROCESSING' };
+      default:
+        return { outcome: 'CANCELLED' };
+    }
+  }
+
+  private retrieve(paymentId: string): Promise<Stripe.PaymentIntent> {
+    return this.stripe.paymentIntents.retrieve(paymentId, { expand: [PAID_AT_EXPANSION] });
+  }
+}

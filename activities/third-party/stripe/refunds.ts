@@ -1,0 +1,24 @@
+import type Stripe from 'stripe';
+
+/** Marks the refunds this service made (an operator's refund in Stripe's dashboard has none). */
+export const REFUND_KEY = 'order_lifecycle_refund_key';
+
+const FAILED: ReadonlySet<Stripe.Refund['status']> = new Set(['failed', 'canceled']);
+
+export interface OwnRefunds {
+  /** A refund this service made for the payment that has not failed: the payment is being or was given back. */
+  live: Stripe.Refund | undefined;
+  /** For a new refund: one key per failed attempt, so a retry after a failure is a new refund. */
+  key: { idempotencyKey: string; metadata: Record<string, string> };
+}
+
+/** What the payment's refunds (as Stripe lists them) say about refunding it once more. */
+export function findOwnRefund(refunds: readonly Stripe.Refund[], paymentId: string): OwnRefunds {
+  const prefix = `refund-${paymentId}-`;
+  const own = refunds.filter((r) => r.metadata?.[REFUND_KEY]?.startsWith(prefix));
+  const idempotencyKey = `${prefix}${own.length}`;
+  return {
+    live: own.find((r) => !FAILED.has(r.status)),
+    key: { idempotencyKey, metadata: { [REFUND_KEY]: idempotencyKey } },
+  };
+}

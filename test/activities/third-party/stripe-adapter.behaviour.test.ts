@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import Stripe from 'stripe';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createStripeClient } from '../../../activities/third-party/stripe/client.js';
+import { StripePaymentProvider } from '../../../activities/third-party/stripe/payment-provider.js';
+import { THIRD_PARTY_FAILURES } from '../../../domain/errors.js';
+import { FakeStripe, type Outage } from '../../../dev/fakes/stripe/server.js';
+
+/**
+ * The adapter's behaviour, through the official client, against the stateful fake of Stripe's
+ * API (dev/fakes/stripe), which moves intents and refunds the way Stripe does.
+ */
+const SECRET_KEY = 'sk_test_fake';
+let fake: FakeStripe;
+let provider: StripePaymentProvider;
+
+beforeEach(async () => {
+  fake = await FakeStripe.start(SECRET_KEY);
+  provider = new StripePaymentProvider(createStripeClient({ secretKey: SECRET_KEY, apiBase: fake.apiBase }));
+});
+afterEach(async () => {
+  await fake.close();
+});
+
+const newPayment = () => ({ orderId: randomUUID(), amountCents: 2599, currency: 'EUR', customerId: 'customer-7' });
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => expect.unreachable('the call succeeded'),
+    (err: unknown) => err,
+  );
+}
+
+describe('createPayment', () => {
+  it('creates one intent per order, carrying the order and the customer, and answers its client secret', async () => {
+    const request = newPayment();
+    const first = await provider.createPayment(request);
+    const again = await provider.createPayment(request);
+    expect(again).toEqual(first);
+    expect(fake.account.intents.size).toBe(1);
+    expect(fake.account.intent(first.paymentId)).toMatchObject({
+      amount: 2599,
+      currency: 'eur',
+      metadata: { order_id: request.orderId, customer_id: 'customer-7' },
+      clientSecret: first.clientSecret,
+    });
+    expect(fake.callsTo('create-intent').map((c) => c.replayed)).toEqual([false, true]);
+  });
+});
+
+describe('cancelPayment', () => {
+  it('cancels an intent the customer has not paid; cancelling it again answers the same', async () => {
+    const { paymentId } = await provider.createPayment(newPayment());
+    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'CANCELLED' });
+    expect(fake.account.intent(paymentId)).toMatchObject({ status: 'canceled', cancellationReason: 'abandoned' });
+    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'CANCELLED' });
+    expect(fake.callsTo('cancel-intent')).toHaveLength(1);
+  });
+
+  it('answers ALREADY_SUCCEEDED, with what Stripe received and when, for an intent the customer paid', async () => {
+    const { paymentId } = await provider.createPayment(newPayment());
+    const paidAt = new Date(Date.now() - 60_000);
+    fake.account.succeed(paymentId, paidAt);
+    expect(await provider.cancelPayment({ paymentId })).toEqual({
+      outcome: 'ALREADY_SUCCEEDED',
+      payment: {
+        paymentId,
+        amountCents: 2599,
+        paidAt: new Date(Math.floor(paidAt.getTime() / 1000) * 1000).toISOString(),
+      },
+    });
+    expect(fake.callsTo('cancel-intent')).toHaveLength(0);
+  });
+
+  it('answers ALREADY_SUCCEEDED when the payment succeeds while the deadline fires (Stripe refuses the cancel)', async () => {
+    const { paymentId } = await provider.createPayment(newPayment());
+    fake.beforeNext('cancel-intent', () => fake.account.succeed(paymentId));
+    expect(await provider.cancelPayment({ paymentId })).toMatchObject({
+      outcome: 'ALREADY_SUCCEEDED',
+      payment: { paymentId, amountCents: 2599 },
+    });
+    expect(fake.callsTo('cancel-intent')).toMatchObject([{ status: 400 }]);
+  });
+
+  it.each([
+    ['a bank debit is processing', (id: string) => fake.account.startProcessing(id)],
+    ['the customer is in a 3-D Secure challenge', (id: string) => fake.account.requireAction(id)],
+  ])('answers PROCESSING and leaves the intent alone while %s', async (_, move) => {
+    const { paymentId } = await provider.createPayment(newPayment());
+    const before = move(paymentId).status;
+    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'PROCESSING' });
+    expect(fake.account.intent(paymentId).status).toBe(before);
+    expect(fake.callsTo('cancel-intent')).toHaveLength(0);
+  });
+
+  it('answers PROCESSING when a bank step starts while the deadline fires', async () => {
+    const { paymentId } = await provider.createPayment(newPayment());
+    fake.beforeNext('cancel-intent', () => fake.account.startProcessing(paymentId));
+    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'PROCESSING' });
+    expect(fake.callsTo('cancel-intent')).toMatchObject([{ status: 400 }]);
+  });
+
+  it('finds the intent by the order it was created for', async () => {
+    const request = newPayment();
+    const { paymentId } = await provider.createPayment(request);
+    await provider.createPayment(newPayment()); // another order's, left alone
+    expect(await provider.cancelPayment({ orderId: request.orderId })).toEqual({ outcome: 'CANCELLED' });
+    expect([...fake.account.intents.values()].map((i) => [i.id === paymentId, i.status])).toEqual([
+      [true, 'canceled'],
+      [false, 'requires_payment_method'],
+    ]);
+  });
+
+  it('answers CANCELLED for an order that has no intent: nothing can be paid', async () => {
+    expect(await provider.cancelPayment({ orderId: randomUUID() })).toEqual({ outcome: 'CANCELLED' });
+  });
+
+  it('is refused, not retried, for a payment id Stripe does not know', async () => {
+    const failure = await failureOf(provider.cancelPayment({ paymentId: 'pi_unknown' }));
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: THIRD_PARTY_FAILURES.rejected, nonRetryable: true });
+  });
+
+  it.each<Outage>(['server-error', 'rate-limited', 'connection-dropped'])(
+    'answers UNAVAILABLE during an outage (%s), and leaves the intent as it was',
+    async (outage) => {
+      const { paymentId } = await provider.createPayment(newPayment());
+      fake.outage = outage;
+      expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'UNAVAILABLE' });
+      fake.outage = undefined;
+      expect(fake.account.intent(paymentId).status).toBe('requires_payment_method');
+      expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'CANCELLED' });
+    },
+  );
+
+  it('answers UNAVAILABLE when Stripe fails between reading the intent and cancelling it', async () => {
+    const { paymentId } = await provider.createPayment(newPayment());
+    fake.beforeNext('cancel-intent', () => (fake.outage = 'server-error'));
+    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'UNAVAILABLE' });
+    expect(fake.callsTo('retrieve-intent')).toHaveLength(1);
+  });
+});
+
+describe('lookupPayment', () => {
+  it('describes the payment as Stripe has it, by id and by order; undefined when there is none', async () => {
+    const request = newPayment();
+    const { paymentId } = await provider.createPayment(request);
+    const open = { paymentId, orderId: request.orderId, amountCents: 2599, currency: 'eur', paidAt: undefined };
+    expect(await provider.lookupPayment({ paymentId })).toEqual({ ...open, status: 'OPEN' });
+    fake.account.succeed(paymentId, new Date('2026-12-01T10:00:00Z'));
+    expect(await provider.lookupPayment({ orderId: request.orderId })).toEqual({
+      ...open,
+      status: 'SUCCEEDED',
+      paidAt: '2026-12-01T10:00:00.000Z',
+    });
+    expect(await provider.lookupPayment({ paymentId: 'pi_unknown' })).toBeUndefined();
+    expect(await provider.lookupPayment({ orderId: randomUUID() })).toBeUndefined();
+  });
+});
+
+describe('refund', () => {
+  async function paidPayment(): Promise<string> {
+    const { paymentId } = await provider.createPayment(newPayment());
+    fake.account.succeed(paymentId);
+    return paymentId;
+  }
+
+  it('refunds the payment once, however often it is asked', async () => {
+    const paymentId = await paidPayment();
+    const first = await provider.refund({ paymentId, amountCents: 2599 });
+    expect(await provider.refund({ paymentId, amountCents: 2599 })).toEqual(first);
+    expect(fake.account.refundsOf(paymentId)).toMatchObject([
+      { id: first.refundRef, amount: 2599, status: 'succeeded' },
+    ]);
+  });
+
+  it('finds the refund made before Stripe forgot its idempotency key, instead of refunding again', async () => {
+    const paymentId = await paidPayment();
+    const first = await provider.refund({ paymentId, amountCents: 2599 });
+    fake.forgetIdempotencyKeys();
+    expect(await provider.refund({ paymentId, amountCents: 2599 })).toEqual(first);
+    expect(fake.account.refundsOf(paymentId)).toHaveLength(1);
+    expect(fake.callsTo('create-refund')).toHaveLength(1);
+  });
+
+  it('finds the refund whose answers were lost (Stripe made it, the connection dropped, the key expired)', async () => {
+    const paymentId = await paidPayment();
+    fake.losingAnswersTo = 'create-refund';
+    const lost = await failureOf(provider.refund({ paymentId, amountCents: 2599 }));
+    expect(lost).toMatchObject({ type: THIRD_PARTY_FAILURES.unavailable, nonRetryable: false });
+    // The client retries a dropped connection once by itself, with the same key: Stripe replays, nothing more.
+    expect(fake.callsTo('create-refund').map((c) => c.replayed)).toEqual([false, true]);
+    fake.losingAnswersTo = undefined;
+    fake.forgetIdempotencyKeys();
+    const { refundRef } = await provider.refund({ paymentId, amountCents: 2599 });
+    expect(fake.account.refundsOf(paymentId)).toMatchObject([{ id: refundRef, amount: 2599 }]);
+    expect(fake.callsTo('create-refund')).toHaveLength(2);
+  });
+
+  it('is refused for a payment refunded outside this service (in the dashboard): one for an operator', async () => {
+    const paymentId = await paidPayment();
+    fake.account.createRefund({ paymentIntent: paymentId, amount: undefined, metadata: {} });
+    const failure = await failureOf(provider.refund({ paymentId, amountCents: 2599 }));
+    expect(failure).toMatchObject({ type: THIRD_PARTY_FAILURES.rejected, nonRetryable: true });
+    expect(fake.account.refundsOf(paymentId)).toHaveLength(1);
+  });
+
+  it('makes a new refund when the earlier one failed at the card issuer (an operator’s retry)', async () => {
+    const paymentId = await paidPayment();
+    const first = await provider.refund({ paymentId, amountCents: 2599 });
+    fake.account.failRefund(first.refundRef);
+    const second = await provider.refund({ paymentId, amountCents: 2599 });
+    expect(second.refundRef).not.toBe(first.refundRef);
+    expect(fake.account.refundsOf(paymentId).map((r) => r.status)).toEqual(['succeeded', 'failed']);
+    expect(fake.callsTo('create-refund').map((c) => c.idempotencyKey)).toEqual([
+      `refund-${paymentId}-0`,
+      `refund-${paymentId}-1`,
+    ]);
+  });
+
+  it('is refused, not retried, for a payment that was never paid', async () => {
+    const { paymentId } = await provider.createPayment(newPayment());
+    const failure = await failureOf(provider.refund({ paymentId, amountCents: 2599 }));
+    expect(failure).toMatchObject({ type: THIRD_PARTY_FAILURES.rejected, nonRetryable: true });
+  });
+});
+
+describe('failures', () => {
+  it.each<Outage>(['server-error', 'rate-limited', 'connection-dropped'])(
+    'an outage (%s) is THIRD_PARTY_UNAVAILABLE, retryable, for create, look-up and refund',
+    async (outage) => {
+      const paymentId = (await provider.createPayment(newPayment())).paymentId;
+      fake.outage = outage;
+      for (const call of [
+        provider.createPayment(newPayment()),
+        provider.lookupPayment({ paymentId }),
+        provider.refund({ paymentId, amountCents: 2599 }),
+      ]) {
+        const failure = await failureOf(call);
+        expect(failure).toBeInstanceOf(ApplicationFailure);
+        expect(failure).toMatchObject({ type: THIRD_PARTY_FAILURES.unavailable, nonRetryable: false });
+      }
+    },
+  );
+
+  it('a key Stripe refuses is our configuration’s fault: passed on as is, so the activity keeps retrying', async () => {
+    const misconfigured = new StripePaymentProvider(
+      createStripeClient({ secretKey: 'sk_test_wrong', apiBase: fake.apiBase }),
+    );
+    const failure = await failureOf(misconfigured.createPayment(newPayment()));
+    expect(failure).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
+  });
+});
