@@ -141,6 +141,8 @@ async function startAll(stack: Stack, config: Config, cluster: boolean): Promise
     // Decided here, where "embedded" is known: the children see both addresses set.
     THIRD_PARTIES: thirdParties,
     FAULTS_ENABLED: String(config.faultsEnabled),
+    // One build runs here: the workers make it the Worker Deployment's current version.
+    TEMPORAL_SET_CURRENT_VERSION: 'true',
   };
   if (cluster) {
     stack.add(startTypeScript('worker 1', 'worker/main.ts', env));

@@ -212,6 +212,7 @@ export class ChaosStack {
       ORDERS_PER_MINUTE_PER_CLIENT: '0',
       THIRD_PARTIES: 'fake',
       FAULTS_ENABLED: 'true',
+      TEMPORAL_SET_CURRENT_VERSION: 'true', // one build: the workers make it current
       LOG_LEVEL: 'warn',
     };
   }
