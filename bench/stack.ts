@@ -61,6 +61,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       RECONCILE_GRACE: '1h',
       THIRD_PARTIES: 'fake',
       FAULTS_ENABLED: 'false',
+      TEMPORAL_SET_CURRENT_VERSION: 'true', // one build: the workers make it current
       LOG_LEVEL: 'warn',
       ...options.serviceEnv,
     },

@@ -75,7 +75,12 @@ function stackOptions(config: Config, cluster: boolean): LocalStackOptions {
     apiPort: config.port,
     workers: cluster ? [firstWorker, SECOND_WORKER_METRICS] : [firstWorker],
     // Decided here, where "embedded" is known: the children see both addresses set.
-    serviceEnv: { THIRD_PARTIES: thirdParties, FAULTS_ENABLED: String(config.faultsEnabled) },
+    serviceEnv: {
+      THIRD_PARTIES: thirdParties,
+      FAULTS_ENABLED: String(config.faultsEnabled),
+      // One build runs here: the workers make it the Worker Deployment's current version.
+      TEMPORAL_SET_CURRENT_VERSION: 'true',
+    },
     serviceOutput: 'terminal',
     log: (line) => console.log(line),
   };

@@ -38,6 +38,9 @@ const EnvSchema = z.object({
   TEMPORAL_ADDRESS: nonEmpty.optional(),
   TEMPORAL_NAMESPACE: nonEmpty.default('default'),
   TEMPORAL_TASK_QUEUE: nonEmpty.default('orders'),
+  // Additions (docs/architecture.md, "Rolling out a workflow change"): Worker Versioning.
+  TEMPORAL_DEPLOYMENT_NAME: nonEmpty.default('order-lifecycle'),
+  TEMPORAL_SET_CURRENT_VERSION: z.enum(['true', 'false']).default('false'),
   PAYMENT_WINDOW: nonEmpty.default('30m'),
   PAYMENT_WEBHOOK_SECRET: nonEmpty.default(DEV_WEBHOOK_SECRET),
   ADMIN_TOKEN: nonEmpty.default(DEV_ADMIN_TOKEN),
@@ -89,6 +92,14 @@ export interface Config {
     address: string | undefined;
     namespace: string;
     taskQueue: string;
+    /** The Worker Deployment every worker is a build of; the build id comes from its workflow code. */
+    deploymentName: string;
+    /**
+     * Whether the worker makes its own build the deployment's current version once it polls.
+     * `npm start` and the local stacks, which run one build, say yes; a production deploy decides
+     * when to switch as a step of its own, and an old worker restarting must not switch back.
+     */
+    setCurrentVersion: boolean;
     /**
      * TLS, API key and gRPC metadata for TEMPORAL_ADDRESS, from the SDK's environment configuration
      * (TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE): Temporal Cloud.
@@ -187,6 +198,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
+      deploymentName: e.TEMPORAL_DEPLOYMENT_NAME,
+      setCurrentVersion: e.TEMPORAL_SET_CURRENT_VERSION === 'true',
       connection: e.TEMPORAL_ADDRESS === undefined ? {} : temporalSecurity(env),
       uiUrl: e.TEMPORAL_UI_URL.replace(/\/+$/, ''),
     },

@@ -1,17 +1,19 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type BundlerPlugin } from '@temporalio/worker';
 import { createActivities, type Activities, type ActivityDeps } from '../activities/index.js';
 import type { WorkerMetrics } from './metrics.js';
 import type { Tracing } from '../lib/tracing.js';
 import { activityMetrics } from './activity-metrics.js';
+import { pinnedDeployment } from './deployment.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /**
  * The workflow code bundled at build time: `npm run build` writes dist/workflow-bundle.js, found
  * here by the compiled worker (dist/worker/). Running from the sources (dev, tests) there is none,
- * and the worker bundles the workflows itself at start.
+ * and the worker bundles the workflows at start.
  */
 export const PREBUILT_WORKFLOW_BUNDLE = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
 
@@ -22,8 +24,17 @@ export interface WorkerSettings {
   deps: ActivityDeps;
   /** Tests wrap the activities built from `deps` (e.g. to hold one back); the service never does. */
   wrapActivities?: (activities: Activities) => Activities;
-  /** Tests pass a pre-built bundle so the workflow code is compiled once per file, not per worker. */
-  workflowBundle?: WorkerOptions['workflowBundle'];
+  /**
+   * The workflow code to run. Unset: the prebuilt bundle, else the sources bundled now. Tests pass
+   * one so the workflow code is compiled once per file, not per worker.
+   */
+  workflowBundle?: { code: string };
+  /**
+   * Worker Versioning: the Worker Deployment this worker is a build of, the build id derived from
+   * its workflow code, its workflows PINNED to the build that started them. Unset: unversioned
+   * (the time-skipping test server has no Worker Deployments).
+   */
+  deploymentName?: string;
   /** Business metrics observed as activities return (worker/activity-metrics.ts). */
   metrics?: WorkerMetrics;
   /** On shutdown, how long in-flight activities may run before they are cancelled. */
@@ -33,34 +44,37 @@ export interface WorkerSettings {
 }
 
 /** The worker the service runs, and the one tests run: same workflows, same activities. */
-export function createOrderWorker(settings: WorkerSettings): Promise<Worker> {
+export async function createOrderWorker(settings: WorkerSettings): Promise<Worker> {
+  const plugins = settings.tracing
+    ? [
+        new OpenTelemetryPlugin({
+          resource: settings.tracing.resource,
+          spanProcessor: settings.tracing.spanProcessor,
+        }),
+      ]
+    : [];
+  // The code in hand, not a path: the build id is the hash of exactly the code this worker runs.
+  const workflowBundle = settings.workflowBundle ?? (await loadWorkflowBundle(plugins));
   return Worker.create({
     connection: settings.connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     activities: (settings.wrapActivities ?? ((a) => a))(createActivities(settings.deps)),
-    ...workflowSource(settings.workflowBundle),
+    workflowBundle,
+    ...(settings.deploymentName === undefined
+      ? {}
+      : { workerDeploymentOptions: pinnedDeployment(settings.deploymentName, workflowBundle.code) }),
     ...(settings.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: settings.shutdownGraceMs }),
     interceptors: { activity: settings.metrics ? [activityMetrics(settings.metrics)] : [] },
-    plugins: settings.tracing
-      ? [
-          new OpenTelemetryPlugin({
-            resource: settings.tracing.resource,
-            spanProcessor: settings.tracing.spanProcessor,
-          }),
-        ]
-      : [],
+    plugins,
   });
 }
 
 /** Where this worker's workflow code comes from, for its start-up log line. */
 export const hasPrebuiltWorkflowBundle = (): boolean => existsSync(PREBUILT_WORKFLOW_BUNDLE);
 
-function workflowSource(
-  given: WorkerOptions['workflowBundle'],
-): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
-  if (given) return { workflowBundle: given };
-  return hasPrebuiltWorkflowBundle()
-    ? { workflowBundle: { codePath: PREBUILT_WORKFLOW_BUNDLE } }
-    : { workflowsPath: WORKFLOWS_PATH };
+/** The plugins add their workflow interceptors to a bundle made here, as to one the worker makes. */
+async function loadWorkflowBundle(plugins: BundlerPlugin[]): Promise<{ code: string }> {
+  if (hasPrebuiltWorkflowBundle()) return { code: await readFile(PREBUILT_WORKFLOW_BUNDLE, 'utf8') };
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, plugins, logger: Runtime.instance().logger });
 }

@@ -10,6 +10,7 @@ import { createOrderWorker, hasPrebuiltWorkflowBundle } from './create-worker.js
 import { temporalLogger } from './temporal-logger.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ensureReconciliationSchedule } from './reconciliation-schedule.js';
+import { setCurrentVersion } from './deployment.js';
 import { loadThirdParties } from './third-parties.js';
 
 const logger = createLogger('worker');
@@ -63,7 +64,9 @@ async function main(): Promise<void> {
       metrics,
       shutdownGraceMs: config.shutdownGraceMs,
       tracing,
+      deploymentName: config.temporal.deploymentName,
     });
+    const version = worker.options.workerDeploymentOptions!.version;
     const client = new Client({ connection, namespace: config.temporal.namespace });
     const schedule = await ensureReconciliationSchedule(client, {
       taskQueue: config.temporal.taskQueue,
@@ -77,12 +80,32 @@ async function main(): Promise<void> {
         tracing: Boolean(tracing),
         reconciliationSchedule: schedule,
         workflowCode: hasPrebuiltWorkflowBundle() ? 'prebuilt bundle' : 'bundled at start',
+        deployment: version.deploymentName,
+        buildId: version.buildId,
       },
       'worker started',
     );
     // Worker.run() returns after SIGINT/SIGTERM (the Runtime's shutdown signals): it stops polling,
     // lets in-flight activities finish for up to SHUTDOWN_GRACE, then cancels what is left.
-    await worker.run();
+    const stopped = new AbortController();
+    const running = worker.run().finally(() => stopped.abort());
+    if (config.temporal.setCurrentVersion) {
+      // While it polls: the server knows a version only once a worker of it has polled.
+      const current = await setCurrentVersion(client, version, {
+        identity: client.options.identity,
+        signal: stopped.signal,
+      }).catch(async (err: unknown) => {
+        worker.shutdown();
+        await running;
+        throw err;
+      });
+      if (current)
+        logger.info(
+          { deployment: version.deploymentName, buildId: version.buildId, previousBuildId: current.previousBuildId },
+          'build is current',
+        );
+    }
+    await running;
   } finally {
     metricsServer?.close();
     await tracing?.shutdown();

@@ -51,6 +51,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Local
       ORDERS_PER_MINUTE_PER_CLIENT: '0',
       THIRD_PARTIES: 'fake',
       FAULTS_ENABLED: 'true',
+      TEMPORAL_SET_CURRENT_VERSION: 'true', // one build: the workers make it current
       LOG_LEVEL: 'warn',
     },
     log: (line) => console.log(line),

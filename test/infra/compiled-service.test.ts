@@ -57,6 +57,7 @@ beforeAll(async () => {
     TEMPORAL_ADDRESS: h.env.address,
     TEMPORAL_TASK_QUEUE: TASK_QUEUE,
     THIRD_PARTIES: 'fake', // compiled in from dev/fakes, as in compose's image
+    TEMPORAL_SET_CURRENT_VERSION: 'true',
     PAYMENT_WINDOW: '3s',
     LOG_LEVEL: 'info',
   };

@@ -31,6 +31,7 @@ beforeAll(async () => {
       TEMPORAL_ADDRESS: h.env.address,
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       THIRD_PARTIES: 'fake',
+      TEMPORAL_SET_CURRENT_VERSION: 'true',
       PAYMENT_WINDOW: '2s',
       WORKER_METRICS_PORT: String(metricsPort),
       TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}`,
@@ -81,6 +82,17 @@ describe('worker/main.ts', () => {
       workflowType: RECONCILIATION_WORKFLOW_TYPE,
       taskQueue: TASK_QUEUE,
     });
+  });
+
+  it('runs as a build of the Worker Deployment, and makes it current when told to', async () => {
+    const started = logged().find((l) => l.msg === 'worker started')!;
+    expect(started).toMatchObject({ deployment: 'order-lifecycle', buildId: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    await eventually(async () => logged().some((l) => l.msg === 'build is current' && l.buildId === started.buildId));
+    const deployment = await h.env.client.workflowService.describeWorkerDeployment({
+      namespace: 'default',
+      deploymentName: 'order-lifecycle',
+    });
+    expect(deployment.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId).toBe(started.buildId);
   });
 
   it("serves its business metrics and the Temporal SDK's on /metrics, and logs JSON lines naming orderId and workflowId", async () => {
