@@ -67,9 +67,9 @@ export const FAULTS: readonly Fault[] = [
 ];
 
 /**
- * `--outage <duration>`: PostgreSQL down far longer than any retry budget used to allow (30 attempts,
- * about 12 minutes). Every minute it says what operators would see: /healthz, the orders flagged
- * NeedsAttention, and the stuck-step counter on the workers' /metrics.
+ * `--outage <duration>`: PostgreSQL down far longer than one round of any retry preset. Every minute
+ * it says what operators would see: /healthz, the orders flagged NeedsAttention, and the stuck-call
+ * counter on the workers' /metrics.
  */
 export function postgresOutage(ms: number, label: string): Fault {
   return {

@@ -10,7 +10,7 @@ import { StartupError } from '../startup-error.js';
 /**
  * The Temporal CLI's dev server (Temporal Server 1.29.1, SQLite, one process), kept only so that
  * the benchmark can run the same load on it and on Temporal Server 1.32 (`npm run bench --
- * --temporal cli`): the before and after of issue 13.
+ * --temporal cli`), to show what the server version costs or buys.
  */
 
 export interface DevServerOptions {

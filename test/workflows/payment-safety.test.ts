@@ -9,7 +9,7 @@ import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.j
 /**
  * The webhook's 202 promises that a payment is durable. Every payment a run accepted must be
  * recorded and settled before the run ends, however it ends, and no outage may make a run give up.
- * Each test here reproduces a way the run used to end with an accepted payment still unsettled.
+ * Each test here is a way a run could end with an accepted payment still unsettled.
  */
 const MINUTE = 60_000;
 let h: OrderHarness;
