@@ -1,37 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../api/app.js';
-import { fakeFaultInjection } from '../../dev/fakes/index.js';
-import type { Db } from '../../lib/db.js';
-import { createLogger } from '../../lib/logger.js';
-
-/** The app without a database or Temporal: building it and serving /openapi.json must touch neither. */
-function appWith(faultsEnabled: boolean): Express {
-  const untouchable = new Proxy(
-    {},
-    {
-      get: () => {
-        throw new Error('must not be used');
-      },
-    },
-  );
-  return createApp({
-    db: untouchable as Db,
-    temporal: untouchable as Client,
-    taskQueue: 'q',
-    adminToken: 't',
-    webhookSecret: 's',
-    customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
-    orderIdSecret: 's'.repeat(32),
-    ordersRateLimit: { limit: 0, windowMs: 60_000 },
-    ...(faultsEnabled ? { faultInjection: fakeFaultInjection(untouchable as Db, 't') } : {}),
-    temporalUiUrl: 'http://localhost:8233',
-    logger: createLogger('test', 'silent'),
-  });
-}
+import { appWithoutBackends, listening } from '../helpers/app-without-backends.js';
 
 /** `GET /orders/:id` for every route the app's routers mount (Express 5: app.router.stack). */
 function mountedRoutes(app: Express): string[] {
@@ -65,19 +35,15 @@ function documentedRoutes(document: { paths: Record<string, Record<string, unkno
 }
 
 async function fetchDocument(app: Express): Promise<{ status: number; contentType: string | null; body: any }> {
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  try {
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/openapi.json`); // no credentials: public
+  return listening(app, async (base) => {
+    const res = await fetch(`${base}/openapi.json`); // no credentials: public
     return { status: res.status, contentType: res.headers.get('content-type'), body: await res.json() };
-  } finally {
-    server.close();
-  }
+  });
 }
 
 describe('GET /openapi.json', () => {
   it.each([true, false])('names exactly the routes the app mounts (FAULTS_ENABLED %s)', async (faultsEnabled) => {
-    const app = appWith(faultsEnabled);
+    const app = appWithoutBackends({ faultsEnabled });
     const served = await fetchDocument(app);
     expect(served.status).toBe(200);
     expect(served.contentType).toMatch(/^application\/json/);
@@ -88,7 +54,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('is a valid OpenAPI 3.1 document', async () => {
-    const { body } = await fetchDocument(appWith(true));
+    const { body } = await fetchDocument(appWithoutBackends({ faultsEnabled: true }));
     const result = await new Validator().validate(body);
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
