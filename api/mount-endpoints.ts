@@ -1,8 +1,8 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
 import { accessCheck, callerOf, type Credentials } from './auth.js';
-import { Reply, type Endpoint } from './endpoint.js';
-import { parseInput } from './errors.js';
+import { Reply, type Endpoint, type Method } from './endpoint.js';
+import { ApiError, parseInput } from './errors.js';
 import { perCustomerRateLimit } from './rate-limit.js';
 import { jsonBody } from './request-body.js';
 
@@ -14,13 +14,15 @@ export interface MountDeps extends Credentials {
 /**
  * The router of these endpoints. Each gets, in this order: the check its access calls for, its
  * rate limit if it has one, the JSON body parser if it takes a body (the webhook's check has read
- * its body already), the validation of every input part it declares, and its handler.
+ * its body already), the validation of every input part it declares, and its handler. A method that
+ * none of a path's endpoints declares answers 405 with `Allow`, before anything is checked or read.
  */
 export function mountEndpoints(endpoints: readonly Endpoint[], deps: MountDeps): Router {
   const router = Router();
   for (const [path, onPath] of byPath(endpoints)) {
     const route = router.route(path);
     for (const endpoint of onPath) route[endpoint.method](...stepsOf(endpoint, deps));
+    route.all(methodNotAllowed(onPath.map((e) => e.method)));
   }
   return router;
 }
@@ -66,4 +68,16 @@ function send(res: Response, endpoint: Endpoint, result: unknown): void {
   if (reply.body === undefined) res.end();
   else if (contentType) res.type(contentType).send(reply.body);
   else res.json(reply.body);
+}
+
+/** HEAD is answered wherever GET is (Express runs the GET handler without sending the body). */
+function methodNotAllowed(declared: Method[]): RequestHandler {
+  const allowed = [...new Set(declared.flatMap((m) => (m === 'get' ? ['GET', 'HEAD'] : [m.toUpperCase()])))].sort();
+  const allow = allowed.join(', ');
+  return (req, res) => {
+    res.set('Allow', allow);
+    throw new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; this path takes ${allow}`, {
+      allowed,
+    });
+  };
 }

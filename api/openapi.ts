@@ -48,6 +48,18 @@ const SECURITY: Record<Access, oas31.SecurityRequirementObject[]> = {
   paymentProvider: [{ paymentTimestamp: [], paymentSignature: [] }],
 };
 
+/** Any method on a declared path that the path does not take (api/mount-endpoints.ts). */
+const METHOD_NOT_ALLOWED = {
+  description: `\`METHOD_NOT_ALLOWED\`: ${ERRORS.METHOD_NOT_ALLOWED.message}`,
+  headers: {
+    Allow: {
+      description: 'the methods the path takes, e.g. `GET, HEAD, POST` (HEAD wherever GET)',
+      schema: { type: 'string' as const },
+    },
+  },
+  content: { 'application/json': { schema: errorBody(['METHOD_NOT_ALLOWED']) } },
+};
+
 /**
  * The OpenAPI 3.1 document of these endpoints (any whose handlers need anything: it reads only
  * their declarations), their schemas taken from the zod schemas the mount validates with.
@@ -64,9 +76,11 @@ export function openApiDocument(endpoints: readonly Endpoint<never>[]): OpenApiD
       version: '1',
       description:
         'Orders that are cancelled on time when unpaid, and payments that are never lost. Amounts are integer cents, times ISO-8601 UTC. ' +
-        'Every error is `{"error": {"code", "message", "details"?}}` with a 4xx or 5xx status. See docs/api.md.',
+        'Every error is `{"error": {"code", "message", "details"?}}` with a 4xx or 5xx status. ' +
+        'A method a path does not take answers 405 `METHOD_NOT_ALLOWED` with `Allow` (components.responses.MethodNotAllowed), ' +
+        'an unknown path 404 `NOT_FOUND`. See docs/api.md.',
     },
-    components: { securitySchemes: SECURITY_SCHEMES },
+    components: { securitySchemes: SECURITY_SCHEMES, responses: { MethodNotAllowed: METHOD_NOT_ALLOWED } },
     paths,
   });
 }
