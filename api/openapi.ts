@@ -8,6 +8,7 @@ import {
 } from 'zod-openapi';
 import { errorCodesOf, type Access, type DocumentedResponse, type Endpoint } from './endpoint.js';
 import { ERRORS, type ErrorCode } from './errors.js';
+import { JSON_BODY_LIMIT_KB, WEBHOOK_BODY_LIMIT_KB } from './request-body.js';
 import { MAX_CLOCK_SKEW_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-signature.js';
 
 export type OpenApiDocument = oas31.OpenAPIObject;
@@ -113,7 +114,11 @@ function operation(endpoint: Endpoint<never>): ZodOpenApiOperationObject {
     },
     ...(endpoint.body
       ? {
-          requestBody: { required: true, content: { 'application/json': { schema: endpoint.body } } },
+          requestBody: {
+            required: true,
+            description: bodyLimit(endpoint.access),
+            content: { 'application/json': { schema: endpoint.body } },
+          },
         }
       : {}),
     responses,
@@ -126,6 +131,13 @@ function response(documented: DocumentedResponse) {
     description: documented.description,
     content: { [documented.contentType ?? 'application/json']: { schema: documented.schema } },
   };
+}
+
+/** The body parsers' limits (api/request-body.ts): beyond them 413 PAYLOAD_TOO_LARGE. */
+function bodyLimit(access: Access): string {
+  return access === 'paymentProvider'
+    ? `at most ${WEBHOOK_BODY_LIMIT_KB} kB, read raw: the signature covers its exact bytes`
+    : `JSON, at most ${JSON_BODY_LIMIT_KB} kB`;
 }
 
 /** The contract's error shape, its code narrowed to those this route answers with at this status. */

@@ -1,7 +1,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Express } from 'express';
 import { describe, expect, it } from 'vitest';
-import { appWithoutBackends, listening } from '../helpers/app-without-backends.js';
+import { JSON_BODY_LIMIT_KB, WEBHOOK_BODY_LIMIT_KB } from '../../api/request-body.js';
+import { ADMIN_TOKEN, appWithoutBackends, listening } from '../helpers/app-without-backends.js';
 
 /** `GET /orders/:id` for every route the app's routers mount (Express 5: app.router.stack). */
 function mountedRoutes(app: Express): string[] {
@@ -60,5 +61,47 @@ describe('GET /openapi.json', () => {
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
     expect(body.openapi).toMatch(/^3\.1\./);
+  });
+
+  it('states the body limits and the trim before length checks', async () => {
+    const { body: document } = await fetchDocument(appWithoutBackends({ faultsEnabled: false }));
+    const bodyOf = (path: string, method: string) => document.paths[path][method].requestBody;
+    expect(bodyOf('/orders', 'post').description).toContain(`at most ${JSON_BODY_LIMIT_KB} kB`);
+    expect(bodyOf('/payments/callback', 'post').description).toContain(`at most ${WEBHOOK_BODY_LIMIT_KB} kB`);
+    const product = bodyOf('/products/{sku}', 'put').content['application/json'].schema.properties;
+    expect(product.name.description).toMatch(/trimmed first/);
+  });
+
+  it('states that each sku may appear once per order, which the API enforces', async () => {
+    const app = appWithoutBackends({ faultsEnabled: false });
+    const { body: document } = await fetchDocument(app);
+    const items = document.paths['/orders'].post.requestBody.content['application/json'].schema.properties.items;
+    expect(items.uniqueItems).toBe(true);
+    expect(items.description).toMatch(/each sku at most once per order/);
+
+    const refused = await listening(app, async (base) => {
+      const res = await fetch(`${base}/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          customerId: 'c-1',
+          items: [
+            { sku: 'TEA', quantity: 1 },
+            { sku: 'TEA', quantity: 2 },
+          ],
+        }),
+      });
+      return { status: res.status, body: await res.json() };
+    });
+    expect(refused).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 'VALIDATION_FAILED',
+          message: expect.any(String),
+          details: { issues: [{ path: 'items', message: 'each sku may appear once' }] },
+        },
+      },
+    });
   });
 });
