@@ -1,24 +1,19 @@
 import type { Client } from '@temporalio/client';
-import express, { type Express, type Router } from 'express';
+import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { CustomerTokenSettings } from '../lib/config.js';
 import type { Db } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
 import { CheckoutPriority } from './checkout-priority.js';
-import { createApiMetrics } from './metrics.js';
-import { customerTokenVerifier } from './customer-token.js';
-import type { Endpoint } from './endpoint.js';
-import { DEV_ENDPOINTS, ENDPOINTS } from './endpoints.js';
+import { customerTokenVerifier, type VerifyCustomerToken } from './customer-token.js';
+import { withDeps, type Endpoint } from './endpoint.js';
+import { DEV_ENDPOINTS, ENDPOINTS } from './endpoint-table.js';
 import { errorHandler, notFound } from './errors.js';
-import { openApiRouter } from './openapi.js';
-import { catalogRouter } from './routes/catalog.js';
-import { fulfillmentRouter } from './routes/fulfillment.js';
-import { healthRouter } from './routes/health.js';
-import { metricsRouter, observeRequests } from './routes/metrics.js';
-import { ordersPageRouter } from './routes/orders-page.js';
-import { ordersRouter } from './routes/orders.js';
-import { paymentsRouter } from './routes/payments.js';
-import { refundsRouter } from './routes/refunds.js';
+import { createApiMetrics, type ApiMetrics } from './metrics.js';
+import { mountEndpoints } from './mount-endpoints.js';
+import { observeRequests } from './observe-requests.js';
+import { openApiDocument, type OpenApiDocument } from './openapi.js';
+import { ordersPageFiles } from './routes/orders-page.js';
 import { traceRequests } from './tracing.js';
 
 export interface AppDeps {
@@ -29,14 +24,14 @@ export interface AppDeps {
   webhookSecret: string;
   customerTokens: CustomerTokenSettings;
   orderIdSecret: string;
-  /** `POST /orders` calls per customer per window; 0: no limit (config: ORDERS_PER_MINUTE_PER_CLIENT, a 1-minute window). */
+  /** Order placements per customer per window; 0: no limit (config: ORDERS_PER_MINUTE_PER_CLIENT, a 1-minute window). */
   ordersRateLimit: { limit: number; windowMs: number };
   /**
-   * FAULTS_ENABLED (contract: dev and tests only): the local fakes' fault-injection routes and their
-   * OpenAPI entries (dev/fakes), mounted as given; their presence also puts the orders page in dev
-   * mode. Absent: those paths are 404 and the document leaves them out.
+   * FAULTS_ENABLED (contract: dev and tests only): the local fakes' fault-injection endpoints
+   * (dev/fakes), mounted and documented with the API's dev-only ones; their presence also puts the
+   * orders page in dev mode. Absent: those paths are 404 and the document leaves them out.
    */
-  faultInjection?: DevRoutes | undefined;
+  faultInjection?: FaultInjection | undefined;
   logger: Logger;
   /** Temporal Web UI base URL, for the orders page's links to each order's workflow. */
   temporalUiUrl: string;
@@ -44,20 +39,32 @@ export interface AppDeps {
   clock?: () => Promise<Date>;
 }
 
-/** Routes that only dev and tests mount, with what the OpenAPI document says of them. */
-export interface DevRoutes {
-  router: Router;
+/** Endpoints that only dev and tests mount, their handlers' dependencies bound (withDeps). */
+export interface FaultInjection {
   endpoints: Endpoint[];
+}
+
+/** What the handlers of the API's own endpoints (api/endpoint-table.ts) may need. */
+export interface ApiDeps extends AppDeps {
+  faultsEnabled: boolean;
+  metrics: ApiMetrics;
+  verifyCustomerToken: VerifyCustomerToken;
+  checkoutPriority: CheckoutPriority;
+  openApiDocument: OpenApiDocument;
 }
 
 /** The HTTP API, built from its dependencies; it does not listen (server.ts and tests do). */
 export function createApp(deps: AppDeps): Express {
-  const routeDeps = {
+  const ownEndpoints = deps.faultInjection ? [...ENDPOINTS, ...DEV_ENDPOINTS] : ENDPOINTS;
+  const devEndpoints = deps.faultInjection?.endpoints ?? [];
+  const apiDeps: ApiDeps = {
     ...deps,
     faultsEnabled: deps.faultInjection !== undefined,
     metrics: createApiMetrics(deps.db),
     verifyCustomerToken: customerTokenVerifier(deps.customerTokens),
     checkoutPriority: new CheckoutPriority(deps.temporal, deps.logger),
+    // The document names exactly the endpoints mounted here: the dev-only ones only when they are.
+    openApiDocument: openApiDocument([...ownEndpoints, ...devEndpoints]),
   };
   const app = express();
   app.disable('x-powered-by');
@@ -69,20 +76,9 @@ export function createApp(deps: AppDeps): Express {
   // script; TLS, where there is some, is terminated in front of it.
   app.use(helmet({ contentSecurityPolicy: { directives: { styleSrc: ["'self'"], upgradeInsecureRequests: null } } }));
   app.use(traceRequests());
-  app.use(observeRequests(routeDeps));
-  app.use(paymentsRouter(routeDeps));
-  app.use(healthRouter(routeDeps));
-  app.use(metricsRouter(routeDeps));
-  // The document names exactly the routes mounted here: the dev-only ones only when they are.
-  app.use(
-    openApiRouter(deps.faultInjection ? [...ENDPOINTS, ...DEV_ENDPOINTS, ...deps.faultInjection.endpoints] : ENDPOINTS),
-  );
-  app.use(catalogRouter(routeDeps));
-  app.use(ordersRouter(routeDeps));
-  app.use(fulfillmentRouter(routeDeps));
-  app.use(refundsRouter(routeDeps));
-  app.use(ordersPageRouter(routeDeps));
-  if (deps.faultInjection) app.use(deps.faultInjection.router);
+  app.use(observeRequests(apiDeps));
+  app.use(mountEndpoints([...withDeps(ownEndpoints, apiDeps), ...devEndpoints], apiDeps));
+  app.use(ordersPageFiles);
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,7 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
+import type { Access } from './endpoint.js';
 import { InvalidCustomerToken, type VerifyCustomerToken } from './customer-token.js';
 import { ApiError } from './errors.js';
+import { jsonOfRawBody, rawBody } from './request-body.js';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from './webhook-signature.js';
 
 /**
  * Who may call what (docs/api.md, "Who may call what"). Operators hold `ADMIN_TOKEN` and may do
@@ -10,19 +13,44 @@ import { ApiError } from './errors.js';
  */
 export type Caller = { role: 'operator' } | { role: 'customer'; customerId: string };
 
+/** What the credential checks compare against. */
+export interface Credentials {
+  adminToken: string;
+  verifyCustomerToken: VerifyCustomerToken;
+  webhookSecret: string;
+}
+
+/**
+ * The checks an endpoint's access puts before it. Each leaves the caller in res.locals (callerOf)
+ * where there is one; the payment provider's check reads the body, since the signature covers it.
+ */
+export function accessCheck(access: Access, credentials: Credentials): RequestHandler[] {
+  switch (access) {
+    case 'public':
+      return [];
+    case 'operator':
+      return [requireAdmin(credentials.adminToken)];
+    case 'customerOrOperator':
+      return [requireCaller(credentials)];
+    case 'paymentProvider':
+      return [rawBody, requireSignature(credentials.webhookSecret), jsonOfRawBody];
+  }
+}
+
 /** Catalog and admin calls need `Authorization: Bearer <ADMIN_TOKEN>`. */
-export function requireAdmin(adminToken: string): RequestHandler {
+function requireAdmin(adminToken: string): RequestHandler {
   const isAdminToken = adminTokenCheck(adminToken);
-  return (req, _res, next) => {
+  return (req, res, next) => {
     const token = bearerToken(req);
     if (token === undefined || !isAdminToken(token))
       throw new ApiError('UNAUTHORIZED', 'this call needs the admin bearer token');
+    res.locals.caller = { role: 'operator' } satisfies Caller;
     next();
   };
 }
 
 /** Order calls need the admin token or a customer's token; the route then asks what that caller may reach. */
-export function requireCaller({
+function requireCaller({
   adminToken,
   verifyCustomerToken,
 }: {
@@ -51,11 +79,19 @@ export function requireCaller({
   };
 }
 
-/** The caller requireCaller established for this request. */
-export function callerOf(res: Response): Caller {
-  const caller = res.locals.caller as Caller | undefined;
-  if (!caller) throw new Error('callerOf() on a route without requireCaller');
-  return caller;
+/** The payment provider signs the raw body (api/webhook-signature.ts); it is parsed only once the signature holds. */
+function requireSignature(webhookSecret: string): RequestHandler {
+  return (req, _res, next) => {
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const headers = { timestamp: req.get(TIMESTAMP_HEADER), signature: req.get(SIGNATURE_HEADER) };
+    if (!verifySignature(webhookSecret, headers, raw, Date.now())) throw new ApiError('INVALID_SIGNATURE');
+    next();
+  };
+}
+
+/** The caller the access check established for this request, if its access has one. */
+export function callerOf(res: Response): Caller | undefined {
+  return res.locals.caller as Caller | undefined;
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
+import type { Caller } from './auth.js';
 import type { ErrorCode } from './errors.js';
 
-/** Who may call an endpoint (docs/api.md, "Who may call what"). */
+/** Who may call an endpoint (docs/api.md, "Who may call what"); it decides the endpoint's credential check. */
 export type Access =
   /** Anyone, no credentials. */
   | 'public'
@@ -12,45 +13,165 @@ export type Access =
   /** No token: the body is signed with PAYMENT_WEBHOOK_SECRET (api/webhook-signature.ts). */
   | 'paymentProvider';
 
-/** A non-error answer: its status, what it means, and its body (JSON unless contentType says otherwise). */
-export interface Answer {
+export type Method = 'get' | 'put' | 'post' | 'delete';
+
+/** A response the OpenAPI document describes: its status, what it means, and its body (JSON unless contentType says otherwise). */
+export interface DocumentedResponse<S extends z.ZodType | undefined = z.ZodType | undefined> {
   status: number;
   description: string;
-  schema?: z.ZodType;
+  schema?: S;
   contentType?: string;
 }
 
-/** What the OpenAPI document says about one route; the router itself validates with the same schemas. */
-export interface Endpoint {
-  method: 'get' | 'put' | 'post' | 'delete';
-  /** As the router mounts it, e.g. `/orders/:id`. */
-  path: string;
+/** The schemas an endpoint validates its input with; each part present is parsed before the handler runs. */
+export interface InputSchemas {
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  /** Keyed by the header's name as the document spells it, e.g. `Idempotency-Key`. */
+  headers?: z.ZodObject;
+  /** A JSON request body, read by a body parser with a size limit once the caller is known. */
+  body?: z.ZodType;
+}
+
+/** Who the handler acts for: what the endpoint's access check established. */
+export type CallerOf<A extends Access> = A extends 'customerOrOperator'
+  ? Caller
+  : A extends 'operator'
+    ? { role: 'operator' }
+    : undefined;
+
+/** What a handler receives: every input part its schemas declare, parsed, and the caller. */
+export type HandlerInput<S extends InputSchemas, A extends Access> = {
+  [K in keyof S]-?: S[K] extends z.ZodType ? z.output<S[K]> : undefined;
+} & {
+  caller: CallerOf<A>;
+  /** The port the request came in on: the dev pay button posts to this server's own webhook there. */
+  localPort: number;
+};
+
+/** The body of an endpoint's success response, as its schema accepts it; none without a schema. */
+type SuccessBody<R> = R extends z.ZodType ? z.input<R> : void;
+
+/**
+ * An endpoint's code: it gets its validated input and the dependencies it needs, and resolves with
+ * the body of its documented success response, or with a Reply for another documented one.
+ */
+export type Handler<S extends InputSchemas, A extends Access, D, R extends z.ZodType | undefined = undefined> = (
+  input: HandlerInput<S, A>,
+  deps: D,
+) => Promise<SuccessBody<R> | Reply>;
+
+/** A response other than the plain success body: another documented status, or a content type of its own. */
+export class Reply {
+  constructor(
+    readonly body: unknown,
+    readonly options: { status?: number; contentType?: string } = {},
+  ) {}
+}
+
+/** What the document says of what one method does on a path. */
+export interface OperationDoc {
   summary: string;
   description?: string;
   access: Access;
   /** Mounted only with FAULTS_ENABLED (dev and tests); 404 otherwise. */
   devOnly?: boolean;
+  /** Limited per customer (api/rate-limit.ts), after the access check and before the body is read. */
+  rateLimited?: boolean;
   params?: z.ZodObject;
   query?: z.ZodObject;
   headers?: z.ZodObject;
-  /** A JSON request body, read by a body parser with a size limit. */
   body?: z.ZodType;
-  success: Answer;
-  /** Answers that are not errors but not success either, e.g. /healthz's 503. */
-  otherAnswers?: Answer[];
-  /** The codes this route answers with beyond those its access and input imply (see errorCodesOf). */
+  success: DocumentedResponse;
+  /** Responses that are not errors but not success either, e.g. /healthz's 503. */
+  otherResponses?: DocumentedResponse[];
+  /** The codes this endpoint answers with beyond those its access and input imply (see errorCodesOf). */
   errors: ErrorCode[];
 }
 
+/** The input as the mount hands it over: each part parsed with its schema, undefined where none is declared. */
+export interface ParsedInput {
+  params: unknown;
+  query: unknown;
+  headers: unknown;
+  body: unknown;
+  caller: Caller | undefined;
+  localPort: number;
+}
+
+/** What one method does on a path, with its handler, which needs `D`. */
+export interface Operation<D = unknown> extends OperationDoc {
+  /** Called only with input its schemas accepted (api/mount-endpoints.ts). */
+  handler: (input: ParsedInput, deps: D) => Promise<unknown>;
+}
+
+/** One method on one path: what the router mounts and the document describes as one operation. */
+export interface Endpoint<D = unknown> extends Operation<D> {
+  method: Method;
+  /** As the router mounts it, e.g. `/orders/:id`. */
+  path: string;
+}
+
+/** A path and the endpoints of the methods it takes; any other method there answers 405. */
+export function route<D>(path: string, operations: Partial<Record<Method, Operation<D>>>): Endpoint<D>[] {
+  return Object.entries(operations).map(([method, op]) => ({ ...op, method: method as Method, path }));
+}
+
+type Schema<T extends z.ZodType> = T | undefined;
+
+type Declaration<
+  D,
+  A extends Access,
+  P extends Schema<z.ZodObject>,
+  Q extends Schema<z.ZodObject>,
+  H extends Schema<z.ZodObject>,
+  B extends Schema<z.ZodType>,
+  R extends Schema<z.ZodType>,
+> = Omit<OperationDoc, 'access' | 'rateLimited' | keyof InputSchemas | 'success'> & {
+  access: A;
+  /** Only where the caller is known per customer: the limit counts per customer. */
+  rateLimited?: A extends 'customerOrOperator' ? boolean : never;
+  params?: P;
+  query?: Q;
+  headers?: H;
+  body?: B;
+  success: DocumentedResponse<R>;
+  handler: Handler<{ params: P; query: Q; headers: H; body: B }, A, D, R>;
+};
+
 /**
- * Every code a route can answer with: its own, plus what the shared middleware adds — the token
- * check, the signature check, input validation, the body parser's limits — and INTERNAL, which any
- * route answers when something of ours fails.
+ * Declares what a method does on a path: the compiler holds its handler to the input its schemas
+ * parse, the caller its access establishes, and the body its success schema describes.
  */
-export function errorCodesOf(endpoint: Endpoint): ErrorCode[] {
+export function operation<
+  D,
+  A extends Access,
+  P extends Schema<z.ZodObject> = undefined,
+  Q extends Schema<z.ZodObject> = undefined,
+  H extends Schema<z.ZodObject> = undefined,
+  B extends Schema<z.ZodType> = undefined,
+  R extends Schema<z.ZodType> = undefined,
+>(declaration: Declaration<D, A, P, Q, H, B, R>): Operation<D> {
+  // The mount parses every input part with the schemas declared here before calling the handler,
+  // so the handler's narrower input type holds at run time.
+  return declaration as unknown as Operation<D>;
+}
+
+/** The endpoints with the dependencies their handlers need: ready to mount. */
+export function withDeps<D>(endpoints: readonly Endpoint<D>[], deps: D): Endpoint[] {
+  return endpoints.map((e) => ({ ...e, handler: (input) => e.handler(input, deps) }));
+}
+
+/**
+ * Every code an endpoint can answer with: its own, plus what the shared steps add — the credential
+ * check, the rate limit, input validation, the body parser's limits — and INTERNAL, which any
+ * endpoint answers when something of ours fails.
+ */
+export function errorCodesOf(endpoint: OperationDoc): ErrorCode[] {
   const implied: ErrorCode[] = [];
   if (endpoint.access === 'operator' || endpoint.access === 'customerOrOperator') implied.push('UNAUTHORIZED');
   if (endpoint.access === 'paymentProvider') implied.push('INVALID_SIGNATURE');
+  if (endpoint.rateLimited) implied.push('RATE_LIMITED');
   if (endpoint.params || endpoint.query || endpoint.headers || endpoint.body) implied.push('VALIDATION_FAILED');
   if (endpoint.body) implied.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   return [...new Set<ErrorCode>([...implied, ...endpoint.errors, 'INTERNAL'])];

@@ -20,6 +20,7 @@ const API_ERRORS = {
   },
   CUSTOMER_MISMATCH: { status: 403, message: "a customer's token acts only for that customer" },
   NOT_FOUND: { status: 404, message: 'no such route' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'the path does not take this method; Allow lists those it takes' },
   UNKNOWN_COUPON: { status: 404, message: 'no coupon has that code' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'the request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "the request body's charset or content encoding is not supported" },

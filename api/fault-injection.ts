@@ -1,11 +1,11 @@
 import type { Db } from '../lib/db.js';
 import { importOptionalModule } from '../lib/optional-module.js';
-import type { DevRoutes } from './app.js';
+import type { FaultInjection } from './app.js';
 
 /** What the API loads dev/fakes for (test/infra/production-imports.test.ts holds the module to it). */
 export interface FakesForApi {
   assertFakesSchema(db: Db): Promise<void>;
-  fakeFaultInjection(db: Db, adminToken: string): DevRoutes;
+  fakeFaultInjection(db: Db): FaultInjection;
 }
 
 /**
@@ -18,9 +18,9 @@ const NO_FAKES_IN_BUILD =
   'FAULTS_ENABLED=true: this build has no local fakes to inject faults into (dev/fakes is left out with dev/); ' +
   'set FAULTS_ENABLED=false, or build from a checkout with dev/ (`npm run build` compiles dev/fakes in)';
 
-/** FAULTS_ENABLED: the local fakes' fault-injection routes, from dev/fakes, loaded only now. */
-export async function loadFaultInjection(db: Db, adminToken: string): Promise<DevRoutes> {
+/** FAULTS_ENABLED: the local fakes' fault-injection endpoints, from dev/fakes, loaded only now. */
+export async function loadFaultInjection(db: Db): Promise<FaultInjection> {
   const fakes = await importOptionalModule<FakesForApi>(FAKES_MODULE, NO_FAKES_IN_BUILD);
   await fakes.assertFakesSchema(db);
-  return fakes.fakeFaultInjection(db, adminToken);
+  return fakes.fakeFaultInjection(db);
 }

@@ -1,4 +1,3 @@
-import { Router } from 'express';
 import { z } from 'zod';
 import {
   createDocument,
@@ -7,8 +6,9 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
-import { errorCodesOf, type Access, type Answer, type Endpoint } from './endpoint.js';
+import { errorCodesOf, type Access, type DocumentedResponse, type Endpoint } from './endpoint.js';
 import { ERRORS, type ErrorCode } from './errors.js';
+import { JSON_BODY_LIMIT_KB, WEBHOOK_BODY_LIMIT_KB } from './request-body.js';
 import { MAX_CLOCK_SKEW_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-signature.js';
 
 export type OpenApiDocument = oas31.OpenAPIObject;
@@ -49,8 +49,23 @@ const SECURITY: Record<Access, oas31.SecurityRequirementObject[]> = {
   paymentProvider: [{ paymentTimestamp: [], paymentSignature: [] }],
 };
 
-/** The OpenAPI 3.1 document of these routes, their schemas taken from the zod schemas the routes validate with. */
-export function openApiDocument(endpoints: Endpoint[]): OpenApiDocument {
+/** Any method on a declared path that the path does not take (api/mount-endpoints.ts). */
+const METHOD_NOT_ALLOWED = {
+  description: `\`METHOD_NOT_ALLOWED\`: ${ERRORS.METHOD_NOT_ALLOWED.message}`,
+  headers: {
+    Allow: {
+      description: 'the methods the path takes, e.g. `GET, HEAD, POST` (HEAD wherever GET)',
+      schema: { type: 'string' as const },
+    },
+  },
+  content: { 'application/json': { schema: errorBody(['METHOD_NOT_ALLOWED']) } },
+};
+
+/**
+ * The OpenAPI 3.1 document of these endpoints (any whose handlers need anything: it reads only
+ * their declarations), their schemas taken from the zod schemas the mount validates with.
+ */
+export function openApiDocument(endpoints: readonly Endpoint<never>[]): OpenApiDocument {
   const paths: ZodOpenApiPathsObject = {};
   for (const endpoint of endpoints) {
     (paths[openApiPath(endpoint.path)] ??= {})[endpoint.method] = operation(endpoint);
@@ -62,9 +77,11 @@ export function openApiDocument(endpoints: Endpoint[]): OpenApiDocument {
       version: '1',
       description:
         'Orders that are cancelled on time when unpaid, and payments that are never lost. Amounts are integer cents, times ISO-8601 UTC. ' +
-        'Every error is `{"error": {"code", "message", "details"?}}` with a 4xx or 5xx status. See docs/api.md.',
+        'Every error is `{"error": {"code", "message", "details"?}}` with a 4xx or 5xx status. ' +
+        'A method a path does not take answers 405 `METHOD_NOT_ALLOWED` with `Allow` (components.responses.MethodNotAllowed), ' +
+        'an unknown path 404 `NOT_FOUND`. See docs/api.md.',
     },
-    components: { securitySchemes: SECURITY_SCHEMES },
+    components: { securitySchemes: SECURITY_SCHEMES, responses: { MethodNotAllowed: METHOD_NOT_ALLOWED } },
     paths,
   });
 }
@@ -74,20 +91,10 @@ export function openApiPath(expressPath: string): string {
   return expressPath.replace(/:(\w+)/g, '{$1}');
 }
 
-/** Serves the document of the routes this app mounts, built once. */
-export function openApiRouter(endpoints: Endpoint[]): Router {
-  const document = openApiDocument(endpoints);
-  const router = Router();
-  router.get('/openapi.json', (_req, res) => {
-    res.json(document);
-  });
-  return router;
-}
-
-function operation(endpoint: Endpoint): ZodOpenApiOperationObject {
+function operation(endpoint: Endpoint<never>): ZodOpenApiOperationObject {
   const responses: ZodOpenApiResponsesObject = {};
-  for (const answer of [endpoint.success, ...(endpoint.otherAnswers ?? [])])
-    responses[statusKey(answer.status)] = response(answer);
+  for (const documented of [endpoint.success, ...(endpoint.otherResponses ?? [])])
+    responses[statusKey(documented.status)] = response(documented);
   for (const [status, codes] of byStatus(errorCodesOf(endpoint))) {
     responses[statusKey(status)] = {
       description: codes.map((code) => `\`${code}\`: ${ERRORS[code].message}`).join('; '),
@@ -97,7 +104,7 @@ function operation(endpoint: Endpoint): ZodOpenApiOperationObject {
   return {
     operationId: operationId(endpoint),
     summary: endpoint.summary,
-    ...(endpoint.description || endpoint.devOnly ? { description: description(endpoint) } : {}),
+    ...(description(endpoint) ? { description: description(endpoint) } : {}),
     tags: [tagOf(endpoint)],
     security: SECURITY[endpoint.access],
     requestParams: {
@@ -106,18 +113,31 @@ function operation(endpoint: Endpoint): ZodOpenApiOperationObject {
       ...(endpoint.headers ? { header: endpoint.headers } : {}),
     },
     ...(endpoint.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: endpoint.body } } } }
+      ? {
+          requestBody: {
+            required: true,
+            description: bodyLimit(endpoint.access),
+            content: { 'application/json': { schema: endpoint.body } },
+          },
+        }
       : {}),
     responses,
   };
 }
 
-function response(answer: Answer) {
-  if (!answer.schema) return { description: answer.description };
+function response(documented: DocumentedResponse) {
+  if (!documented.schema) return { description: documented.description };
   return {
-    description: answer.description,
-    content: { [answer.contentType ?? 'application/json']: { schema: answer.schema } },
+    description: documented.description,
+    content: { [documented.contentType ?? 'application/json']: { schema: documented.schema } },
   };
+}
+
+/** The body parsers' limits (api/request-body.ts): beyond them 413 PAYLOAD_TOO_LARGE. */
+function bodyLimit(access: Access): string {
+  return access === 'paymentProvider'
+    ? `at most ${WEBHOOK_BODY_LIMIT_KB} kB, read raw: the signature covers its exact bytes`
+    : `JSON, at most ${JSON_BODY_LIMIT_KB} kB`;
 }
 
 /** The contract's error shape, its code narrowed to those this route answers with at this status. */
@@ -144,12 +164,13 @@ function byStatus(codes: ErrorCode[]): Map<number, ErrorCode[]> {
   return new Map([...groups].sort(([a], [b]) => a - b));
 }
 
-function description(endpoint: Endpoint): string {
+function description(endpoint: Endpoint<never>): string {
+  const rateLimited = endpoint.rateLimited ? 'Rate-limited per customer (429 with Retry-After).' : '';
   const devOnly = endpoint.devOnly ? 'Dev and tests only: mounted when `FAULTS_ENABLED=true`, 404 otherwise.' : '';
-  return [endpoint.description, devOnly].filter(Boolean).join(' ');
+  return [endpoint.description, rateLimited, devOnly].filter(Boolean).join(' ');
 }
 
-function tagOf(endpoint: Endpoint): string {
+function tagOf(endpoint: Endpoint<never>): string {
   if (endpoint.devOnly) return 'dev';
   const first = endpoint.path.split('/')[1];
   if (first === 'products' || first === 'coupons') return 'catalog';
@@ -158,7 +179,7 @@ function tagOf(endpoint: Endpoint): string {
 }
 
 /** `post /orders/:id/cancel` → `postOrdersIdCancel`. */
-function operationId(endpoint: Endpoint): string {
+function operationId(endpoint: Endpoint<never>): string {
   const words = endpoint.path.split(/[/:._-]+/).filter(Boolean);
   return endpoint.method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }

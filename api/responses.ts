@@ -108,6 +108,8 @@ export const RefundRetried = z.strictObject({ paymentId: z.string(), status: z.e
 
 export const PaymentAccepted = z.strictObject({ accepted: z.literal(true), paymentId: z.string() });
 
+export const OpenApiJson = z.record(z.string(), z.unknown());
+
 export const Health = z.strictObject({ db: z.enum(['ok', 'down']), temporal: z.enum(['ok', 'down']) });
 
 export const UiConfig = z.strictObject({

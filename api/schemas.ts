@@ -1,8 +1,13 @@
 import { z } from 'zod';
 import { FULFILLMENT_STEP_NAMES, ORDER_STATUSES } from '../domain/statuses.js';
 
-/** The shapes of everything the API accepts. Amounts are integer cents; ids are bounded strings. */
-const id = z.string().trim().min(1).max(128);
+/**
+ * The shapes of everything the API accepts. Amounts are integer cents; ids are bounded strings.
+ * The OpenAPI document is generated from these: a rule JSON Schema cannot state (a refinement, a
+ * trim before the length check) says so in its description.
+ */
+const trimmed = 'surrounding whitespace is trimmed first; the length limits apply to what remains';
+const id = z.string().trim().min(1).max(128).meta({ description: trimmed });
 const cents = z.number().int().min(0).max(100_000_000);
 
 export const SkuParam = z.object({ sku: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - (1-64)') });
@@ -12,7 +17,7 @@ export const CouponParam = z.object({
 export const OrderIdParam = z.object({ id: z.uuid() });
 
 export const ProductBody = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: z.string().trim().min(1).max(200).meta({ description: trimmed }),
   priceCents: cents,
   stock: z.number().int().min(0).max(10_000_000),
 });
@@ -26,12 +31,20 @@ export const CreateOrderBody = z.strictObject({
     .array(z.strictObject({ sku: SkuParam.shape.sku, quantity: z.number().int().min(1).max(1000) }))
     .min(1)
     .max(50)
-    .refine((items) => new Set(items.map((i) => i.sku)).size === items.length, 'each sku may appear once'),
+    .refine((items) => new Set(items.map((i) => i.sku)).size === items.length, 'each sku may appear once')
+    .meta({
+      // JSON Schema has no "unique by a property": uniqueItems states what it can (no two lines
+      // alike), the description the rule itself.
+      uniqueItems: true,
+      description: 'each sku at most once per order: a second line with the same sku is 400 VALIDATION_FAILED',
+    }),
   couponCode: CouponParam.shape.code.optional(),
 });
 export type CreateOrderBody = z.infer<typeof CreateOrderBody>;
 
 export const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, '1-255 visible ASCII characters');
+
+export const PlaceOrderHeaders = z.object({ 'Idempotency-Key': IdempotencyKey.optional() });
 
 export const ExtendBody = z.strictObject({
   minutes: z

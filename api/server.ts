@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   let connection: Connection | undefined;
   let outcome: Awaited<ReturnType<typeof closeGracefully>>;
   try {
-    const faultInjection = config.faultsEnabled ? await loadFaultInjection(db, config.adminToken) : undefined;
+    const faultInjection = config.faultsEnabled ? await loadFaultInjection(db) : undefined;
     const address = config.temporal.address;
     connection = await Connection.connect({ address, ...config.temporal.connection }).catch((err: unknown) => {
       throw temporalUnreachable(address, err);

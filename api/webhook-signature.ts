@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** The payment provider's signature scheme, in one place: HMAC-SHA256(secret, timestamp + "." + rawBody). */
+/** The payment provider's side, in one place: where it posts, and its signature scheme, HMAC-SHA256(secret, timestamp + "." + rawBody). */
+export const PAYMENT_CALLBACK_PATH = '/payments/callback';
 export const SIGNATURE_HEADER = 'X-Payment-Signature';
 export const TIMESTAMP_HEADER = 'X-Payment-Timestamp';
 /** A signed callback older or newer than this is refused, so a captured one cannot be replayed later. */
@@ -24,7 +25,7 @@ export async function sendPaymentCallback(
   notice: { paymentId: string; orderId: string; amountCents: number; paidAt: string },
 ): Promise<{ status: number; body: string; sent: string }> {
   const sent = JSON.stringify(notice);
-  const res = await fetch(`${baseUrl}/payments/callback`, {
+  const res = await fetch(`${baseUrl}${PAYMENT_CALLBACK_PATH}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...signedHeaders(secret, sent) },
     body: sent,

@@ -1,42 +1,9 @@
-import { Router, type RequestHandler } from 'express';
-import { orderLogFields } from '../../domain/messages.js';
-import type { Logger } from '../../lib/logger.js';
+import type { z } from 'zod';
+import { Reply, type Handler } from '../endpoint.js';
 import type { ApiMetrics } from '../metrics.js';
-import { requireAdmin } from '../auth.js';
 
 /** Prometheus scrapes with the admin token: business figures are for operators, not for anyone who asks. */
-export function metricsRouter({ metrics, adminToken }: { metrics: ApiMetrics; adminToken: string }): Router {
-  const router = Router();
-  router.get('/metrics', requireAdmin(adminToken), async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
-  return router;
-}
-
-/**
- * Times every request, labelled by the route pattern (never the raw path: ids would explode the
- * label set), and writes one access-log line; a request about an order names its orderId and workflowId.
- */
-export function observeRequests({ metrics, logger }: { metrics: ApiMetrics; logger: Logger }): RequestHandler {
-  return (req, res, next) => {
-    const stop = metrics.httpDuration.startTimer();
-    res.on('finish', () => {
-      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      const seconds = stop({ method: req.method, route, status: String(res.statusCode) });
-      const orderId =
-        route.startsWith('/orders/:id') || route.startsWith('/dev/orders/:id') ? String(req.params.id) : undefined;
-      logger.info(
-        {
-          method: req.method,
-          route,
-          path: req.path,
-          status: res.statusCode,
-          ms: Math.round(seconds * 1000),
-          ...(orderId ? orderLogFields(orderId) : {}),
-        },
-        'request',
-      );
-    });
-    next();
-  };
-}
+export const metricsText: Handler<Record<never, never>, 'operator', { metrics: ApiMetrics }, z.ZodString> = async (
+  _input,
+  { metrics },
+) => new Reply(await metrics.registry.metrics(), { contentType: metrics.registry.contentType });

@@ -1,63 +1,52 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
-import express, { Router } from 'express';
+import express, { type RequestHandler } from 'express';
 import type { Db } from '../../lib/db.js';
-import { requireAdmin } from '../auth.js';
-import { ApiError, businessError, parseInput } from '../errors.js';
-import { OrderIdParam } from '../schemas.js';
+import type { Handler } from '../endpoint.js';
+import { ApiError, businessError } from '../errors.js';
+import type { SimulatedPayment, UiConfig } from '../responses.js';
+import type { OrderIdParam } from '../schemas.js';
 import { sendPaymentCallback } from '../webhook-signature.js';
 
 const PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
 
-export interface OrdersPageDeps {
-  db: Db;
-  temporal: Client;
-  temporalUiUrl: string;
-  webhookSecret: string;
-  adminToken: string;
-  /** Dev mode (FAULTS_ENABLED): the page offers "simulate payment". */
-  faultsEnabled: boolean;
-}
-
 /**
- * The operators' orders page at `/` (static HTML and a small script, no build step), what it needs
- * to know about this deployment, and in dev mode the server-side signer behind its pay button.
- * The page itself is public (it holds no data); everything it loads needs the admin token, which
- * the operator types into it.
+ * The operators' orders page at `/`: static HTML and a small script, no build step. The page
+ * itself is public (it holds no data); everything it loads needs the admin token, which the
+ * operator types into it.
  */
-export function ordersPageRouter({
-  db,
-  temporal,
-  temporalUiUrl,
-  webhookSecret,
-  adminToken,
-  faultsEnabled,
-}: OrdersPageDeps): Router {
-  const router = Router();
-  const admin = requireAdmin(adminToken);
-  router.use(express.static(PUBLIC_DIR, { index: 'index.html', redirect: false }));
-  router.get('/ui/config', admin, (_req, res) => {
-    res.json({ temporalUiUrl, namespace: temporal.options.namespace, devMode: faultsEnabled });
-  });
-  if (!faultsEnabled) return router;
+export const ordersPageFiles: RequestHandler = express.static(PUBLIC_DIR, { index: 'index.html', redirect: false });
 
-  // Dev only: the secret stays on the server; the browser asks, the server signs and calls its own webhook.
-  router.post('/dev/orders/:id/simulate-payment', admin, async (req, res) => {
-    const { id } = parseInput(OrderIdParam, req.params);
-    const order = await db.order.findUnique({ where: { id }, select: { totalCents: true } });
-    if (!order) throw businessError('UNKNOWN_ORDER');
-    const self = `http://127.0.0.1:${req.socket.localPort}`;
-    const notice = {
-      paymentId: `sim-${randomUUID()}`,
-      orderId: id,
-      amountCents: order.totalCents,
-      paidAt: new Date().toISOString(),
-    };
-    const callback = await sendPaymentCallback(self, webhookSecret, notice);
-    if (callback.status !== 202)
-      throw new ApiError('CALLBACK_REFUSED', `the webhook answered ${callback.status}`, callback.body);
-    res.status(202).json({ paymentId: notice.paymentId, callbackStatus: callback.status });
-  });
-  return router;
-}
+/** What the page needs to know about this deployment; dev mode (FAULTS_ENABLED) offers "simulate payment". */
+export const uiConfig: Handler<
+  Record<never, never>,
+  'operator',
+  { temporal: Client; temporalUiUrl: string; faultsEnabled: boolean },
+  typeof UiConfig
+> = async (_input, { temporal, temporalUiUrl, faultsEnabled }) => ({
+  temporalUiUrl,
+  namespace: temporal.options.namespace,
+  devMode: faultsEnabled,
+});
+
+/** Dev only: the secret stays on the server; the browser asks, the server signs and calls its own webhook. */
+export const simulatePayment: Handler<
+  { params: typeof OrderIdParam },
+  'operator',
+  { db: Db; webhookSecret: string },
+  typeof SimulatedPayment
+> = async ({ params: { id }, localPort }, { db, webhookSecret }) => {
+  const order = await db.order.findUnique({ where: { id }, select: { totalCents: true } });
+  if (!order) throw businessError('UNKNOWN_ORDER');
+  const notice = {
+    paymentId: `sim-${randomUUID()}`,
+    orderId: id,
+    amountCents: order.totalCents,
+    paidAt: new Date().toISOString(),
+  };
+  const callback = await sendPaymentCallback(`http://127.0.0.1:${localPort}`, webhookSecret, notice);
+  if (callback.status !== 202)
+    throw new ApiError('CALLBACK_REFUSED', `the webhook answered ${callback.status}`, callback.body);
+  return { paymentId: notice.paymentId, callbackStatus: 202 };
+};

@@ -1,5 +1,4 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import express, { Router } from 'express';
 import type { Db } from '../../lib/db.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ApiMetrics } from '../metrics.js';
@@ -11,91 +10,67 @@ import {
   type PaymentNotice,
 } from '../../domain/messages.js';
 import type { SettleLatePayment } from '../../workflows/late-payment.js';
-import { ApiError, businessError, parseInput } from '../errors.js';
-import { PaymentCallbackBody } from '../schemas.js';
+import type { Handler } from '../endpoint.js';
+import { businessError } from '../errors.js';
+import type { PaymentAccepted } from '../responses.js';
+import type { PaymentCallbackBody } from '../schemas.js';
 import { isWorkflowGone } from '../temporal-errors.js';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../webhook-signature.js';
 
-export interface PaymentRouteDeps {
+export interface PaymentDeps {
   db: Db;
   temporal: Client;
   taskQueue: string;
-  webhookSecret: string;
   logger: Logger;
   metrics: ApiMetrics;
   /** The arrival clock; unset: the database's now(), the clock every deadline guard uses (tests pass the test server's). */
   clock?: (() => Promise<Date>) | undefined;
 }
 
-export function paymentsRouter({
-  db,
-  temporal,
-  taskQueue,
-  webhookSecret,
-  logger,
-  metrics,
-  clock,
-}: PaymentRouteDeps): Router {
-  const router = Router();
+/** The payment provider's webhook; its signature was checked on the raw body before it was parsed. */
+export const acceptPayment: Handler<
+  { body: typeof PaymentCallbackBody },
+  'paymentProvider',
+  PaymentDeps,
+  typeof PaymentAccepted
+> = async ({ body: callback }, deps) => {
+  const [order] = await deps.db.$queryRaw<
+    Array<{ now: Date }>
+  >`SELECT now() AS now FROM orders WHERE id = ${callback.orderId}::uuid`;
+  if (!order) throw businessError('UNKNOWN_ORDER');
+  const receivedAt = deps.clock ? await deps.clock() : order.now;
+  const notice: PaymentNotice = { ...callback, receivedAt: receivedAt.toISOString() };
 
-  // The signature covers the exact bytes sent, so the body is read raw and parsed only once verified.
-  router.post('/payments/callback', express.raw({ type: () => true, limit: '16kb' }), async (req, res) => {
-    const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const signed = verifySignature(
-      webhookSecret,
-      { timestamp: req.get(TIMESTAMP_HEADER), signature: req.get(SIGNATURE_HEADER) },
-      rawBody,
-      Date.now(),
-    );
-    if (!signed) throw new ApiError('INVALID_SIGNATURE');
+  await handOver(deps, notice);
+  deps.metrics.paymentsAccepted.inc();
+  deps.logger.info(
+    { orderId: notice.orderId, paymentId: notice.paymentId, workflowId: orderWorkflowId(notice.orderId) },
+    'payment accepted',
+  );
+  return { accepted: true, paymentId: notice.paymentId };
+};
 
-    let json: unknown;
-    try {
-      json = JSON.parse(rawBody.toString('utf8'));
-    } catch {
-      throw new ApiError('VALIDATION_FAILED', 'the request body is not valid JSON');
-    }
-    const callback = parseInput(PaymentCallbackBody, json);
-    const [order] = await db.$queryRaw<
-      Array<{ now: Date }>
-    >`SELECT now() AS now FROM orders WHERE id = ${callback.orderId}::uuid`;
-    if (!order) throw businessError('UNKNOWN_ORDER');
-    const receivedAt = clock ? await clock() : order.now;
-    const notice: PaymentNotice = { ...callback, receivedAt: receivedAt.toISOString() };
-
-    await handOver(notice);
-    metrics.paymentsAccepted.inc();
-    logger.info(
-      { orderId: notice.orderId, paymentId: notice.paymentId, workflowId: orderWorkflowId(notice.orderId) },
-      'payment accepted',
-    );
-    res.status(202).json({ accepted: true, paymentId: notice.paymentId });
-  });
-
-  /**
-   * Resolves once the payment is durably with Temporal: as a signal to the order's workflow, or,
-   * when that workflow has ended, as a workflow of its own that refunds it. 202 means exactly that.
-   */
-  async function handOver(notice: PaymentNotice): Promise<void> {
-    try {
-      await temporal.workflow.getHandle(orderWorkflowId(notice.orderId)).signal(paidSignal, notice);
-      return;
-    } catch (err) {
-      if (!isWorkflowGone(err)) throw err;
-    }
-    try {
-      await temporal.workflow.start<typeof SettleLatePayment>(LATE_PAYMENT_WORKFLOW_TYPE, {
-        workflowId: latePaymentWorkflowId(notice.paymentId),
-        taskQueue,
-        args: [notice],
-        // A redelivery of the same paymentId must not start a second settlement, ever.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        staticSummary: `Late payment ${notice.paymentId} (${notice.amountCents} cents) for order ${notice.orderId}: to be refunded`,
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+/**
+ * Resolves once the payment is durably with Temporal: as a signal to the order's workflow, or,
+ * when that workflow has ended, as a workflow of its own that refunds it. 202 means exactly that.
+ * Every other failure of Temporal's is a 500, and the provider redelivers.
+ */
+async function handOver({ temporal, taskQueue }: PaymentDeps, notice: PaymentNotice): Promise<void> {
+  try {
+    await temporal.workflow.getHandle(orderWorkflowId(notice.orderId)).signal(paidSignal, notice);
+    return;
+  } catch (err) {
+    if (!isWorkflowGone(err)) throw err;
   }
-
-  return router;
+  try {
+    await temporal.workflow.start<typeof SettleLatePayment>(LATE_PAYMENT_WORKFLOW_TYPE, {
+      workflowId: latePaymentWorkflowId(notice.paymentId),
+      taskQueue,
+      args: [notice],
+      // A redelivery of the same paymentId must not start a second settlement, ever.
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      staticSummary: `Late payment ${notice.paymentId} (${notice.amountCents} cents) for order ${notice.orderId}: to be refunded`,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
 }

@@ -1,10 +1,10 @@
 import type { ThirdParties } from '../../activities/third-party/index.js';
-import type { DevRoutes } from '../../api/app.js';
+import type { FaultInjection } from '../../api/app.js';
+import { withDeps } from '../../api/endpoint.js';
 import { ConfigError } from '../../lib/config.js';
 import type { Db } from '../../lib/db.js';
 import { FAULT_ENDPOINTS } from './fault-endpoints.js';
 import { FakeFaults } from './faults.js';
-import { faultsRouter } from './faults-router.js';
 import { FakeInvoiceService, FakeLoyaltyService } from './fulfillment-services.js';
 import { FakeNotifier } from './notifier.js';
 import { FakePaymentProvider } from './payment-provider.js';
@@ -26,9 +26,9 @@ export function createFakeThirdParties(db: Db): ThirdParties {
   };
 }
 
-/** `PUT`/`DELETE /admin/faults/:service` on the fakes of `db`, with their OpenAPI entries, for createApp. */
-export function fakeFaultInjection(db: Db, adminToken: string): DevRoutes {
-  return { router: faultsRouter({ faults: new FakeFaults(db), adminToken }), endpoints: FAULT_ENDPOINTS };
+/** The fault-injection endpoints on the fakes of `db`, for createApp. */
+export function fakeFaultInjection(db: Db): FaultInjection {
+  return { endpoints: withDeps(FAULT_ENDPOINTS, { faults: new FakeFaults(db) }) };
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Endpoint } from '../../api/endpoint.js';
-import { DEV_ENDPOINTS, ENDPOINTS } from '../../api/endpoints.js';
+import { DEV_ENDPOINTS, ENDPOINTS } from '../../api/endpoint-table.js';
 import type { ErrorCode } from '../../api/errors.js';
 import { FAULT_ENDPOINTS } from '../../dev/fakes/fault-endpoints.js';
 import { signedHeaders } from '../../api/webhook-signature.js';
@@ -313,7 +313,7 @@ const PROBES: Record<string, Probes> = {
   },
 };
 
-const ENDPOINT_OF = new Map<string, Endpoint>(
+const ENDPOINT_OF = new Map<string, Endpoint<never>>(
   [...ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [
     `${e.method.toUpperCase()} ${e.path.replace(/:(\w+)/g, '{$1}')}`,
     e,
@@ -331,10 +331,11 @@ function operationOf(route: string) {
 }
 
 /** code → status, as the document's error responses list them (each enumerates its codes). */
-function documentedErrors(operation: any, endpoint: Endpoint): Map<string, number> {
+function documentedErrors(operation: any, endpoint: Endpoint<never>): Map<string, number> {
   const errors = new Map<string, number>();
   for (const [status, response] of Object.entries<any>(operation.responses)) {
-    if (Number(status) < 400 || endpoint.otherAnswers?.some((answer) => answer.status === Number(status))) continue;
+    if (Number(status) < 400 || endpoint.otherResponses?.some((response) => response.status === Number(status)))
+      continue;
     for (const code of response.content['application/json'].schema.properties.error.properties.code.enum)
       errors.set(code, Number(status));
   }

@@ -1,37 +1,8 @@
-import type { AddressInfo } from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../api/app.js';
-import { fakeFaultInjection } from '../../dev/fakes/index.js';
-import type { Db } from '../../lib/db.js';
-import { createLogger } from '../../lib/logger.js';
-
-/** The app without a database or Temporal: building it and serving /openapi.json must touch neither. */
-function appWith(faultsEnabled: boolean): Express {
-  const untouchable = new Proxy(
-    {},
-    {
-      get: () => {
-        throw new Error('must not be used');
-      },
-    },
-  );
-  return createApp({
-    db: untouchable as Db,
-    temporal: untouchable as Client,
-    taskQueue: 'q',
-    adminToken: 't',
-    webhookSecret: 's',
-    customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
-    orderIdSecret: 's'.repeat(32),
-    ordersRateLimit: { limit: 0, windowMs: 60_000 },
-    ...(faultsEnabled ? { faultInjection: fakeFaultInjection(untouchable as Db, 't') } : {}),
-    temporalUiUrl: 'http://localhost:8233',
-    logger: createLogger('test', 'silent'),
-  });
-}
+import { JSON_BODY_LIMIT_KB, WEBHOOK_BODY_LIMIT_KB } from '../../api/request-body.js';
+import { ADMIN_TOKEN, appWithoutBackends, listening } from '../helpers/app-without-backends.js';
 
 /** `GET /orders/:id` for every route the app's routers mount (Express 5: app.router.stack). */
 function mountedRoutes(app: Express): string[] {
@@ -40,7 +11,8 @@ function mountedRoutes(app: Express): string[] {
     for (const layer of stack) {
       if (layer.route) {
         expect(typeof layer.route.path, 'a route path the document can name').toBe('string');
-        for (const method of Object.keys(layer.route.methods))
+        // `_all`: the 405 answer for the methods the path does not take, not a route of its own.
+        for (const method of Object.keys(layer.route.methods).filter((m) => m !== '_all'))
           routes.push(`${method.toUpperCase()} ${layer.route.path}`);
       } else if (layer.handle.stack) {
         walk(layer.handle.stack);
@@ -65,19 +37,15 @@ function documentedRoutes(document: { paths: Record<string, Record<string, unkno
 }
 
 async function fetchDocument(app: Express): Promise<{ status: number; contentType: string | null; body: any }> {
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  try {
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/openapi.json`); // no credentials: public
+  return listening(app, async (base) => {
+    const res = await fetch(`${base}/openapi.json`); // no credentials: public
     return { status: res.status, contentType: res.headers.get('content-type'), body: await res.json() };
-  } finally {
-    server.close();
-  }
+  });
 }
 
 describe('GET /openapi.json', () => {
   it.each([true, false])('names exactly the routes the app mounts (FAULTS_ENABLED %s)', async (faultsEnabled) => {
-    const app = appWith(faultsEnabled);
+    const app = appWithoutBackends({ faultsEnabled });
     const served = await fetchDocument(app);
     expect(served.status).toBe(200);
     expect(served.contentType).toMatch(/^application\/json/);
@@ -88,10 +56,52 @@ describe('GET /openapi.json', () => {
   });
 
   it('is a valid OpenAPI 3.1 document', async () => {
-    const { body } = await fetchDocument(appWith(true));
+    const { body } = await fetchDocument(appWithoutBackends({ faultsEnabled: true }));
     const result = await new Validator().validate(body);
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
     expect(body.openapi).toMatch(/^3\.1\./);
+  });
+
+  it('states the body limits and the trim before length checks', async () => {
+    const { body: document } = await fetchDocument(appWithoutBackends({ faultsEnabled: false }));
+    const bodyOf = (path: string, method: string) => document.paths[path][method].requestBody;
+    expect(bodyOf('/orders', 'post').description).toContain(`at most ${JSON_BODY_LIMIT_KB} kB`);
+    expect(bodyOf('/payments/callback', 'post').description).toContain(`at most ${WEBHOOK_BODY_LIMIT_KB} kB`);
+    const product = bodyOf('/products/{sku}', 'put').content['application/json'].schema.properties;
+    expect(product.name.description).toMatch(/trimmed first/);
+  });
+
+  it('states that each sku may appear once per order, which the API enforces', async () => {
+    const app = appWithoutBackends({ faultsEnabled: false });
+    const { body: document } = await fetchDocument(app);
+    const items = document.paths['/orders'].post.requestBody.content['application/json'].schema.properties.items;
+    expect(items.uniqueItems).toBe(true);
+    expect(items.description).toMatch(/each sku at most once per order/);
+
+    const refused = await listening(app, async (base) => {
+      const res = await fetch(`${base}/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          customerId: 'c-1',
+          items: [
+            { sku: 'TEA', quantity: 1 },
+            { sku: 'TEA', quantity: 2 },
+          ],
+        }),
+      });
+      return { status: res.status, body: await res.json() };
+    });
+    expect(refused).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 'VALIDATION_FAILED',
+          message: expect.any(String),
+          details: { issues: [{ path: 'items', message: 'each sku may appear once' }] },
+        },
+      },
+    });
   });
 });

@@ -26,7 +26,7 @@ beforeAll(async () => {
     customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
     orderIdSecret: 's'.repeat(32),
     ordersRateLimit: { limit: 0, windowMs: 60_000 },
-    faultInjection: fakeFaultInjection(unused as Db, 't'),
+    faultInjection: fakeFaultInjection(unused as Db),
     temporalUiUrl: 'http://localhost:8233',
     logger: createLogger('test', 'silent'),
   });

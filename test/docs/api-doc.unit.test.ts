@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Endpoint } from '../../api/endpoint.js';
-import { DEV_ENDPOINTS, ENDPOINTS } from '../../api/endpoints.js';
+import { DEV_ENDPOINTS, ENDPOINTS } from '../../api/endpoint-table.js';
 import { ERRORS } from '../../api/errors.js';
 import { FAULT_ENDPOINTS } from '../../dev/fakes/fault-endpoints.js';
 import { codeIn, readDoc, tableRows } from '../helpers/markdown.js';
 
 const page = readDoc('api.md');
-const endpoints = new Map<string, Endpoint>(
+const endpoints = new Map<string, Endpoint<never>>(
   [...ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [`${e.method.toUpperCase()} ${e.path}`, e]),
 );
 
@@ -16,7 +16,7 @@ describe('docs/api.md says what the code does', () => {
     expect(listed.sort()).toEqual([...endpoints.keys()].sort());
   });
 
-  it('says who may call each route as its entry in api/endpoints.ts does', () => {
+  it('says who may call each route as its entry in api/endpoint-table.ts does', () => {
     const rows = tableRows(page, '| endpoint | anonymous | customer | operator | payment provider |');
     expect(rows.map(([endpoint]) => codeIn(endpoint!)).sort()).toEqual([...endpoints.keys()].sort());
     for (const [route, anonymous, customer, , provider] of rows) {

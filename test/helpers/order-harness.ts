@@ -172,7 +172,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET },
     orderIdSecret: ORDER_ID_SECRET,
     ordersRateLimit: options.ordersRateLimit ?? { limit: 0, windowMs: 60_000 },
-    faultInjection: fakeFaultInjection(db, ADMIN_TOKEN),
+    faultInjection: fakeFaultInjection(db),
     temporalUiUrl: webUiUrl ?? 'http://localhost:8233',
     logger: options.logger ?? createLogger('api-test', 'silent'),
     ...(clock ? { clock } : {}),

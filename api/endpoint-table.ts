@@ -1,0 +1,256 @@
+import { z } from 'zod';
+import type { ApiDeps } from './app.js';
+import { operation, route, type Endpoint } from './endpoint.js';
+import {
+  CancelRequested,
+  CouponView,
+  DeadlineExtended,
+  Health,
+  OpenApiJson,
+  OrderList,
+  OrderView,
+  PaymentAccepted,
+  PlacedOrderView,
+  ProductView,
+  RefundRetried,
+  SimulatedPayment,
+  StepRetried,
+  UiConfig,
+} from './responses.js';
+import { getCoupon, getProduct, putCoupon, putProduct } from './routes/catalog.js';
+import { retryFulfillmentStep } from './routes/fulfillment.js';
+import { health } from './routes/health.js';
+import { metricsText } from './routes/metrics.js';
+import { openApiJson } from './routes/openapi.js';
+import { simulatePayment, uiConfig } from './routes/orders-page.js';
+import { cancelOrder, extendDeadline, getOrder, listOrders, placeOrder } from './routes/orders.js';
+import { acceptPayment } from './routes/payments.js';
+import { retryRefund } from './routes/refunds.js';
+import {
+  CouponBody,
+  CouponParam,
+  CreateOrderBody,
+  ExtendBody,
+  ListOrdersQuery,
+  OrderIdParam,
+  PaymentCallbackBody,
+  PlaceOrderHeaders,
+  ProductBody,
+  RetryRefundParams,
+  RetryStepParams,
+  SkuParam,
+} from './schemas.js';
+import { PAYMENT_CALLBACK_PATH } from './webhook-signature.js';
+
+/** A route whose handlers need some of what createApp hands them. */
+const apiRoute = route<ApiDeps>;
+
+/**
+ * Every route of the API, each declared once: its path, and for each method it takes, who may
+ * call, what it accepts, what it answers and its handler (api/routes/). createApp mounts this
+ * table (api/mount-endpoints.ts) and the OpenAPI document describes it (api/openapi.ts);
+ * test/api/openapi-errors.test.ts fails when a route answers a code, a status or a body that its
+ * entry does not document. A path's `:id` is always an order's id.
+ */
+export const ENDPOINTS: Endpoint<ApiDeps>[] = [
+  ...apiRoute('/healthz', {
+    get: operation({
+      summary: 'Whether the database and Temporal answer',
+      access: 'public',
+      success: { status: 200, description: 'both answer', schema: Health },
+      otherResponses: [{ status: 503, description: 'one of them does not: its field is "down"', schema: Health }],
+      errors: [],
+      handler: health,
+    }),
+  }),
+  ...apiRoute('/metrics', {
+    get: operation({
+      summary: 'Prometheus metrics of the API process',
+      access: 'operator',
+      success: { status: 200, description: 'Prometheus text format', schema: z.string(), contentType: 'text/plain' },
+      errors: [],
+      handler: metricsText,
+    }),
+  }),
+  ...apiRoute('/openapi.json', {
+    get: operation({
+      summary: 'This document',
+      access: 'public',
+      success: {
+        status: 200,
+        description: 'the OpenAPI 3.1 document of the routes this process mounts',
+        schema: OpenApiJson,
+      },
+      errors: [],
+      handler: openApiJson,
+    }),
+  }),
+  ...apiRoute('/products/:sku', {
+    put: operation({
+      summary: 'Create or update a product',
+      description: '`stock` sets the units available now.',
+      access: 'operator',
+      params: SkuParam,
+      body: ProductBody,
+      success: { status: 200, description: 'the product', schema: ProductView },
+      errors: [],
+      handler: putProduct,
+    }),
+    get: operation({
+      summary: 'A product and its stock',
+      access: 'public',
+      params: SkuParam,
+      success: {
+        status: 200,
+        description: 'the product; available + reserved + sold is every unit ever stocked',
+        schema: ProductView,
+      },
+      errors: ['UNKNOWN_SKU'],
+      handler: getProduct,
+    }),
+  }),
+  ...apiRoute('/coupons/:code', {
+    put: operation({
+      summary: 'Create a single-use coupon or change its discount',
+      access: 'operator',
+      params: CouponParam,
+      body: CouponBody,
+      success: { status: 200, description: 'the coupon', schema: CouponView },
+      errors: [],
+      handler: putCoupon,
+    }),
+    get: operation({
+      summary: 'A coupon and whether it is used',
+      access: 'operator',
+      params: CouponParam,
+      success: { status: 200, description: 'the coupon', schema: CouponView },
+      errors: ['UNKNOWN_COUPON'],
+      handler: getCoupon,
+    }),
+  }),
+  ...apiRoute('/orders', {
+    post: operation({
+      summary: 'Place an order: reserve its stock and lock its coupon, all or nothing',
+      description:
+        "A customer's token places orders for that customer (`customerId` optional; another is 403); the admin token must name the customer. " +
+        'The same Idempotency-Key with the same body returns the same order, with another body 422.',
+      access: 'customerOrOperator',
+      rateLimited: true,
+      headers: PlaceOrderHeaders,
+      body: CreateOrderBody,
+      success: { status: 201, description: 'the order, UNPAID until paid or cancelled', schema: PlacedOrderView },
+      errors: [
+        'CUSTOMER_MISMATCH',
+        'UNKNOWN_SKU',
+        'OUT_OF_STOCK',
+        'COUPON_UNAVAILABLE',
+        'TOO_MANY_OPEN_ORDERS',
+        'IDEMPOTENCY_KEY_REUSED',
+      ],
+      handler: placeOrder,
+    }),
+    get: operation({
+      summary: 'Orders, newest first',
+      description:
+        "A customer's token lists only that customer's orders (another `customerId` is 403); the admin token lists everyone's.",
+      access: 'customerOrOperator',
+      query: ListOrdersQuery,
+      success: { status: 200, description: 'the orders', schema: OrderList },
+      errors: ['CUSTOMER_MISMATCH'],
+      handler: listOrders,
+    }),
+  }),
+  ...apiRoute('/orders/:id', {
+    get: operation({
+      summary: 'An order, its payments and its fulfillment',
+      description: "Another customer's order is 404, as if it did not exist.",
+      access: 'customerOrOperator',
+      params: OrderIdParam,
+      success: { status: 200, description: 'the order', schema: OrderView },
+      errors: ['UNKNOWN_ORDER'],
+      handler: getOrder,
+    }),
+  }),
+  ...apiRoute('/orders/:id/cancel', {
+    post: operation({
+      summary: 'Cancel an unpaid order (the same guarded path as the timeout)',
+      description: "Another customer's order is 404, as if it did not exist.",
+      access: 'customerOrOperator',
+      params: OrderIdParam,
+      success: { status: 202, description: "the cancel is with the order's workflow", schema: CancelRequested },
+      errors: ['UNKNOWN_ORDER', 'ORDER_NOT_UNPAID'],
+      handler: cancelOrder,
+    }),
+  }),
+  ...apiRoute('/orders/:id/extend', {
+    post: operation({
+      summary: "Move an unpaid order's deadline",
+      access: 'operator',
+      params: OrderIdParam,
+      body: ExtendBody,
+      success: { status: 200, description: 'the new deadline', schema: DeadlineExtended },
+      errors: ['UNKNOWN_ORDER', 'ORDER_NOT_UNPAID'],
+      handler: extendDeadline,
+    }),
+  }),
+  ...apiRoute('/orders/:id/fulfillment/:step/retry', {
+    post: operation({
+      summary: 'Re-drive a FAILED fulfillment step (the dead letter)',
+      access: 'operator',
+      params: RetryStepParams,
+      success: {
+        status: 202,
+        description: 'the step has left FAILED (running again, or already DONE); it completes exactly once',
+        schema: StepRetried,
+      },
+      errors: ['UNKNOWN_ORDER', 'STEP_NOT_FAILED'],
+      handler: retryFulfillmentStep,
+    }),
+  }),
+  ...apiRoute('/orders/:id/payments/:paymentId/refund/retry', {
+    post: operation({
+      summary: 'Re-drive a refund the payment provider rejected (REFUND_FAILED)',
+      access: 'operator',
+      params: RetryRefundParams,
+      success: { status: 202, description: 'the refund is REFUND_PENDING again', schema: RefundRetried },
+      errors: ['UNKNOWN_PAYMENT', 'REFUND_NOT_FAILED'],
+      handler: retryRefund,
+    }),
+  }),
+  ...apiRoute(PAYMENT_CALLBACK_PATH, {
+    post: operation({
+      summary: "The payment provider's webhook",
+      description:
+        'Signed, see the security scheme; the signature is checked before the body is parsed. 202 once the payment is durably with ' +
+        "the order's workflow (or, for an order whose workflow has ended, queued for refund). A redelivery of the same paymentId is 202 " +
+        'with one effect. A payment for a cancelled or expired order, or of the wrong amount, is refunded exactly once.',
+      access: 'paymentProvider',
+      body: PaymentCallbackBody,
+      success: { status: 202, description: 'the payment is durably handed over', schema: PaymentAccepted },
+      errors: ['UNKNOWN_ORDER'],
+      handler: acceptPayment,
+    }),
+  }),
+  ...apiRoute('/ui/config', {
+    get: operation({
+      summary: 'What the orders page needs to know about this deployment',
+      access: 'operator',
+      success: { status: 200, description: 'the Web UI link, namespace and mode', schema: UiConfig },
+      errors: [],
+      handler: uiConfig,
+    }),
+  }),
+];
+
+/** Routes mounted only with FAULTS_ENABLED, beside the local fakes' fault injection (dev/fakes/fault-endpoints.ts). */
+export const DEV_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute('/dev/orders/:id/simulate-payment', {
+  post: operation({
+    summary: "The orders page's pay button: the server signs a callback and posts it to its own webhook",
+    access: 'operator',
+    devOnly: true,
+    params: OrderIdParam,
+    success: { status: 202, description: 'the webhook accepted the simulated payment', schema: SimulatedPayment },
+    errors: ['UNKNOWN_ORDER', 'CALLBACK_REFUSED'],
+    handler: simulatePayment,
+  }),
+});

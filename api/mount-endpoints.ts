@@ -1,0 +1,83 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { z } from 'zod';
+import { accessCheck, callerOf, type Credentials } from './auth.js';
+import { Reply, type Endpoint, type Method } from './endpoint.js';
+import { ApiError, parseInput } from './errors.js';
+import { perCustomerRateLimit } from './rate-limit.js';
+import { jsonBody } from './request-body.js';
+
+export interface MountDeps extends Credentials {
+  /** Calls per customer per window of each rate-limited endpoint; 0: no limit. */
+  ordersRateLimit: { limit: number; windowMs: number };
+}
+
+/**
+ * The router of these endpoints. Each gets, in this order: the check its access calls for, its
+ * rate limit if it has one, the JSON body parser if it takes a body (the webhook's check has read
+ * its body already), the validation of every input part it declares, and its handler. A method that
+ * none of a path's endpoints declares answers 405 with `Allow`, before anything is checked or read.
+ */
+export function mountEndpoints(endpoints: readonly Endpoint[], deps: MountDeps): Router {
+  const router = Router();
+  for (const [path, onPath] of byPath(endpoints)) {
+    const route = router.route(path);
+    for (const endpoint of onPath) route[endpoint.method](...stepsOf(endpoint, deps));
+    route.all(methodNotAllowed(onPath.map((e) => e.method)));
+  }
+  return router;
+}
+
+function byPath(endpoints: readonly Endpoint[]): Map<string, Endpoint[]> {
+  const paths = new Map<string, Endpoint[]>();
+  for (const endpoint of endpoints) paths.set(endpoint.path, [...(paths.get(endpoint.path) ?? []), endpoint]);
+  return paths;
+}
+
+function stepsOf(endpoint: Endpoint, deps: MountDeps): RequestHandler[] {
+  return [
+    ...accessCheck(endpoint.access, deps),
+    ...(endpoint.rateLimited ? [perCustomerRateLimit(deps.ordersRateLimit)] : []),
+    ...(endpoint.body && endpoint.access !== 'paymentProvider' ? [jsonBody] : []),
+    handle(endpoint),
+  ];
+}
+
+function handle(endpoint: Endpoint): RequestHandler {
+  return async (req, res) => {
+    const input = {
+      params: endpoint.params && parseInput(endpoint.params, req.params),
+      query: endpoint.query && parseInput(endpoint.query, req.query),
+      headers: endpoint.headers && parseInput(endpoint.headers, headersNamedIn(endpoint.headers, req)),
+      body: endpoint.body && parseInput(endpoint.body, req.body),
+      caller: callerOf(res),
+      localPort: req.socket.localPort ?? 0,
+    };
+    send(res, endpoint, await endpoint.handler(input, undefined));
+  };
+}
+
+/** The request's values of the headers the schema names, under the names it spells them with. */
+function headersNamedIn(schema: z.ZodObject, req: Request): Record<string, string | undefined> {
+  return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, req.get(name)]));
+}
+
+function send(res: Response, endpoint: Endpoint, result: unknown): void {
+  const reply = result instanceof Reply ? result : new Reply(result);
+  res.status(reply.options.status ?? endpoint.success.status);
+  const contentType = reply.options.contentType ?? endpoint.success.contentType;
+  if (reply.body === undefined) res.end();
+  else if (contentType) res.type(contentType).send(reply.body);
+  else res.json(reply.body);
+}
+
+/** HEAD is answered wherever GET is (Express runs the GET handler without sending the body). */
+function methodNotAllowed(declared: Method[]): RequestHandler {
+  const allowed = [...new Set(declared.flatMap((m) => (m === 'get' ? ['GET', 'HEAD'] : [m.toUpperCase()])))].sort();
+  const allow = allowed.join(', ');
+  return (req, res) => {
+    res.set('Allow', allow);
+    throw new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; this path takes ${allow}`, {
+      allowed,
+    });
+  };
+}

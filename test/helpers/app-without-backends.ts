@@ -1,0 +1,48 @@
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
+import type { Express } from 'express';
+import { createApp } from '../../api/app.js';
+import { fakeFaultInjection } from '../../dev/fakes/index.js';
+import type { Db } from '../../lib/db.js';
+import { createLogger } from '../../lib/logger.js';
+
+export const ADMIN_TOKEN = 't';
+
+/**
+ * The app with a database and a Temporal client that throw when touched: whatever a request does
+ * with either answers 500, so a test that expects anything else shows that neither was reached.
+ */
+export function appWithoutBackends({ faultsEnabled }: { faultsEnabled: boolean }): Express {
+  const untouchable = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('must not be used');
+      },
+    },
+  );
+  return createApp({
+    db: untouchable as Db,
+    temporal: untouchable as Client,
+    taskQueue: 'q',
+    adminToken: ADMIN_TOKEN,
+    webhookSecret: 's',
+    customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
+    orderIdSecret: 's'.repeat(32),
+    ordersRateLimit: { limit: 0, windowMs: 60_000 },
+    ...(faultsEnabled ? { faultInjection: fakeFaultInjection(untouchable as Db) } : {}),
+    temporalUiUrl: 'http://localhost:8233',
+    logger: createLogger('test', 'silent'),
+  });
+}
+
+/** Listens on a loopback port for the duration of `use`. */
+export async function listening<T>(app: Express, use: (baseUrl: string) => Promise<T>): Promise<T> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    return await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  } finally {
+    server.close();
+  }
+}
