@@ -108,25 +108,32 @@ beforeEach(() => {
   overrides = {};
 });
 
-/** Places an order as POST /orders does (update-with-start) and runs `test` while a worker serves it. */
-async function withOrder<T>(test: (orderId: string) => Promise<T>): Promise<T> {
-  const worker = await Worker.create({
+/** A worker for this file's workflows on the stubbed activities. */
+const stubbedWorker = () =>
+  Worker.create({
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: bundle,
     activities: stubActivities(),
   });
+
+/** Places an order as POST /orders does: update-with-start. */
+const placeOrder = (orderId: string) =>
+  env.client.workflow.executeUpdateWithStart(placeOrderUpdate, {
+    args: [{ orderId, customerId: 'cust-1', items: [{ sku: 'TEA', quantity: 1 }], requestHash: 'h' }],
+    startWorkflowOperation: new WithStartWorkflowOperation(ORDER_WORKFLOW_TYPE, {
+      workflowId: orderWorkflowId(orderId),
+      taskQueue: TASK_QUEUE,
+      args: [orderLifecycleInput(orderId)],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    }),
+  });
+
+/** Places an order and runs `test` while a worker serves it. */
+async function withOrder<T>(test: (orderId: string) => Promise<T>): Promise<T> {
   const orderId = randomUUID();
-  return worker.runUntil(async () => {
-    await env.client.workflow.executeUpdateWithStart(placeOrderUpdate, {
-      args: [{ orderId, customerId: 'cust-1', items: [{ sku: 'TEA', quantity: 1 }], requestHash: 'h' }],
-      startWorkflowOperation: new WithStartWorkflowOperation(ORDER_WORKFLOW_TYPE, {
-        workflowId: orderWorkflowId(orderId),
-        taskQueue: TASK_QUEUE,
-        args: [orderLifecycleInput(orderId)],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-      }),
-    });
+  return (await stubbedWorker()).runUntil(async () => {
+    await placeOrder(orderId);
     return test(orderId);
   });
 }
@@ -264,24 +271,11 @@ describe('OrderLifecycle with stubbed activities', () => {
     overrides.placeOrder = async () => {
       throw ApplicationFailure.nonRetryable('not enough units', 'OUT_OF_STOCK');
     };
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue: TASK_QUEUE,
-      workflowBundle: bundle,
-      activities: stubActivities(),
-    });
     const orderId = randomUUID();
-    await worker.runUntil(async () => {
-      const placing = env.client.workflow.executeUpdateWithStart(placeOrderUpdate, {
-        args: [{ orderId, customerId: 'cust-1', items: [{ sku: 'TEA', quantity: 1 }], requestHash: 'h' }],
-        startWorkflowOperation: new WithStartWorkflowOperation(ORDER_WORKFLOW_TYPE, {
-          workflowId: orderWorkflowId(orderId),
-          taskQueue: TASK_QUEUE,
-          args: [orderLifecycleInput(orderId)],
-          workflowIdConflictPolicy: 'USE_EXISTING',
-        }),
-      });
-      await expect(placing).rejects.toMatchObject({ cause: { type: 'OUT_OF_STOCK' } });
+    await (
+      await stubbedWorker()
+    ).runUntil(async () => {
+      await expect(placeOrder(orderId)).rejects.toMatchObject({ cause: { type: 'OUT_OF_STOCK' } });
       expect(await result(orderId)).toMatchObject({ status: 'REJECTED' });
     });
     expect(called('placeOrder')).toHaveLength(1); // a business refusal is not retried
