@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildOnce } from '../cached-build.js';
+import { StartupError } from '../startup-error.js';
+import { findExecutable, toolCacheDir } from '../tool-cache.js';
+
+/**
+ * Schemathesis, the OpenAPI fuzzer, from PyPI: every package pinned in requirements.txt, installed
+ * with `--no-deps` into a directory of the tool cache named by that file's hash, so a changed pin
+ * is a new install and every run of one pin uses the same packages.
+ */
+const REQUIREMENTS = fileURLToPath(new URL('./requirements.txt', import.meta.url));
+
+export const SCHEMATHESIS_MISSING = 'no python3 with pip: install Python 3.9 or later so Schemathesis can be installed';
+
+export interface Schemathesis {
+  python: string;
+  /** For PYTHONPATH. */
+  packages: string;
+}
+
+/** The cached install, else a fresh one from PyPI (about a minute). */
+export async function resolveSchemathesis(): Promise<Schemathesis> {
+  const python = findExecutable('python3');
+  if (!python) throw new StartupError(SCHEMATHESIS_MISSING);
+  const pins = createHash('sha256').update(readFileSync(REQUIREMENTS)).digest('hex').slice(0, 10);
+  const packages = join(toolCacheDir(), `schemathesis-${pins}`);
+  await buildOnce({
+    title: 'Schemathesis (pip install)',
+    dir: packages,
+    build: (workDir, run) =>
+      run(python, ['-m', 'pip', 'install', '--no-deps', '--quiet', '--target', workDir, '-r', REQUIREMENTS]),
+  });
+  return { python, packages };
+}
+
+/** `schemathesis run …` with `args` (and a config file); resolves to its exit code. Its report goes to this terminal. */
+export function runSchemathesis(
+  { python, packages }: Schemathesis,
+  args: readonly string[],
+  configFile?: string,
+): Promise<number> {
+  const config = configFile === undefined ? [] : ['--config-file', configFile];
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, ['-m', 'schemathesis.cli', ...config, 'run', ...args], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, PYTHONPATH: packages, PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+}
