@@ -120,14 +120,19 @@ async function openOrdersPage(): Promise<void> {
   }
 }
 
-/** The Web UI renders summary and details as markdown in iframes: look in every frame. */
-async function shown(page: Page, text: string, timeoutMs = 15_000): Promise<void> {
+/**
+ * The Web UI renders summary and details as markdown in iframes: look in every frame. The details
+ * come from a query the UI sends once per page load, which a loaded worker may answer late: reload
+ * the page now and then.
+ */
+async function shown(page: Page, text: string, timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
-  for (;;) {
+  for (let attempt = 1; ; attempt++) {
     for (const frame of page.frames()) {
       if ((await frame.textContent('body').catch(() => null))?.includes(text)) return;
     }
     if (Date.now() > end) throw new Error(`"${text}" is not shown on ${page.url()}`);
+    if (attempt % 20 === 0) await page.reload();
     await page.waitForTimeout(250);
   }
 }

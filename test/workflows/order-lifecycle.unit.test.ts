@@ -97,10 +97,9 @@ function stubActivities(): Record<string, (...args: unknown[]) => Promise<unknow
 }
 
 beforeAll(async () => {
-  [env, bundle] = await Promise.all([
-    createTimeSkippingEnv(),
-    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: silent }),
-  ]);
+  // One after the other: the test server must listen within 5 s, which bundling beside it can cost it.
+  env = await createTimeSkippingEnv();
+  bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: silent });
 });
 afterAll(() => env?.teardown());
 beforeEach(() => {
