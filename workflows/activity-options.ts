@@ -9,7 +9,7 @@ import { BUSINESS_ERROR_CODES } from '../domain/errors.js';
  * A preset bounds one round of attempts. What happens when a round ends without success is the
  * workflow's rule (workflows/keep-trying.ts): our own failures start another round, so an outage
  * delays an order but never fails it; only a refusal, or for a call that may give up the third
- * party's own failure, reaches the caller (docs/failure-modes.md, "Which steps may give up").
+ * party's own failure, reaches the caller (docs/failure-modes.md, "Which calls may give up").
  */
 
 /** How long a call may keep failing through our own fault before its order is flagged NeedsAttention. */
