@@ -6,11 +6,13 @@ import { findFreePort } from '../ports.js';
 import { runMain, StartupError } from '../startup-error.js';
 import { freeServerPorts } from '../temporal/server.js';
 import { resolveSchemathesis, runSchemathesis } from './schemathesis.js';
+import { startSigningProxy } from './signing-proxy.js';
 
 // `npm run fuzz [-- --examples N]`: Schemathesis against the live /openapi.json of the embedded
 // stack, once as a customer and once as the operator, with every check: no answer may be a 5xx,
-// and every answer must match the document (status, headers, body). Loopback only; each run is
-// bounded by its number of examples per operation.
+// and every answer must match the document (status, headers, body). The payment webhook's bodies
+// are signed on the way (signing-proxy.ts), so they are fuzzed past the signature too. Loopback
+// only; each run is bounded by its number of examples per operation.
 
 const SECRETS = {
   ADMIN_TOKEN: 'fuzz-admin-token-0123456789abcdefghij',
@@ -44,6 +46,7 @@ runMain(async () => {
     log: (line) => console.log(line),
   });
   let failed = 0;
+  const proxy = await startSigningProxy(stack.apiUrl, SECRETS.PAYMENT_WEBHOOK_SECRET);
   try {
     await seedCatalog(stack.apiUrl);
     const callers = [
@@ -55,7 +58,9 @@ runMain(async () => {
       const code = await runSchemathesis(
         schemathesis,
         [
-          `${stack.apiUrl}/openapi.json`,
+          `${proxy.url}/openapi.json`,
+          '--url',
+          proxy.url,
           '--header',
           `Authorization: Bearer ${token}`,
           '--checks',
@@ -70,6 +75,7 @@ runMain(async () => {
       if (code !== 0) failed++;
     }
   } finally {
+    proxy.stop();
     await stack.stop();
   }
   if (failed > 0) throw new StartupError(`Schemathesis found failures in ${failed} of 2 runs (see above)`);
