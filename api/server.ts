@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { ConfigError, devSecretsInUse, loadConfig, temporalUnreachable } from '../lib/config.js';
+import { ConfigError, loadConfig, temporalUnreachable } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
 import { startTracing } from '../lib/tracing.js';
@@ -19,9 +19,6 @@ async function main(): Promise<void> {
       'the API needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)',
     );
   }
-  const devSecrets = devSecretsInUse(config).map(([name]) => name);
-  if (devSecrets.length > 0)
-    logger.warn({ variables: devSecrets }, 'these secrets are the public development defaults; set them in production');
   const tracing = config.otlpEndpoint ? startTracing('order-api', { otlpEndpoint: config.otlpEndpoint }) : undefined;
   const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
   // Set once opened: a later start step failing closes it with the rest, so the process exits with

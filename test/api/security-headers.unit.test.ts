@@ -23,7 +23,7 @@ beforeAll(async () => {
     taskQueue: 'q',
     adminToken: 't',
     webhookSecret: 's',
-    customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
+    customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32), maxAgeSeconds: 3600 },
     orderIdSecret: 's'.repeat(32),
     ordersRateLimit: { limit: 0, windowMs: 60_000 },
     faultInjection: fakeFaultInjection(unused as Db),

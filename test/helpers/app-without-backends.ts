@@ -27,7 +27,7 @@ export function appWithoutBackends({ faultsEnabled }: { faultsEnabled: boolean }
     taskQueue: 'q',
     adminToken: ADMIN_TOKEN,
     webhookSecret: 's',
-    customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
+    customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32), maxAgeSeconds: 3600 },
     orderIdSecret: 's'.repeat(32),
     ordersRateLimit: { limit: 0, windowMs: 60_000 },
     ...(faultsEnabled ? { faultInjection: fakeFaultInjection(untouchable as Db) } : {}),

@@ -169,7 +169,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     taskQueue,
     adminToken: ADMIN_TOKEN,
     webhookSecret: WEBHOOK_SECRET,
-    customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET },
+    customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET, maxAgeSeconds: 3600 },
     orderIdSecret: ORDER_ID_SECRET,
     ordersRateLimit: options.ordersRateLimit ?? { limit: 0, windowMs: 60_000 },
     faultInjection: fakeFaultInjection(db),
