@@ -1,4 +1,11 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import {
+  createRemoteJWKSet,
+  errors,
+  jwtVerify,
+  type JWTHeaderParameters,
+  type JWTPayload,
+  type JWTVerifyOptions,
+} from 'jose';
 import type { CustomerTokenSettings } from '../lib/config.js';
 
 /** A customer's bearer token that proves nothing: malformed, forged, expired, unsigned, or for someone else. */
@@ -20,6 +27,13 @@ const TOKEN_FAULTS = [
   errors.JWKSMultipleMatchingKeys,
 ];
 
+/**
+ * The `typ` of an access token, where the issuer states one: a JWT (RFC 7519) or an OAuth access
+ * token (RFC 9068). Other kinds a provider signs with the same keys (logout tokens, DPoP proofs …)
+ * prove no customer's call.
+ */
+const ACCESS_TOKEN_TYPES = ['jwt', 'at+jwt'];
+
 /** Same bounds as a customerId in a request body (api/schemas.ts): 1-128 characters, no surrounding blanks. */
 const CUSTOMER_ID = /^\S(.{0,126}\S)?$/s;
 
@@ -30,10 +44,11 @@ export function customerTokenVerifier(settings: CustomerTokenSettings): VerifyCu
     algorithms: [settings.algorithm],
     requiredClaims: ['sub', 'exp'], // a token without an expiry would be a password that never changes
     clockTolerance: 5, // seconds: the issuer's clock is another machine's
+    maxTokenAge: settings.maxAgeSeconds, // bounds what a leaked token is worth, whatever its `exp`
     ...(settings.issuer === undefined ? {} : { issuer: settings.issuer }),
     ...(settings.audience === undefined ? {} : { audience: settings.audience }),
   };
-  let verify: (token: string) => Promise<{ payload: JWTPayload }>;
+  let verify: (token: string) => Promise<{ payload: JWTPayload; protectedHeader: JWTHeaderParameters }>;
   if (settings.algorithm === 'HS256') {
     const secret = new TextEncoder().encode(settings.secret);
     verify = (token) => jwtVerify(token, secret, options);
@@ -44,13 +59,19 @@ export function customerTokenVerifier(settings: CustomerTokenSettings): VerifyCu
 
   return async (token) => {
     let payload: JWTPayload;
+    let typ: string | undefined;
     try {
-      ({ payload } = await verify(token));
+      ({
+        payload,
+        protectedHeader: { typ },
+      } = await verify(token));
     } catch (err) {
       if (TOKEN_FAULTS.some((fault) => err instanceof fault))
         throw new InvalidCustomerToken((err as errors.JOSEError).code);
       throw err;
     }
+    if (typ !== undefined && !ACCESS_TOKEN_TYPES.includes(typ.toLowerCase().replace(/^application\//, '')))
+      throw new InvalidCustomerToken('typ is not an access token');
     if (typeof payload.sub !== 'string' || !CUSTOMER_ID.test(payload.sub))
       throw new InvalidCustomerToken('sub is not a customer id');
     return payload.sub;
