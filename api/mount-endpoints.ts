@@ -35,6 +35,7 @@ function byPath(endpoints: readonly Endpoint[]): Map<string, Endpoint[]> {
 
 function stepsOf(endpoint: Endpoint, deps: MountDeps): RequestHandler[] {
   return [
+    ...(endpoint.access === 'public' ? [] : [noStore]),
     ...accessCheck(endpoint.access, deps),
     ...(endpoint.rateLimited ? [perCustomerRateLimit(deps.ordersRateLimit)] : []),
     ...(endpoint.body && endpoint.access !== 'paymentProvider' ? [jsonBody] : []),
@@ -69,6 +70,12 @@ function send(res: Response, endpoint: Endpoint, result: unknown): void {
   else if (contentType) res.type(contentType).send(reply.body);
   else res.json(reply.body);
 }
+
+/** What needs credentials to read must not be kept by a browser or a shared cache, its refusals included. */
+const noStore: RequestHandler = (_req, res, next) => {
+  res.set('Cache-Control', 'no-store');
+  next();
+};
 
 /** HEAD is answered wherever GET is (Express runs the GET handler without sending the body). */
 function methodNotAllowed(declared: Method[]): RequestHandler {
