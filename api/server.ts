@@ -8,6 +8,7 @@ import { startTracing } from '../lib/tracing.js';
 import { createApp } from './app.js';
 import { loadFaultInjection } from './fault-injection.js';
 import { closeGracefully } from './graceful-close.js';
+import { createHttpServer } from './http-server.js';
 
 const logger = createLogger('api');
 
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
       logger,
     });
 
-    const server = app.listen(config.port, '0.0.0.0');
+    const server = createHttpServer(app).listen(config.port, '0.0.0.0');
     await once(server, 'listening');
     logger.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening');
 
