@@ -145,6 +145,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
         'OUT_OF_STOCK',
         'COUPON_UNAVAILABLE',
         'TOO_MANY_OPEN_ORDERS',
+        'TOO_MANY_UNITS_HELD',
         'IDEMPOTENCY_KEY_REUSED',
       ],
       handler: placeOrder,

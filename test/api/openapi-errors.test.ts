@@ -25,6 +25,7 @@ import {
  */
 const NOT_DRIVEN: ErrorCode[] = ['INTERNAL'];
 const RATE_LIMIT = 3;
+const UNITS_LIMIT = 5;
 
 let h: OrderHarness;
 let f: Fixture;
@@ -55,6 +56,7 @@ beforeAll(async () => {
   h = await startOrderHarness({
     taskQueue: 'orders-openapi',
     maxOpenOrdersPerCustomer: 1,
+    maxUnpaidUnitsPerProduct: UNITS_LIMIT,
     ordersRateLimit: { limit: RATE_LIMIT, windowMs: 60_000 },
   });
   document = (await h.http('GET', '/openapi.json')).body;
@@ -194,6 +196,7 @@ const PROBES: Record<string, Probes> = {
       COUPON_UNAVAILABLE: () =>
         customer('POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }], couponCode: 'NO-SUCH-COUPON' }),
       TOO_MANY_OPEN_ORDERS: () => h.asCustomer('holder', 'POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }),
+      TOO_MANY_UNITS_HELD: () => customer('POST', '/orders', { items: [{ sku: f.sku, quantity: UNITS_LIMIT + 1 }] }),
       IDEMPOTENCY_KEY_REUSED: async () => {
         const [who, key] = [someone(), { 'idempotency-key': randomUUID() }];
         expect((await h.asCustomer(who, 'POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }, key)).status).toBe(

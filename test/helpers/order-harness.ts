@@ -96,6 +96,8 @@ export interface HarnessOptions {
    * for one customer; the anti-hoarding tests set it.
    */
   maxOpenOrdersPerCustomer?: number;
+  /** MAX_UNPAID_UNITS_PER_PRODUCT for the worker. Default 0 (off), for the same reason. */
+  maxUnpaidUnitsPerProduct?: number;
   /** The API's per-customer limit on POST /orders. Default off, for the same reason. */
   ordersRateLimit?: { limit: number; windowMs: number };
   /** The API's logger (default: silent). */
@@ -132,6 +134,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     db: workerDb,
     paymentWindowMs,
     maxOpenOrdersPerCustomer: options.maxOpenOrdersPerCustomer ?? 0,
+    maxUnpaidUnitsPerProduct: options.maxUnpaidUnitsPerProduct ?? 0,
     paymentProvider: forward('paymentProvider'),
     notifier: forward('notifier'),
     invoices: forward('invoices'),
