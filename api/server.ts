@@ -47,6 +47,8 @@ async function main(): Promise<void> {
       customerTokens: config.customerTokens,
       orderIdSecret: config.orderIdSecret,
       ordersRateLimit: { limit: config.ordersPerMinutePerClient, windowMs: 60_000 },
+      metricsToken: config.metricsToken,
+      authFailureLimit: { limit: config.authFailuresPerMinutePerAddress, windowMs: 60_000 },
       faultInjection,
       temporalUiUrl: config.temporal.uiUrl,
       logger,

@@ -26,6 +26,7 @@ beforeAll(async () => {
     customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32), maxAgeSeconds: 3600 },
     orderIdSecret: 's'.repeat(32),
     ordersRateLimit: { limit: 0, windowMs: 60_000 },
+    authFailureLimit: { limit: 0, windowMs: 60_000 },
     faultInjection: fakeFaultInjection(unused as Db),
     temporalUiUrl: 'http://localhost:8233',
     logger: createLogger('test', 'silent'),

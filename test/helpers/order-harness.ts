@@ -175,6 +175,8 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET, maxAgeSeconds: 3600 },
     orderIdSecret: ORDER_ID_SECRET,
     ordersRateLimit: options.ordersRateLimit ?? { limit: 0, windowMs: 60_000 },
+    // Off: suites send many refused tokens from one address; test/api/auth-throttle tests it.
+    authFailureLimit: { limit: 0, windowMs: 60_000 },
     faultInjection: fakeFaultInjection(db),
     temporalUiUrl: webUiUrl ?? 'http://localhost:8233',
     logger: options.logger ?? createLogger('api-test', 'silent'),
