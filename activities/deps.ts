@@ -6,6 +6,8 @@ export interface ActivityDeps extends ThirdParties {
   paymentWindowMs: number;
   /** Unpaid orders one customer may hold at once (MAX_OPEN_ORDERS_PER_CUSTOMER); 0: no limit. */
   maxOpenOrdersPerCustomer: number;
+  /** Units of one product one customer may hold in unpaid orders (MAX_UNPAID_UNITS_PER_PRODUCT); 0: no limit. */
+  maxUnpaidUnitsPerProduct: number;
   /**
    * The clock the deadline guards compare against. Unset in production: the database's own now(),
    * one clock for every instance. Tests on the time-skipping server pass that server's clock, so

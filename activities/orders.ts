@@ -147,7 +147,7 @@ async function placeWithin(
   now: Date | null,
   deps: ActivityDeps,
 ): Promise<PlacedOrder> {
-  await holdOpenOrderLimit(tx, request.customerId, deps.maxOpenOrdersPerCustomer);
+  await holdCustomerLimits(tx, request, deps);
   const lines = [...request.items].sort(inSkuOrder); // one lock order with cancel and pay: no deadlocks
   const items: PlacedOrder['items'] = [];
   for (const line of lines) {
@@ -206,25 +206,48 @@ async function placeWithin(
 }
 
 /**
- * Anti-hoarding: refuses a customer's order while they hold `limit` unpaid ones (0: no limit).
- * The per-customer advisory lock, held until the placement commits, makes concurrent placements of
- * one customer count one after the other, so together they can never pass the limit. It is taken
- * first and only here, so it cannot join a deadlock with the row locks that follow. (Lock and count
- * are two statements: a count in the locking statement would read a snapshot taken before the wait.)
+ * Anti-hoarding: refuses a customer's order while they hold `maxOpenOrdersPerCustomer` unpaid ones,
+ * or when it would bring the units they hold unpaid of one product past `maxUnpaidUnitsPerProduct`
+ * (each 0: no limit). The per-customer advisory lock, held until the placement commits, makes
+ * concurrent placements of one customer count one after the other, so together they can never pass
+ * either limit. It is taken first and only here, so it cannot join a deadlock with the row locks
+ * that follow. (Lock and counts are separate statements: a count in the locking statement would read
+ * a snapshot taken before the wait.) Open means still as placed, holding its stock.
  */
-async function holdOpenOrderLimit(tx: Queryable, customerId: string, limit: number): Promise<void> {
-  if (limit === 0) return;
-  // Two keys: this lock's own name, then the customer. A hash collision only makes two customers wait for each other.
+async function holdCustomerLimits(tx: Queryable, request: PlaceOrderRequest, deps: ActivityDeps): Promise<void> {
+  const { maxOpenOrdersPerCustomer: maxOrders, maxUnpaidUnitsPerProduct: maxUnits } = deps;
+  if (maxOrders === 0 && maxUnits === 0) return;
+  // Two keys: this lock's own name (kept from when it guarded the order count alone, so workers of
+  // both builds take the same lock during a rollout), then the customer. A hash collision only
+  // makes two customers wait for each other.
   await query(
     tx,
-    Prisma.sql`SELECT pg_advisory_xact_lock(hashtext('open-orders-per-customer'), hashtext(${customerId}))`,
+    Prisma.sql`SELECT pg_advisory_xact_lock(hashtext('open-orders-per-customer'), hashtext(${request.customerId}))`,
   );
-  // Open: still as placed, holding its stock.
-  const { rows } = await query<{ open: number }>(
-    tx,
-    Prisma.sql`SELECT count(*)::int AS open FROM orders WHERE customer_id = ${customerId} AND status = ${statusValue('orders', INITIAL_STATUS.order)}`,
-  );
-  if (rows[0]!.open >= limit) throw businessFailure('TOO_MANY_OPEN_ORDERS', { limit });
+  const open = statusValue('orders', INITIAL_STATUS.order);
+  if (maxOrders > 0) {
+    const { rows } = await query<{ open: number }>(
+      tx,
+      Prisma.sql`SELECT count(*)::int AS open FROM orders WHERE customer_id = ${request.customerId} AND status = ${open}`,
+    );
+    if (rows[0]!.open >= maxOrders) throw businessFailure('TOO_MANY_OPEN_ORDERS', { limit: maxOrders });
+  }
+  if (maxUnits > 0) {
+    const skus = request.items.map((i) => i.sku);
+    const { rows } = await query<{ sku: string; held: number }>(
+      tx,
+      Prisma.sql`
+        SELECT i.sku, sum(i.quantity)::int AS held FROM order_items i JOIN orders o ON o.id = i.order_id
+        WHERE o.customer_id = ${request.customerId} AND o.status = ${open} AND i.sku = ANY(${skus}::text[])
+        GROUP BY i.sku`,
+    );
+    const held = new Map(rows.map((r) => [r.sku, r.held]));
+    for (const line of [...request.items].sort(inSkuOrder)) {
+      const already = held.get(line.sku) ?? 0;
+      if (already + line.quantity > maxUnits)
+        throw businessFailure('TOO_MANY_UNITS_HELD', { sku: line.sku, limit: maxUnits, held: already });
+    }
+  }
 }
 
 /**

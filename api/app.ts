@@ -26,6 +26,10 @@ export interface AppDeps {
   orderIdSecret: string;
   /** Order placements per customer per window; 0: no limit (config: ORDERS_PER_MINUTE_PER_CLIENT, a 1-minute window). */
   ordersRateLimit: { limit: number; windowMs: number };
+  /** Prometheus's bearer token for /metrics (config: METRICS_TOKEN); unset: only the admin token. */
+  metricsToken?: string | undefined;
+  /** Refused bearer tokens per client address per window before it is refused (config: AUTH_FAILURES_PER_MINUTE_PER_ADDRESS); 0: no limit. */
+  authFailureLimit: { limit: number; windowMs: number };
   /**
    * FAULTS_ENABLED (contract: dev and tests only): the local fakes' fault-injection endpoints
    * (dev/fakes), mounted and documented with the API's dev-only ones; their presence also puts the

@@ -16,6 +16,8 @@ export type Caller = { role: 'operator' } | { role: 'customer'; customerId: stri
 /** What the credential checks compare against. */
 export interface Credentials {
   adminToken: string;
+  /** Prometheus's token; unset: only the admin token opens /metrics. */
+  metricsToken?: string | undefined;
   verifyCustomerToken: VerifyCustomerToken;
   webhookSecret: string;
 }
@@ -32,6 +34,8 @@ export function accessCheck(access: Access, credentials: Credentials): RequestHa
       return [requireAdmin(credentials.adminToken)];
     case 'customerOrOperator':
       return [requireCaller(credentials)];
+    case 'scraper':
+      return [requireScraper(credentials)];
     case 'paymentProvider':
       return [rawBody, requireSignature(credentials.webhookSecret), jsonOfRawBody];
   }
@@ -45,6 +49,18 @@ function requireAdmin(adminToken: string): RequestHandler {
     if (token === undefined || !isAdminToken(token))
       throw new ApiError('UNAUTHORIZED', 'this call needs the admin bearer token');
     res.locals.caller = { role: 'operator' } satisfies Caller;
+    next();
+  };
+}
+
+/** /metrics needs METRICS_TOKEN or the admin token; the metrics token is refused everywhere else. */
+function requireScraper({ adminToken, metricsToken }: Credentials): RequestHandler {
+  const isAdminToken = adminTokenCheck(adminToken);
+  const isMetricsToken = metricsToken === undefined ? () => false : adminTokenCheck(metricsToken);
+  return (req, _res, next) => {
+    const token = bearerToken(req);
+    if (token === undefined || !(isMetricsToken(token) || isAdminToken(token)))
+      throw new ApiError('UNAUTHORIZED', 'this call needs the metrics bearer token (or the admin token)');
     next();
   };
 }
@@ -115,8 +131,8 @@ function bearerToken(req: Request): string | undefined {
   return /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1];
 }
 
-function adminTokenCheck(adminToken: string): (token: string) => boolean {
-  const expected = digest(adminToken);
+function adminTokenCheck(secret: string): (token: string) => boolean {
+  const expected = digest(secret);
   // Comparing fixed-length digests keeps the check constant-time whatever the token's length.
   return (token) => timingSafeEqual(digest(token), expected);
 }

@@ -1,5 +1,13 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import {
+  createRemoteJWKSet,
+  errors,
+  jwtVerify,
+  type JWTHeaderParameters,
+  type JWTPayload,
+  type JWTVerifyOptions,
+} from 'jose';
 import type { CustomerTokenSettings } from '../lib/config.js';
+import { CustomerId } from './schemas.js';
 
 /** A customer's bearer token that proves nothing: malformed, forged, expired, unsigned, or for someone else. */
 export class InvalidCustomerToken extends Error {}
@@ -20,8 +28,12 @@ const TOKEN_FAULTS = [
   errors.JWKSMultipleMatchingKeys,
 ];
 
-/** Same bounds as a customerId in a request body (api/schemas.ts): 1-128 characters, no surrounding blanks. */
-const CUSTOMER_ID = /^\S(.{0,126}\S)?$/s;
+/**
+ * The `typ` of an access token, where the issuer states one: a JWT (RFC 7519) or an OAuth access
+ * token (RFC 9068). Other kinds a provider signs with the same keys (logout tokens, DPoP proofs …)
+ * prove no customer's call.
+ */
+const ACCESS_TOKEN_TYPES = ['jwt', 'at+jwt'];
 
 export function customerTokenVerifier(settings: CustomerTokenSettings): VerifyCustomerToken {
   const options: JWTVerifyOptions = {
@@ -30,10 +42,11 @@ export function customerTokenVerifier(settings: CustomerTokenSettings): VerifyCu
     algorithms: [settings.algorithm],
     requiredClaims: ['sub', 'exp'], // a token without an expiry would be a password that never changes
     clockTolerance: 5, // seconds: the issuer's clock is another machine's
+    maxTokenAge: settings.maxAgeSeconds, // bounds what a leaked token is worth, whatever its `exp`
     ...(settings.issuer === undefined ? {} : { issuer: settings.issuer }),
     ...(settings.audience === undefined ? {} : { audience: settings.audience }),
   };
-  let verify: (token: string) => Promise<{ payload: JWTPayload }>;
+  let verify: (token: string) => Promise<{ payload: JWTPayload; protectedHeader: JWTHeaderParameters }>;
   if (settings.algorithm === 'HS256') {
     const secret = new TextEncoder().encode(settings.secret);
     verify = (token) => jwtVerify(token, secret, options);
@@ -44,14 +57,21 @@ export function customerTokenVerifier(settings: CustomerTokenSettings): VerifyCu
 
   return async (token) => {
     let payload: JWTPayload;
+    let typ: string | undefined;
     try {
-      ({ payload } = await verify(token));
+      ({
+        payload,
+        protectedHeader: { typ },
+      } = await verify(token));
     } catch (err) {
       if (TOKEN_FAULTS.some((fault) => err instanceof fault))
         throw new InvalidCustomerToken((err as errors.JOSEError).code);
       throw err;
     }
-    if (typeof payload.sub !== 'string' || !CUSTOMER_ID.test(payload.sub))
+    if (typ !== undefined && !ACCESS_TOKEN_TYPES.includes(typ.toLowerCase().replace(/^application\//, '')))
+      throw new InvalidCustomerToken('typ is not an access token');
+    // A customer id as a request may name it, and exactly so: nothing for the schema to trim.
+    if (typeof payload.sub !== 'string' || CustomerId.safeParse(payload.sub).data !== payload.sub)
       throw new InvalidCustomerToken('sub is not a customer id');
     return payload.sub;
   };

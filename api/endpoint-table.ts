@@ -66,7 +66,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
   ...apiRoute('/metrics', {
     get: operation({
       summary: 'Prometheus metrics of the API process',
-      access: 'operator',
+      access: 'scraper',
       success: { status: 200, description: 'Prometheus text format', schema: z.string(), contentType: 'text/plain' },
       errors: [],
       handler: metricsText,
@@ -145,6 +145,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
         'OUT_OF_STOCK',
         'COUPON_UNAVAILABLE',
         'TOO_MANY_OPEN_ORDERS',
+        'TOO_MANY_UNITS_HELD',
         'IDEMPOTENCY_KEY_REUSED',
       ],
       handler: placeOrder,

@@ -10,6 +10,8 @@ export type Access =
   | 'operator'
   /** A customer's JWT (then only for that customer) or the admin token. */
   | 'customerOrOperator'
+  /** Prometheus: `METRICS_TOKEN`, which opens nothing else, or the admin token. */
+  | 'scraper'
   /** No token: the body is signed with PAYMENT_WEBHOOK_SECRET (api/webhook-signature.ts). */
   | 'paymentProvider';
 
@@ -162,6 +164,9 @@ export function withDeps<D>(endpoints: readonly Endpoint<D>[], deps: D): Endpoin
   return endpoints.map((e) => ({ ...e, handler: (input) => e.handler(input, deps) }));
 }
 
+/** The accesses checked by a bearer token, whose refusals slow their sender down (api/auth-throttle.ts). */
+export const BEARER_ACCESS: readonly Access[] = ['operator', 'customerOrOperator', 'scraper'];
+
 /**
  * Every code an endpoint can answer with: its own, plus what the shared steps add — the credential
  * check, the rate limit, input validation, the body parser's limits — and INTERNAL, which any
@@ -169,7 +174,7 @@ export function withDeps<D>(endpoints: readonly Endpoint<D>[], deps: D): Endpoin
  */
 export function errorCodesOf(endpoint: OperationDoc): ErrorCode[] {
   const implied: ErrorCode[] = [];
-  if (endpoint.access === 'operator' || endpoint.access === 'customerOrOperator') implied.push('UNAUTHORIZED');
+  if (BEARER_ACCESS.includes(endpoint.access)) implied.push('UNAUTHORIZED', 'TOO_MANY_FAILED_ATTEMPTS');
   if (endpoint.access === 'paymentProvider') implied.push('INVALID_SIGNATURE');
   if (endpoint.rateLimited) implied.push('RATE_LIMITED');
   if (endpoint.params || endpoint.query || endpoint.headers || endpoint.body) implied.push('VALIDATION_FAILED');

@@ -25,6 +25,10 @@ const API_ERRORS = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'the request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "the request body's charset or content encoding is not supported" },
   RATE_LIMITED: { status: 429, message: 'too many calls; retry after Retry-After seconds' },
+  TOO_MANY_FAILED_ATTEMPTS: {
+    status: 429,
+    message: 'too many refused credentials from this address; retry after Retry-After seconds',
+  },
   INTERNAL: { status: 500, message: 'something went wrong on our side' },
   CALLBACK_REFUSED: { status: 502, message: 'the payment webhook refused the simulated callback' },
 } as const satisfies Record<string, { status: number; message: string }>;
@@ -35,6 +39,7 @@ const BUSINESS_STATUS: Record<BusinessErrorCode, number> = {
   COUPON_UNAVAILABLE: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
   TOO_MANY_OPEN_ORDERS: 409,
+  TOO_MANY_UNITS_HELD: 409,
   UNKNOWN_ORDER: 404,
   UNKNOWN_PAYMENT: 404,
   ORDER_NOT_UNPAID: 409,

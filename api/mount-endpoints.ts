@@ -1,7 +1,8 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
 import { accessCheck, callerOf, type Credentials } from './auth.js';
-import { Reply, type Endpoint, type Method } from './endpoint.js';
+import { authFailureThrottle } from './auth-throttle.js';
+import { BEARER_ACCESS, Reply, type Endpoint, type Method } from './endpoint.js';
 import { ApiError, parseInput } from './errors.js';
 import { perCustomerRateLimit } from './rate-limit.js';
 import { jsonBody } from './request-body.js';
@@ -9,19 +10,23 @@ import { jsonBody } from './request-body.js';
 export interface MountDeps extends Credentials {
   /** Calls per customer per window of each rate-limited endpoint; 0: no limit. */
   ordersRateLimit: { limit: number; windowMs: number };
+  /** Refused bearer tokens per client address per window before its bearer calls are 429; 0: no limit. */
+  authFailureLimit: { limit: number; windowMs: number };
 }
 
 /**
- * The router of these endpoints. Each gets, in this order: the check its access calls for, its
+ * The router of these endpoints. Each gets, in this order: `Cache-Control: no-store` unless it is
+ * public, the throttle of refused bearer tokens if it takes one, the check its access calls for, its
  * rate limit if it has one, the JSON body parser if it takes a body (the webhook's check has read
  * its body already), the validation of every input part it declares, and its handler. A method that
  * none of a path's endpoints declares answers 405 with `Allow`, before anything is checked or read.
  */
 export function mountEndpoints(endpoints: readonly Endpoint[], deps: MountDeps): Router {
   const router = Router();
+  const throttle = authFailureThrottle(deps.authFailureLimit); // one count per address across every route
   for (const [path, onPath] of byPath(endpoints)) {
     const route = router.route(path);
-    for (const endpoint of onPath) route[endpoint.method](...stepsOf(endpoint, deps));
+    for (const endpoint of onPath) route[endpoint.method](...stepsOf(endpoint, deps, throttle));
     route.all(methodNotAllowed(onPath.map((e) => e.method)));
   }
   return router;
@@ -33,8 +38,10 @@ function byPath(endpoints: readonly Endpoint[]): Map<string, Endpoint[]> {
   return paths;
 }
 
-function stepsOf(endpoint: Endpoint, deps: MountDeps): RequestHandler[] {
+function stepsOf(endpoint: Endpoint, deps: MountDeps, throttle: RequestHandler): RequestHandler[] {
   return [
+    ...(endpoint.access === 'public' ? [] : [noStore]),
+    ...(BEARER_ACCESS.includes(endpoint.access) ? [throttle] : []),
     ...accessCheck(endpoint.access, deps),
     ...(endpoint.rateLimited ? [perCustomerRateLimit(deps.ordersRateLimit)] : []),
     ...(endpoint.body && endpoint.access !== 'paymentProvider' ? [jsonBody] : []),
@@ -69,6 +76,12 @@ function send(res: Response, endpoint: Endpoint, result: unknown): void {
   else if (contentType) res.type(contentType).send(reply.body);
   else res.json(reply.body);
 }
+
+/** What needs credentials to read must not be kept by a browser or a shared cache, its refusals included. */
+const noStore: RequestHandler = (_req, res, next) => {
+  res.set('Cache-Control', 'no-store');
+  next();
+};
 
 /** HEAD is answered wherever GET is (Express runs the GET handler without sending the body). */
 function methodNotAllowed(declared: Method[]): RequestHandler {

@@ -19,6 +19,11 @@ const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: 'Operators: `ADMIN_TOKEN`. May do everything, for any customer.',
   },
+  metricsToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Prometheus: `METRICS_TOKEN`. Opens `/metrics` and nothing else.',
+  },
   customerToken: {
     type: 'http',
     scheme: 'bearer',
@@ -46,6 +51,7 @@ const SECURITY: Record<Access, oas31.SecurityRequirementObject[]> = {
   public: [],
   operator: [{ adminToken: [] }],
   customerOrOperator: [{ customerToken: [] }, { adminToken: [] }],
+  scraper: [{ metricsToken: [] }, { adminToken: [] }],
   paymentProvider: [{ paymentTimestamp: [], paymentSignature: [] }],
 };
 

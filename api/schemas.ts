@@ -6,8 +6,24 @@ import { FULFILLMENT_STEP_NAMES, ORDER_STATUSES } from '../domain/statuses.js';
  * The OpenAPI document is generated from these: a rule JSON Schema cannot state (a refinement, a
  * trim before the length check) says so in its description.
  */
-const trimmed = 'surrounding whitespace is trimmed first; the length limits apply to what remains';
-const id = z.string().trim().min(1).max(128).meta({ description: trimmed });
+const trimmed =
+  'surrounding whitespace is trimmed first; the length limits apply to what remains; no control characters';
+/**
+ * Free text: trimmed, bounded, and without control characters (C0, DEL, C1), which nobody types and
+ * PostgreSQL refuses in part (NUL): every string input that is not a pattern or an enum is one.
+ */
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    // eslint-disable-next-line no-control-regex -- finding control characters is this check's job
+    .regex(/^[^\x00-\x1f\x7f-\x9f]*$/, 'no control characters')
+    .meta({ description: trimmed });
+const id = text(128);
+/** A customer's id, in a body, a query or a token's `sub`. */
+export const CustomerId = id;
 const cents = z.number().int().min(0).max(100_000_000);
 
 export const SkuParam = z.object({ sku: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - (1-64)') });
@@ -17,7 +33,7 @@ export const CouponParam = z.object({
 export const OrderIdParam = z.object({ id: z.uuid() });
 
 export const ProductBody = z.strictObject({
-  name: z.string().trim().min(1).max(200).meta({ description: trimmed }),
+  name: text(200),
   priceCents: cents,
   stock: z.number().int().min(0).max(10_000_000),
 });
@@ -26,7 +42,7 @@ export const CouponBody = z.strictObject({ discountCents: cents });
 
 export const CreateOrderBody = z.strictObject({
   /** A customer's token names the customer: absent, it is taken from there; present, it must match (403). Operators must name one. */
-  customerId: id.optional(),
+  customerId: CustomerId.optional(),
   items: z
     .array(z.strictObject({ sku: SkuParam.shape.sku, quantity: z.number().int().min(1).max(1000) }))
     .min(1)
@@ -56,7 +72,7 @@ export const ExtendBody = z.strictObject({
 
 export const ListOrdersQuery = z.object({
   status: z.enum(ORDER_STATUSES).optional(),
-  customerId: id.optional(),
+  customerId: CustomerId.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 

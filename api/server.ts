@@ -1,13 +1,14 @@
 import { once } from 'node:events';
 import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { ConfigError, devSecretsInUse, loadConfig, temporalUnreachable } from '../lib/config.js';
+import { ConfigError, loadConfig, temporalUnreachable } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
 import { startTracing } from '../lib/tracing.js';
 import { createApp } from './app.js';
 import { loadFaultInjection } from './fault-injection.js';
 import { closeGracefully } from './graceful-close.js';
+import { createHttpServer } from './http-server.js';
 
 const logger = createLogger('api');
 
@@ -19,9 +20,6 @@ async function main(): Promise<void> {
       'the API needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)',
     );
   }
-  const devSecrets = devSecretsInUse(config).map(([name]) => name);
-  if (devSecrets.length > 0)
-    logger.warn({ variables: devSecrets }, 'these secrets are the public development defaults; set them in production');
   const tracing = config.otlpEndpoint ? startTracing('order-api', { otlpEndpoint: config.otlpEndpoint }) : undefined;
   const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
   // Set once opened: a later start step failing closes it with the rest, so the process exits with
@@ -49,12 +47,14 @@ async function main(): Promise<void> {
       customerTokens: config.customerTokens,
       orderIdSecret: config.orderIdSecret,
       ordersRateLimit: { limit: config.ordersPerMinutePerClient, windowMs: 60_000 },
+      metricsToken: config.metricsToken,
+      authFailureLimit: { limit: config.authFailuresPerMinutePerAddress, windowMs: 60_000 },
       faultInjection,
       temporalUiUrl: config.temporal.uiUrl,
       logger,
     });
 
-    const server = app.listen(config.port, '0.0.0.0');
+    const server = createHttpServer(app).listen(config.port, '0.0.0.0');
     await once(server, 'listening');
     logger.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening');
 

@@ -27,12 +27,13 @@ export function createDirectActivities(
   options: { paymentWindowMs: number; maxConnections: number },
 ): DirectActivities {
   const db = createDb(databaseUrl, { maxConnections: options.maxConnections });
-  // The service's default limit: the baseline's placement does the same work (a lock and a count).
-  const { maxOpenOrdersPerCustomer } = loadConfig({});
+  // The service's default limits: the baseline's placement does the same work (a lock and the counts).
+  const { maxOpenOrdersPerCustomer, maxUnpaidUnitsPerProduct } = loadConfig({});
   const deps: ActivityDeps = {
     db,
     paymentWindowMs: options.paymentWindowMs,
     maxOpenOrdersPerCustomer,
+    maxUnpaidUnitsPerProduct,
     ...createFakeThirdParties(db),
   };
   const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('WARN') });

@@ -385,10 +385,14 @@ export class LocalStack {
   }
 
   private serviceEnv(): NodeJS.ProcessEnv {
-    const { postgres } = this.options;
+    const { postgres, temporal } = this.options;
+    // Only a stack that runs both its PostgreSQL and its Temporal is the embedded one, where the
+    // public development secrets may stand in (lib/config.ts); blank means unset, whatever the runner had.
+    const embedded = postgres.kind === 'embedded' && temporal.kind !== 'external';
     return {
       ...process.env,
       ...this.options.serviceEnv,
+      EMBEDDED_STACK: embedded ? 'true' : '',
       DATABASE_URL:
         postgres.kind === 'embedded' && postgres.serviceRole !== undefined
           ? this.databaseUrlAs(postgres.serviceRole)

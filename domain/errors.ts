@@ -8,6 +8,8 @@ export const BUSINESS_ERRORS = {
   COUPON_UNAVAILABLE: 'the coupon does not exist or is already used',
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used for a different request',
   TOO_MANY_OPEN_ORDERS: 'the customer already holds the most unpaid orders allowed; pay or cancel one first',
+  TOO_MANY_UNITS_HELD:
+    'the order would bring the units of a product the customer holds unpaid past the limit; pay or cancel first',
   UNKNOWN_ORDER: 'no order has that id',
   UNKNOWN_PAYMENT: 'no payment with that id belongs to the order',
   ORDER_NOT_UNPAID: 'the order is no longer unpaid',

@@ -8,7 +8,10 @@ import { parseDuration } from './duration.js';
  * start-up; a bad value stops start-up with a ConfigError that names the variable.
  */
 
-/** Public development values: printed at start by the runner, never to be used in production. */
+/**
+ * Public development values, for npm start's embedded stack only (printed at start by the runner);
+ * anywhere else a secret left at one of them stops start-up.
+ */
 export const DEV_WEBHOOK_SECRET = 'dev-webhook-secret';
 export const DEV_ADMIN_TOKEN = 'dev-admin-token';
 export const DEV_CUSTOMER_JWT_SECRET = 'dev-customer-jwt-secret-not-for-production';
@@ -29,10 +32,15 @@ const port = z.coerce.number().int().min(1).max(65_535);
 const nonEmpty = z.string().trim().min(1);
 /** HMAC keys: at least the 32 bytes of SHA-256's output (RFC 7518 §3.2 asks this of HS256 keys). */
 const hmacKey = z.string().min(32, 'must be at least 32 characters (a 256-bit key)');
+/** Bearer tokens and HMAC keys outside the embedded stack: what a guess would have to match. */
+const MIN_SECRET_LENGTH = 32;
 /** A limit where 0 means "off". */
 const limit = z.coerce.number().int().min(0).max(1_000_000);
 
 const EnvSchema = z.object({
+  // Set by npm start's runner (dev/local-stack.ts) for the worker and API of its own embedded stack.
+  EMBEDDED_STACK: z.literal('true', 'only `true`, set by npm start; unset otherwise').optional(),
+  NODE_ENV: z.string().optional(),
   PORT: port.default(3000),
   DATABASE_URL: nonEmpty.optional(),
   TEMPORAL_ADDRESS: nonEmpty.optional(),
@@ -42,8 +50,11 @@ const EnvSchema = z.object({
   TEMPORAL_DEPLOYMENT_NAME: nonEmpty.default('order-lifecycle'),
   TEMPORAL_SET_CURRENT_VERSION: z.enum(['true', 'false']).default('false'),
   PAYMENT_WINDOW: nonEmpty.default('30m'),
-  PAYMENT_WEBHOOK_SECRET: nonEmpty.default(DEV_WEBHOOK_SECRET),
-  ADMIN_TOKEN: nonEmpty.default(DEV_ADMIN_TOKEN),
+  PAYMENT_WEBHOOK_SECRET: nonEmpty.optional(),
+  ADMIN_TOKEN: nonEmpty.optional(),
+  // Additions (docs/api.md, "Who may call what"): Prometheus's own token, and failed-credential throttling.
+  METRICS_TOKEN: nonEmpty.optional(),
+  AUTH_FAILURES_PER_MINUTE_PER_ADDRESS: limit.default(20),
   FAULTS_ENABLED: z.enum(['true', 'false']).optional(),
   // Addition (docs/operations.md, "Configuration"): which third parties the worker calls.
   THIRD_PARTIES: z.enum(THIRD_PARTY_KINDS).optional(),
@@ -68,15 +79,19 @@ const EnvSchema = z.object({
     .default('127.0.0.1:9465'),
   SHUTDOWN_GRACE: nonEmpty.default('10s'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
-  TEMPORAL_UI_URL: z.url().default('http://localhost:8233'),
+  TEMPORAL_UI_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+    .default('http://localhost:8233'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   // Additions (docs/api.md, "Who may call what"): customer identity, order ids, anti-hoarding limits.
   CUSTOMER_JWT_SECRET: hmacKey.optional(),
   CUSTOMER_JWKS_URL: z.url().optional(),
   CUSTOMER_JWT_ISSUER: nonEmpty.optional(),
   CUSTOMER_JWT_AUDIENCE: nonEmpty.optional(),
-  ORDER_ID_SECRET: hmacKey.default(DEV_ORDER_ID_SECRET),
+  CUSTOMER_JWT_MAX_AGE: nonEmpty.default('1h'),
+  ORDER_ID_SECRET: hmacKey.optional(),
   MAX_OPEN_ORDERS_PER_CUSTOMER: limit.default(3),
+  MAX_UNPAID_UNITS_PER_PRODUCT: limit.default(10),
   ORDERS_PER_MINUTE_PER_CLIENT: limit.default(10),
 });
 
@@ -145,8 +160,14 @@ export interface Config {
   orderIdSecret: string;
   /** Unpaid orders one customer may hold at once; 0: no limit. Read by the worker (placeOrder). */
   maxOpenOrdersPerCustomer: number;
+  /** Units of one product one customer may hold in unpaid orders; 0: no limit. Read by the worker (placeOrder). */
+  maxUnpaidUnitsPerProduct: number;
   /** `POST /orders` calls per customer per minute; 0: no limit. Read by the API. */
   ordersPerMinutePerClient: number;
+  /** Prometheus's bearer token for the API's /metrics, which it opens and nothing else; unset: only ADMIN_TOKEN opens it. */
+  metricsToken: string | undefined;
+  /** Refused credentials one client address may send per minute before its bearer calls are refused (429); 0: no limit. */
+  authFailuresPerMinutePerAddress: number;
 }
 
 /**
@@ -154,11 +175,23 @@ export interface Config {
  * never both: a deployment that trusts its provider must not also accept the public dev secret.
  */
 export type CustomerTokenSettings = (
-  { algorithm: 'HS256'; secret: string } | { algorithm: 'RS256'; jwksUrl: string }
+  | {
+      algorithm: 'HS256';
+      secret: string;
+      /** Required `iss` and `aud` claims, when set. */
+      issuer?: string | undefined;
+      audience?: string | undefined;
+    }
+  | {
+      algorithm: 'RS256';
+      jwksUrl: string;
+      /** Required: a provider issues tokens for other applications too, and those must be refused here. */
+      issuer: string;
+      audience: string;
+    }
 ) & {
-  /** Required `iss` and `aud` claims, when set: tokens the provider issued for other applications are refused. */
-  issuer?: string | undefined;
-  audience?: string | undefined;
+  /** How old (by `iat`, which it then requires) a token may be, whatever its `exp` says. */
+  maxAgeSeconds: number;
 };
 
 export interface StripeSettings {
@@ -179,15 +212,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
+  const embedded = isEmbeddedStack(e);
+  const webhookSecret = secret('PAYMENT_WEBHOOK_SECRET', e.PAYMENT_WEBHOOK_SECRET, DEV_WEBHOOK_SECRET, embedded);
+  const adminToken = secret('ADMIN_TOKEN', e.ADMIN_TOKEN, DEV_ADMIN_TOKEN, embedded);
+  const customerTokenSettings = customerTokens(e, embedded);
+  const orderIdSecret = secret('ORDER_ID_SECRET', e.ORDER_ID_SECRET, DEV_ORDER_ID_SECRET, embedded);
+  const metricsToken =
+    e.METRICS_TOKEN === undefined ? undefined : secret('METRICS_TOKEN', e.METRICS_TOKEN, '', embedded);
+  if (metricsToken === adminToken)
+    throw new ConfigError("METRICS_TOKEN: must differ from ADMIN_TOKEN, or Prometheus holds the operators' power");
   const paymentWindowMs = duration('PAYMENT_WINDOW', e.PAYMENT_WINDOW);
   const shutdownGraceMs = duration('SHUTDOWN_GRACE', e.SHUTDOWN_GRACE);
   const reconcileEveryMs = duration('RECONCILE_EVERY', e.RECONCILE_EVERY);
   const reconcileGraceMs = duration('RECONCILE_GRACE', e.RECONCILE_GRACE);
-  // The fakes and their fault injection are on by default only under the fully embedded stack,
-  // where nothing real is at stake (the contract's rule for FAULTS_ENABLED).
-  const embedded = e.DATABASE_URL === undefined && e.TEMPORAL_ADDRESS === undefined;
+  // The fakes and their fault injection belong to the embedded stack, where nothing real is at
+  // stake: on by default there, and fault injection refused anywhere else.
   const thirdParties = e.THIRD_PARTIES ?? (embedded ? 'fake' : undefined);
   const faultsEnabled = e.FAULTS_ENABLED === undefined ? embedded : e.FAULTS_ENABLED === 'true';
+  if (faultsEnabled && !embedded)
+    throw new ConfigError(
+      `FAULTS_ENABLED: fault injection is refused outside npm start's embedded stack (${NOT_EMBEDDED}); set FAULTS_ENABLED=false`,
+    );
   if (faultsEnabled && thirdParties !== 'fake') {
     throw new ConfigError('FAULTS_ENABLED: fault injection drives the local fakes only; it needs THIRD_PARTIES=fake');
   }
@@ -204,8 +249,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       uiUrl: e.TEMPORAL_UI_URL.replace(/\/+$/, ''),
     },
     paymentWindowMs,
-    webhookSecret: e.PAYMENT_WEBHOOK_SECRET,
-    adminToken: e.ADMIN_TOKEN,
+    webhookSecret,
+    adminToken,
     thirdParties,
     stripe: thirdParties === 'stripe' ? stripeSettings(e) : undefined,
     faultsEnabled,
@@ -216,10 +261,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''),
     databasePoolSize: e.DATABASE_POOL_SIZE,
-    customerTokens: customerTokens(e),
-    orderIdSecret: e.ORDER_ID_SECRET,
+    customerTokens: customerTokenSettings,
+    orderIdSecret,
     maxOpenOrdersPerCustomer: e.MAX_OPEN_ORDERS_PER_CUSTOMER,
+    maxUnpaidUnitsPerProduct: e.MAX_UNPAID_UNITS_PER_PRODUCT,
     ordersPerMinutePerClient: e.ORDERS_PER_MINUTE_PER_CLIENT,
+    metricsToken,
+    authFailuresPerMinutePerAddress: e.AUTH_FAILURES_PER_MINUTE_PER_ADDRESS,
   };
 }
 
@@ -267,13 +315,57 @@ export function devSecretsInUse(config: Config): Array<[string, string]> {
   return defaults.filter(([, dev, actual]) => actual === dev).map(([name, dev]) => [name, dev]);
 }
 
-function customerTokens(e: z.infer<typeof EnvSchema>): CustomerTokenSettings {
-  const claims = { issuer: e.CUSTOMER_JWT_ISSUER, audience: e.CUSTOMER_JWT_AUDIENCE };
-  if (e.CUSTOMER_JWKS_URL === undefined)
-    return { algorithm: 'HS256', secret: e.CUSTOMER_JWT_SECRET ?? DEV_CUSTOMER_JWT_SECRET, ...claims };
+function customerTokens(e: z.infer<typeof EnvSchema>, embedded: boolean): CustomerTokenSettings {
+  const maxAgeSeconds = Math.floor(duration('CUSTOMER_JWT_MAX_AGE', e.CUSTOMER_JWT_MAX_AGE) / 1000);
+  if (maxAgeSeconds < 1) throw new ConfigError('CUSTOMER_JWT_MAX_AGE: must be at least 1s');
+  const { CUSTOMER_JWT_ISSUER: issuer, CUSTOMER_JWT_AUDIENCE: audience } = e;
+  if (e.CUSTOMER_JWKS_URL === undefined) {
+    const key = secret('CUSTOMER_JWT_SECRET', e.CUSTOMER_JWT_SECRET, DEV_CUSTOMER_JWT_SECRET, embedded);
+    return { algorithm: 'HS256', secret: key, issuer, audience, maxAgeSeconds };
+  }
   if (e.CUSTOMER_JWT_SECRET !== undefined)
     throw new ConfigError('CUSTOMER_JWT_SECRET: set either it (HS256) or CUSTOMER_JWKS_URL (RS256), not both');
-  return { algorithm: 'RS256', jwksUrl: e.CUSTOMER_JWKS_URL, ...claims };
+  const url = new URL(e.CUSTOMER_JWKS_URL);
+  // The keys decide who is a customer: fetched in clear, anyone on the path could substitute their own.
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname)))
+    throw new ConfigError('CUSTOMER_JWKS_URL: must be https (plain http only to this machine, for tests)');
+  if (issuer === undefined)
+    throw new ConfigError("CUSTOMER_JWT_ISSUER: required with CUSTOMER_JWKS_URL (the provider's `iss`)");
+  if (audience === undefined)
+    throw new ConfigError(
+      "CUSTOMER_JWT_AUDIENCE: required with CUSTOMER_JWKS_URL (this service's `aud` at the provider)",
+    );
+  return { algorithm: 'RS256', jwksUrl: e.CUSTOMER_JWKS_URL, issuer, audience, maxAgeSeconds };
+}
+
+/**
+ * npm start's own stack: its runner, when it is to start both PostgreSQL and Temporal itself, and
+ * the worker and API it then starts (EMBEDDED_STACK=true). Never under NODE_ENV=production.
+ */
+function isEmbeddedStack(e: z.infer<typeof EnvSchema>): boolean {
+  if (e.NODE_ENV === 'production') return false;
+  return e.EMBEDDED_STACK === 'true' || (e.DATABASE_URL === undefined && e.TEMPORAL_ADDRESS === undefined);
+}
+
+const NOT_EMBEDDED = 'NODE_ENV=production, or DATABASE_URL or TEMPORAL_ADDRESS set by hand';
+
+/**
+ * A secret as configured. Only the embedded stack may leave it at its public development default
+ * or make it short; anywhere else each of those stops start-up, naming the variable (never its value).
+ */
+function secret(name: string, value: string | undefined, devDefault: string, embedded: boolean): string {
+  if (embedded) return value ?? devDefault;
+  const why =
+    value === undefined
+      ? `required (${MIN_SECRET_LENGTH}+ random characters)`
+      : value === devDefault
+        ? 'is the public development default, not a secret,'
+        : value.length < MIN_SECRET_LENGTH
+          ? `must be at least ${MIN_SECRET_LENGTH} characters`
+          : undefined;
+  if (why !== undefined || value === undefined)
+    throw new ConfigError(`${name}: ${why} outside npm start's embedded stack (${NOT_EMBEDDED})`);
+  return value;
 }
 
 function stripeSettings(e: z.infer<typeof EnvSchema>): StripeSettings {
@@ -296,10 +388,12 @@ function checkStripeApiBase(base: string, secretKey: string): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('must be an http or https URL');
   if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
     fail('must be an origin such as http://127.0.0.1:12111, without a path, query or credentials');
-  if (url.protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(url.hostname))
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.includes(url.hostname))
     fail('plain http only to this machine (localhost, 127.0.0.1, [::1]); elsewhere https');
   if (/^[sr]k_live_/.test(secretKey)) fail('a live key goes to Stripe only: unset STRIPE_API_BASE, or use a test key');
 }
+
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 function duration(name: string, text: string): number {
   try {

@@ -59,6 +59,7 @@ async function main(): Promise<void> {
         db,
         paymentWindowMs: config.paymentWindowMs,
         maxOpenOrdersPerCustomer: config.maxOpenOrdersPerCustomer,
+        maxUnpaidUnitsPerProduct: config.maxUnpaidUnitsPerProduct,
         ...thirdParties,
       },
       metrics,

@@ -7,7 +7,8 @@ import { signCustomerToken } from '../../dev/customer-token.js';
 
 /** The verifier alone: which tokens prove a customer, and which prove nothing (the API answers those 401). */
 const SECRET = 'a-customer-jwt-secret-of-32-chars!!';
-const hs256 = customerTokenVerifier({ algorithm: 'HS256', secret: SECRET });
+const MAX_AGE_SECONDS = 3600;
+const hs256 = customerTokenVerifier({ algorithm: 'HS256', secret: SECRET, maxAgeSeconds: MAX_AGE_SECONDS });
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 
@@ -33,6 +34,7 @@ describe('HS256 with CUSTOMER_JWT_SECRET', () => {
     const noExpiry = await new SignJWT()
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject('alice')
+      .setIssuedAt()
       .sign(new TextEncoder().encode(SECRET));
     await expectRefused(hs256, noExpiry);
     for (const junk of ['', 'not-a-jwt', 'a.b.c', genuine.slice(0, -2)]) await expectRefused(hs256, junk);
@@ -42,9 +44,11 @@ describe('HS256 with CUSTOMER_JWT_SECRET', () => {
     const sign = (sub: unknown) =>
       new SignJWT({ sub } as Record<string, unknown>)
         .setProtectedHeader({ alg: 'HS256' })
+        .setIssuedAt()
         .setExpirationTime('1h')
         .sign(new TextEncoder().encode(SECRET));
-    for (const sub of [undefined, '', ' alice', 'x'.repeat(129), 42]) await expectRefused(hs256, await sign(sub));
+    for (const sub of [undefined, '', ' alice', 'al\u0000ice', 'x'.repeat(129), 42])
+      await expectRefused(hs256, await sign(sub));
     expect(await hs256(await sign('x'.repeat(128)))).toBe('x'.repeat(128));
   });
 
@@ -54,9 +58,14 @@ describe('HS256 with CUSTOMER_JWT_SECRET', () => {
       secret: SECRET,
       issuer: 'https://id.example',
       audience: 'orders',
+      maxAgeSeconds: MAX_AGE_SECONDS,
     });
     const sign = (claims: { iss?: string; aud?: string }) => {
-      const jwt = new SignJWT().setProtectedHeader({ alg: 'HS256' }).setSubject('alice').setExpirationTime('1h');
+      const jwt = new SignJWT()
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('alice')
+        .setIssuedAt()
+        .setExpirationTime('1h');
       if (claims.iss) jwt.setIssuer(claims.iss);
       if (claims.aud) jwt.setAudience(claims.aud);
       return jwt.sign(new TextEncoder().encode(SECRET));
@@ -67,6 +76,35 @@ describe('HS256 with CUSTOMER_JWT_SECRET', () => {
     await expectRefused(strict, await sign({}));
   });
 });
+
+describe('how old a token may be, and of what type', () => {
+  const signAt = (issuedAt: number | undefined, header: Record<string, string> = {}) => {
+    const jwt = new SignJWT()
+      .setProtectedHeader({ alg: 'HS256', ...header })
+      .setSubject('alice')
+      .setExpirationTime(inAnHour() + 24 * 3600);
+    if (issuedAt !== undefined) jwt.setIssuedAt(issuedAt);
+    return jwt.sign(new TextEncoder().encode(SECRET));
+  };
+  const now = () => Math.floor(Date.now() / 1000);
+
+  it('refuses a token issued longer ago than the maximum age, or without iat, however far off its exp', async () => {
+    expect(await hs256(await signAt(now() - MAX_AGE_SECONDS + 60))).toBe('alice');
+    await expectRefused(hs256, await signAt(now() - MAX_AGE_SECONDS - 60));
+    await expectRefused(hs256, await signAt(undefined));
+  });
+
+  it('accepts typ JWT or at+jwt, or none, and refuses any other kind of token', async () => {
+    for (const typ of ['JWT', 'at+jwt', 'application/at+jwt'])
+      expect(await hs256(await signAt(now(), { typ }))).toBe('alice');
+    expect(await hs256(await signAt(now()))).toBe('alice');
+    for (const typ of ['logout+jwt', 'dpop+jwt', 'secevent+jwt'])
+      await expectRefused(hs256, await signAt(now(), { typ }));
+  });
+});
+
+/** The provider's claims, required with a JWKS URL (lib/config.ts refuses one without them). */
+const PROVIDER = { issuer: 'https://id.example', audience: 'orders', maxAgeSeconds: MAX_AGE_SECONDS };
 
 describe("RS256 from an identity provider's JWKS URL", () => {
   let jwks: Server;
@@ -84,10 +122,13 @@ describe("RS256 from an identity provider's JWKS URL", () => {
   afterAll(() => new Promise((resolve) => jwks.close(resolve)));
 
   it("accepts the provider's tokens and refuses an HS256 token signed with its public key (algorithm confusion)", async () => {
-    const rs256 = customerTokenVerifier({ algorithm: 'RS256', jwksUrl });
+    const rs256 = customerTokenVerifier({ algorithm: 'RS256', jwksUrl, ...PROVIDER });
     const token = await new SignJWT()
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(PROVIDER.issuer)
+      .setAudience(PROVIDER.audience)
       .setSubject('bob')
+      .setIssuedAt()
       .setExpirationTime('1h')
       .sign(keys.privateKey);
     expect(await rs256(token)).toBe('bob');
@@ -96,6 +137,7 @@ describe("RS256 from an identity provider's JWKS URL", () => {
     const confused = await new SignJWT()
       .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
       .setSubject('bob')
+      .setIssuedAt()
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode(publicPem));
     await expectRefused(rs256, confused);
@@ -106,16 +148,43 @@ describe("RS256 from an identity provider's JWKS URL", () => {
       await new SignJWT()
         .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
         .setSubject('bob')
+        .setIssuedAt()
         .setExpirationTime('1h')
         .sign(otherKeys.privateKey),
     );
   });
 
+  it("refuses the provider's tokens for another application or from another issuer", async () => {
+    const rs256 = customerTokenVerifier({ algorithm: 'RS256', jwksUrl, ...PROVIDER });
+    const sign = (claims: { iss?: string; aud?: string }) => {
+      const jwt = new SignJWT()
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setSubject('bob')
+        .setIssuedAt()
+        .setExpirationTime('1h');
+      if (claims.iss) jwt.setIssuer(claims.iss);
+      if (claims.aud) jwt.setAudience(claims.aud);
+      return jwt.sign(keys.privateKey);
+    };
+    expect(await rs256(await sign({ iss: PROVIDER.issuer, aud: PROVIDER.audience }))).toBe('bob');
+    await expectRefused(rs256, await sign({ iss: PROVIDER.issuer, aud: 'another-app' }));
+    await expectRefused(rs256, await sign({ iss: 'https://elsewhere.example', aud: PROVIDER.audience }));
+    await expectRefused(rs256, await sign({ iss: PROVIDER.issuer }));
+    await expectRefused(rs256, await sign({ aud: PROVIDER.audience }));
+  });
+
   it("an unreachable JWKS endpoint is the service's failure (500), not the caller's (401)", async () => {
-    const unreachable = customerTokenVerifier({ algorithm: 'RS256', jwksUrl: 'http://127.0.0.1:1/jwks.json' });
+    const unreachable = customerTokenVerifier({
+      algorithm: 'RS256',
+      jwksUrl: 'http://127.0.0.1:1/jwks.json',
+      ...PROVIDER,
+    });
     const token = await new SignJWT()
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(PROVIDER.issuer)
+      .setAudience(PROVIDER.audience)
       .setSubject('bob')
+      .setIssuedAt()
       .setExpirationTime('1h')
       .sign(keys.privateKey);
     const failure = await unreachable(token).catch((err: unknown) => err);

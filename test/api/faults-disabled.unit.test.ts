@@ -20,9 +20,10 @@ describe('fault injection without FAULTS_ENABLED', () => {
       taskQueue: 'q',
       adminToken: 't',
       webhookSecret: 's',
-      customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
+      customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32), maxAgeSeconds: 3600 },
       orderIdSecret: 's'.repeat(32),
       ordersRateLimit: { limit: 0, windowMs: 60_000 },
+      authFailureLimit: { limit: 0, windowMs: 60_000 },
       temporalUiUrl: 'http://localhost:8233',
       logger: createLogger('test', 'silent'),
     });

@@ -17,20 +17,22 @@ describe('docs/api.md says what the code does', () => {
   });
 
   it('says who may call each route as its entry in api/endpoint-table.ts does', () => {
-    const rows = tableRows(page, '| endpoint | anonymous | customer | operator | payment provider |');
+    const rows = tableRows(page, '| endpoint | anonymous | customer | operator | payment provider | Prometheus |');
     expect(rows.map(([endpoint]) => codeIn(endpoint!)).sort()).toEqual([...endpoints.keys()].sort());
-    for (const [route, anonymous, customer, , provider] of rows) {
+    for (const [route, anonymous, customer, , provider, prometheus] of rows) {
       const endpoint = endpoints.get(codeIn(route!)!)!;
       const who = {
         anonymous: anonymous!.startsWith('yes'),
         customerRefused: customer!.startsWith('401'),
         provider: provider!.startsWith('yes'),
+        scraper: prometheus!.startsWith('yes'),
         devOnly: route!.includes('(dev only)'),
       };
       expect(who, route).toEqual({
         anonymous: endpoint.access === 'public',
-        customerRefused: endpoint.access === 'operator',
+        customerRefused: endpoint.access === 'operator' || endpoint.access === 'scraper',
         provider: endpoint.access === 'paymentProvider',
+        scraper: endpoint.access === 'scraper',
         devOnly: endpoint.devOnly === true,
       });
     }

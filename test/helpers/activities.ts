@@ -6,13 +6,17 @@ import type { Db } from '../../lib/db.js';
 
 /**
  * The real activities on `db` with the local fakes, as the worker builds them (30-minute window).
- * No open-order limit unless given: these tests place many unpaid orders for one customer.
+ * No anti-hoarding limit unless given: these tests place many unpaid orders for one customer.
  */
-export function realActivities(db: Db, { maxOpenOrdersPerCustomer = 0 } = {}): Activities {
+export function realActivities(
+  db: Db,
+  { maxOpenOrdersPerCustomer = 0, maxUnpaidUnitsPerProduct = 0 } = {},
+): Activities {
   return createActivities({
     db,
     paymentWindowMs: 30 * 60_000,
     maxOpenOrdersPerCustomer,
+    maxUnpaidUnitsPerProduct,
     ...createFakeThirdParties(db),
   });
 }

@@ -12,7 +12,15 @@ export const ADMIN_TOKEN = 't';
  * The app with a database and a Temporal client that throw when touched: whatever a request does
  * with either answers 500, so a test that expects anything else shows that neither was reached.
  */
-export function appWithoutBackends({ faultsEnabled }: { faultsEnabled: boolean }): Express {
+export function appWithoutBackends({
+  faultsEnabled,
+  metricsToken,
+  authFailureLimit = { limit: 0, windowMs: 60_000 },
+}: {
+  faultsEnabled: boolean;
+  metricsToken?: string;
+  authFailureLimit?: { limit: number; windowMs: number };
+}): Express {
   const untouchable = new Proxy(
     {},
     {
@@ -27,9 +35,11 @@ export function appWithoutBackends({ faultsEnabled }: { faultsEnabled: boolean }
     taskQueue: 'q',
     adminToken: ADMIN_TOKEN,
     webhookSecret: 's',
-    customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32) },
+    customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32), maxAgeSeconds: 3600 },
     orderIdSecret: 's'.repeat(32),
     ordersRateLimit: { limit: 0, windowMs: 60_000 },
+    metricsToken,
+    authFailureLimit,
     ...(faultsEnabled ? { faultInjection: fakeFaultInjection(untouchable as Db) } : {}),
     temporalUiUrl: 'http://localhost:8233',
     logger: createLogger('test', 'silent'),

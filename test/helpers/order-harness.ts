@@ -96,6 +96,8 @@ export interface HarnessOptions {
    * for one customer; the anti-hoarding tests set it.
    */
   maxOpenOrdersPerCustomer?: number;
+  /** MAX_UNPAID_UNITS_PER_PRODUCT for the worker. Default 0 (off), for the same reason. */
+  maxUnpaidUnitsPerProduct?: number;
   /** The API's per-customer limit on POST /orders. Default off, for the same reason. */
   ordersRateLimit?: { limit: number; windowMs: number };
   /** The API's logger (default: silent). */
@@ -132,6 +134,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     db: workerDb,
     paymentWindowMs,
     maxOpenOrdersPerCustomer: options.maxOpenOrdersPerCustomer ?? 0,
+    maxUnpaidUnitsPerProduct: options.maxUnpaidUnitsPerProduct ?? 0,
     paymentProvider: forward('paymentProvider'),
     notifier: forward('notifier'),
     invoices: forward('invoices'),
@@ -169,9 +172,11 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     taskQueue,
     adminToken: ADMIN_TOKEN,
     webhookSecret: WEBHOOK_SECRET,
-    customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET },
+    customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET, maxAgeSeconds: 3600 },
     orderIdSecret: ORDER_ID_SECRET,
     ordersRateLimit: options.ordersRateLimit ?? { limit: 0, windowMs: 60_000 },
+    // Off: suites send many refused tokens from one address; test/api/auth-throttle tests it.
+    authFailureLimit: { limit: 0, windowMs: 60_000 },
     faultInjection: fakeFaultInjection(db),
     temporalUiUrl: webUiUrl ?? 'http://localhost:8233',
     logger: options.logger ?? createLogger('api-test', 'silent'),

@@ -5,6 +5,7 @@ import { findFreePort } from '../../dev/ports.js';
 import { startTypeScript, waitForApi } from '../../dev/service-processes.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createTimeSkippingEnv } from '../helpers/temporal.js';
+import { SERVICE_SECRETS } from '../helpers/service-secrets.js';
 
 /**
  * How the dev commands (npm start, chaos, bench) decide that the API is up: by its own answer on
@@ -26,6 +27,7 @@ afterAll(async () => {
 function startApi(port: number) {
   return startTypeScript('API', 'api/server.ts', {
     ...process.env,
+    ...SERVICE_SECRETS,
     DATABASE_URL: database.url,
     TEMPORAL_ADDRESS: temporal.address,
     PORT: String(port),

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFile, cp, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +20,8 @@ import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.j
  */
 const TASK_QUEUE = 'orders-compiled';
 const SECRETS = {
-  ADMIN_TOKEN: 'compiled-admin-token',
-  PAYMENT_WEBHOOK_SECRET: 'compiled-webhook-secret',
+  ADMIN_TOKEN: 'compiled-admin-token-0123456789abcdef',
+  PAYMENT_WEBHOOK_SECRET: 'compiled-webhook-secret-0123456789abc',
   CUSTOMER_JWT_SECRET: 'compiled-customer-jwt-secret-0123456789',
   ORDER_ID_SECRET: 'compiled-order-id-secret-0123456789abcdef',
 };
@@ -192,7 +193,13 @@ describe('the compiled service copied without dev/', () => {
   });
 
   it('the API with FAULTS_ENABLED=true exits 1 with one line: no fakes to inject faults into, turn it off', () => {
-    const { status, lines } = runCopy('dist/api/server.js', { THIRD_PARTIES: 'fake', FAULTS_ENABLED: 'true' });
+    // Fault injection is the embedded stack's alone: only there does the missing fake matter.
+    const { status, lines } = runCopy('dist/api/server.js', {
+      THIRD_PARTIES: 'fake',
+      FAULTS_ENABLED: 'true',
+      NODE_ENV: '',
+      EMBEDDED_STACK: 'true',
+    });
     expect(status).toBe(1);
     expect(lines.map((l) => JSON.parse(l))).toEqual([
       expect.objectContaining({
@@ -201,4 +208,78 @@ describe('the compiled service copied without dev/', () => {
       }),
     ]);
   });
+});
+
+describe('the compiled API outside the embedded stack, with a public, short or missing secret', () => {
+  let connections = 0;
+  let listener: net.Server;
+  let address: string;
+  beforeAll(async () => {
+    // Stands in for PostgreSQL and Temporal: the API must stop before it connects to either.
+    listener = net.createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    address = `127.0.0.1:${(listener.address() as net.AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => listener.close(resolve)));
+
+  async function runApi(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+    const child = spawn(process.execPath, ['dist/api/server.js'], {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        ...SECRETS,
+        NODE_ENV: 'production',
+        DATABASE_URL: `postgresql://orders:orders@${address}/orders`,
+        TEMPORAL_ADDRESS: address,
+        PORT: String(await findFreePort()),
+        LOG_LEVEL: 'info',
+        ...env,
+      },
+    });
+    let output = '';
+    for (const stream of [child.stdout, child.stderr])
+      stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const [code] = (await once(child, 'exit')) as [number | null];
+    clearTimeout(timer);
+    return { code, output };
+  }
+
+  const cases: Array<[string, Record<string, string>]> = [
+    ['ADMIN_TOKEN', { ADMIN_TOKEN: '' }],
+    ['ADMIN_TOKEN', { ADMIN_TOKEN: 'dev-admin-token' }],
+    ['ADMIN_TOKEN', { ADMIN_TOKEN: 'x'.repeat(31) }],
+    ['PAYMENT_WEBHOOK_SECRET', { PAYMENT_WEBHOOK_SECRET: 'dev-webhook-secret' }],
+    ['CUSTOMER_JWT_SECRET', { CUSTOMER_JWT_SECRET: 'dev-customer-jwt-secret-not-for-production' }],
+    ['ORDER_ID_SECRET', { ORDER_ID_SECRET: '' }],
+    ['METRICS_TOKEN', { METRICS_TOKEN: 'short-metrics-token' }],
+    ['FAULTS_ENABLED', { THIRD_PARTIES: 'fake', FAULTS_ENABLED: 'true' }],
+  ];
+  for (const [variable, env] of cases) {
+    it(`${JSON.stringify(env)}: exits 1 with one line naming ${variable}, having connected to nothing`, async () => {
+      const before = connections;
+      const { code, output } = await runApi(env);
+      expect(code).toBe(1);
+      const lines = output.split('\n').filter(Boolean);
+      expect(lines.map((l) => JSON.parse(l))).toEqual([
+        expect.objectContaining({
+          level: 50,
+          msg: expect.stringMatching(new RegExp(`^${variable}: .*outside npm start's embedded stack`)),
+        }),
+      ]);
+      for (const value of Object.values(env)) if (value.length > 5) expect(output).not.toContain(value);
+      expect(connections - before).toBe(0);
+    }, 40_000);
+  }
+
+  it('the same API with every secret set of its own gets as far as connecting', async () => {
+    const before = connections;
+    const { code } = await runApi({});
+    expect(code).toBe(1); // the stand-in is no database
+    expect(connections - before).toBeGreaterThan(0);
+  }, 60_000);
 });

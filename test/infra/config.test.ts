@@ -9,6 +9,15 @@ import {
   requireThirdParties,
 } from '../../lib/config.js';
 
+/** Secrets of a deployment's own, which every process outside the embedded stack must be given. */
+const SECRETS = {
+  PAYMENT_WEBHOOK_SECRET: 'w'.repeat(32),
+  ADMIN_TOKEN: 'a'.repeat(32),
+  CUSTOMER_JWT_SECRET: 'c'.repeat(32),
+  ORDER_ID_SECRET: 'o'.repeat(32),
+};
+const DEPLOYED = { ...SECRETS, DATABASE_URL: 'postgresql://db/orders', TEMPORAL_ADDRESS: 'temporal:7233' };
+
 it('uses the documented defaults, with the fakes and fault injection on under the embedded stack', () => {
   expect(loadConfig({})).toMatchObject({
     port: 3000,
@@ -26,26 +35,73 @@ it('treats a blank variable as unset', () => {
 });
 
 it('turns the fakes and fault injection off by default once a real database or Temporal is configured', () => {
-  expect(loadConfig({ DATABASE_URL: 'postgresql://db/orders' })).toMatchObject({
+  expect(loadConfig({ ...SECRETS, DATABASE_URL: 'postgresql://db/orders' })).toMatchObject({
     thirdParties: undefined,
     faultsEnabled: false,
   });
-  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' })).toMatchObject({
+  expect(loadConfig({ ...SECRETS, TEMPORAL_ADDRESS: 'temporal:7233' })).toMatchObject({
     thirdParties: undefined,
     faultsEnabled: false,
   });
-  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', THIRD_PARTIES: 'fake' })).toMatchObject({
+  expect(loadConfig({ ...DEPLOYED, THIRD_PARTIES: 'fake' })).toMatchObject({
     thirdParties: 'fake',
     faultsEnabled: false,
   });
+});
+
+it("the worker and API of npm start's embedded stack (EMBEDDED_STACK=true) get the fakes, fault injection and the dev defaults", () => {
   expect(
-    loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', THIRD_PARTIES: 'fake', FAULTS_ENABLED: 'true' }).faultsEnabled,
-  ).toBe(true);
+    loadConfig({ DATABASE_URL: 'postgresql://db/orders', TEMPORAL_ADDRESS: 't:7233', EMBEDDED_STACK: 'true' }),
+  ).toMatchObject({
+    thirdParties: 'fake',
+    faultsEnabled: true,
+    adminToken: DEV_ADMIN_TOKEN,
+  });
+  expect(loadConfig({ EMBEDDED_STACK: 'true', ADMIN_TOKEN: 'short' }).adminToken).toBe('short');
+  expect(() => loadConfig({ EMBEDDED_STACK: 'yes' })).toThrow(/^EMBEDDED_STACK: /);
+});
+
+it.each([
+  ['DATABASE_URL set', { DATABASE_URL: 'postgresql://db/orders' }],
+  ['TEMPORAL_ADDRESS set', { TEMPORAL_ADDRESS: 'temporal:7233' }],
+  ['NODE_ENV=production', { NODE_ENV: 'production' }],
+  ['NODE_ENV=production beats EMBEDDED_STACK', { NODE_ENV: 'production', EMBEDDED_STACK: 'true' }],
+])(
+  'outside the embedded stack (%s) a missing, public or short secret stops start-up, naming it and not its value',
+  (_, where) => {
+    const cases: Array<[string, Record<string, string>, RegExp]> = [
+      ['ADMIN_TOKEN', { ADMIN_TOKEN: '' }, /required/],
+      ['ADMIN_TOKEN', { ADMIN_TOKEN: DEV_ADMIN_TOKEN }, /public development default/],
+      ['ADMIN_TOKEN', { ADMIN_TOKEN: 'a'.repeat(31) }, /at least 32 characters/],
+      ['PAYMENT_WEBHOOK_SECRET', { PAYMENT_WEBHOOK_SECRET: '' }, /required/],
+      ['PAYMENT_WEBHOOK_SECRET', { PAYMENT_WEBHOOK_SECRET: 'dev-webhook-secret' }, /public development default/],
+      ['CUSTOMER_JWT_SECRET', { CUSTOMER_JWT_SECRET: '' }, /required/],
+      ['CUSTOMER_JWT_SECRET', { CUSTOMER_JWT_SECRET: DEV_CUSTOMER_JWT_SECRET }, /public development default/],
+      ['ORDER_ID_SECRET', { ORDER_ID_SECRET: DEV_ORDER_ID_SECRET }, /public development default/],
+      ['METRICS_TOKEN', { METRICS_TOKEN: 'm'.repeat(31) }, /at least 32 characters/],
+      ['FAULTS_ENABLED', { THIRD_PARTIES: 'fake', FAULTS_ENABLED: 'true' }, /set FAULTS_ENABLED=false/],
+    ];
+    for (const [variable, override, why] of cases) {
+      const load = () => loadConfig({ ...SECRETS, ...where, ...override });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(new RegExp(`^${variable}: .*outside npm start's embedded stack`));
+      expect(load).toThrow(why);
+      for (const value of Object.values(override)) if (value.length > 5) expect(load).not.toThrow(value);
+    }
+    expect(loadConfig({ ...SECRETS, ...where }).adminToken).toBe(SECRETS.ADMIN_TOKEN);
+  },
+);
+
+it('takes a METRICS_TOKEN of its own, never the admin token', () => {
+  expect(loadConfig({}).metricsToken).toBeUndefined();
+  expect(loadConfig({ ...DEPLOYED, METRICS_TOKEN: 'm'.repeat(32) }).metricsToken).toBe('m'.repeat(32));
+  expect(() => loadConfig({ ...DEPLOYED, METRICS_TOKEN: SECRETS.ADMIN_TOKEN })).toThrow(
+    /^METRICS_TOKEN: must differ from ADMIN_TOKEN/,
+  );
 });
 
 it('has no third parties to offer a worker unless THIRD_PARTIES=fake is chosen, and says so in one line', () => {
-  const none = () =>
-    requireThirdParties(loadConfig({ DATABASE_URL: 'postgresql://db/orders', TEMPORAL_ADDRESS: 'temporal:7233' }));
+  const none = () => requireThirdParties(loadConfig(DEPLOYED));
   expect(none).toThrow(ConfigError);
   expect(none).toThrow(/^THIRD_PARTIES: no real payment provider.*set THIRD_PARTIES=fake [^\n]*$/);
   expect(requireThirdParties(loadConfig({}))).toBe('fake');
@@ -58,7 +114,7 @@ it.each([
   [{ PORT: '70000' }, /^PORT: /],
   [{ FAULTS_ENABLED: 'yes' }, /^FAULTS_ENABLED: /],
   [
-    { TEMPORAL_ADDRESS: 'temporal:7233', FAULTS_ENABLED: 'true' },
+    { THIRD_PARTIES: 'stripe', FAULTS_ENABLED: 'true' },
     /^FAULTS_ENABLED: fault injection drives the local fakes only; it needs THIRD_PARTIES=fake$/,
   ],
   [{ THIRD_PARTIES: 'paypal' }, /^THIRD_PARTIES: /],
@@ -96,13 +152,14 @@ it('takes Temporal Cloud credentials from the SDK environment configuration (API
     TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233',
     TEMPORAL_NAMESPACE: 'ns.acct',
     TEMPORAL_API_KEY: 'key-1',
+    ...SECRETS,
   });
   expect(config.temporal).toMatchObject({
     address: 'ns.acct.tmprl.cloud:7233',
     namespace: 'ns.acct',
     connection: { apiKey: 'key-1', tls: true },
   });
-  expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }).temporal.connection).toEqual({
+  expect(loadConfig(DEPLOYED).temporal.connection).toEqual({
     tls: undefined,
     apiKey: undefined,
     metadata: undefined,
@@ -115,6 +172,7 @@ it('reads customer identity, order-id secret and the anti-hoarding limits, with 
     customerTokens: { algorithm: 'HS256', secret: DEV_CUSTOMER_JWT_SECRET },
     orderIdSecret: DEV_ORDER_ID_SECRET,
     maxOpenOrdersPerCustomer: 3,
+    maxUnpaidUnitsPerProduct: 10,
     ordersPerMinutePerClient: 10,
   });
   expect(devSecretsInUse(config).map(([name]) => name)).toEqual([
@@ -131,20 +189,35 @@ it('reads customer identity, order-id secret and the anti-hoarding limits, with 
     ADMIN_TOKEN: 'a',
   });
   expect(devSecretsInUse(set)).toEqual([]);
-  expect(loadConfig({ MAX_OPEN_ORDERS_PER_CUSTOMER: '0', ORDERS_PER_MINUTE_PER_CLIENT: '0' })).toMatchObject({
+  expect(
+    loadConfig({
+      MAX_OPEN_ORDERS_PER_CUSTOMER: '0',
+      MAX_UNPAID_UNITS_PER_PRODUCT: '0',
+      ORDERS_PER_MINUTE_PER_CLIENT: '0',
+    }),
+  ).toMatchObject({
     maxOpenOrdersPerCustomer: 0,
+    maxUnpaidUnitsPerProduct: 0,
     ordersPerMinutePerClient: 0,
   });
-  expect(
-    loadConfig({ CUSTOMER_JWKS_URL: 'https://id.example/.well-known/jwks.json', CUSTOMER_JWT_AUDIENCE: 'orders' })
-      .customerTokens,
-  ).toEqual({
+  expect(loadConfig({ ...JWKS, CUSTOMER_JWT_MAX_AGE: '15m' }).customerTokens).toEqual({
     algorithm: 'RS256',
     jwksUrl: 'https://id.example/.well-known/jwks.json',
-    issuer: undefined,
+    issuer: 'https://id.example',
     audience: 'orders',
+    maxAgeSeconds: 900,
+  });
+  expect(loadConfig({}).customerTokens.maxAgeSeconds).toBe(3600);
+  expect(loadConfig({ ...JWKS, CUSTOMER_JWKS_URL: 'http://127.0.0.1:8080/jwks' }).customerTokens).toMatchObject({
+    jwksUrl: 'http://127.0.0.1:8080/jwks',
   });
 });
+
+const JWKS = {
+  CUSTOMER_JWKS_URL: 'https://id.example/.well-known/jwks.json',
+  CUSTOMER_JWT_ISSUER: 'https://id.example',
+  CUSTOMER_JWT_AUDIENCE: 'orders',
+};
 
 it.each([
   [{ CUSTOMER_JWT_SECRET: 'too-short' }, /^CUSTOMER_JWT_SECRET: must be at least 32 characters/],
@@ -154,6 +227,12 @@ it.each([
     /^CUSTOMER_JWT_SECRET: set either it \(HS256\) or CUSTOMER_JWKS_URL/,
   ],
   [{ CUSTOMER_JWKS_URL: 'not a url' }, /^CUSTOMER_JWKS_URL: /],
+  [{ ...JWKS, CUSTOMER_JWKS_URL: 'http://id.example/jwks' }, /^CUSTOMER_JWKS_URL: must be https/],
+  [{ ...JWKS, CUSTOMER_JWT_ISSUER: '' }, /^CUSTOMER_JWT_ISSUER: required with CUSTOMER_JWKS_URL/],
+  [{ ...JWKS, CUSTOMER_JWT_AUDIENCE: '' }, /^CUSTOMER_JWT_AUDIENCE: required with CUSTOMER_JWKS_URL/],
+  [{ CUSTOMER_JWT_MAX_AGE: '500ms' }, /^CUSTOMER_JWT_MAX_AGE: must be at least 1s/],
+  [{ TEMPORAL_UI_URL: 'javascript:alert(1)' }, /^TEMPORAL_UI_URL: must be an http or https URL/],
+  [{ MAX_UNPAID_UNITS_PER_PRODUCT: '-1' }, /^MAX_UNPAID_UNITS_PER_PRODUCT: /],
   [{ MAX_OPEN_ORDERS_PER_CUSTOMER: '-1' }, /^MAX_OPEN_ORDERS_PER_CUSTOMER: /],
   [{ ORDERS_PER_MINUTE_PER_CLIENT: 'many' }, /^ORDERS_PER_MINUTE_PER_CLIENT: /],
 ])('rejects %j with a ConfigError naming the variable', (env, message) => {
@@ -162,6 +241,7 @@ it.each([
 });
 
 const STRIPE = {
+  ...SECRETS,
   DATABASE_URL: 'postgresql://db/orders',
   THIRD_PARTIES: 'stripe',
   STRIPE_SECRET_KEY: 'sk_test_51Secret',

@@ -23,10 +23,10 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** Not the public development defaults, so the API logs no warning about them. */
+/** Outside the embedded stack every secret must be set, long and not a public default (lib/config.ts). */
 const SECRETS = {
-  ADMIN_TOKEN: 'start-failure-admin-token',
-  PAYMENT_WEBHOOK_SECRET: 'start-failure-webhook-secret',
+  ADMIN_TOKEN: 'start-failure-admin-token-0123456789',
+  PAYMENT_WEBHOOK_SECRET: 'start-failure-webhook-secret-0123456789',
   CUSTOMER_JWT_SECRET: 'start-failure-customer-jwt-secret-0123456789',
   ORDER_ID_SECRET: 'start-failure-order-id-secret-0123456789abcdef',
 };
@@ -112,9 +112,11 @@ it('the worker, its metrics port taken (its database open): one line naming WORK
 
 it('the API, its port taken (its database and Temporal connection open): one line, exits at once', async () => {
   await takenPort(async (port) => {
-    // Fault injection checks the fakes' schema at start, so the pool holds a connection by then.
+    // Fault injection checks the fakes' schema at start, so the pool holds a connection by then;
+    // it is the embedded stack's, so the API runs as npm start's stack starts it.
     const run = await runUntilExit('api/server.ts', {
       TEMPORAL_ADDRESS: temporal.address,
+      EMBEDDED_STACK: 'true',
       FAULTS_ENABLED: 'true',
       PORT: String(port),
     });
@@ -125,6 +127,7 @@ it('the API, its port taken (its database and Temporal connection open): one lin
 it('the API, Temporal unreachable: one line naming TEMPORAL_ADDRESS once the connection times out, exits at once', async () => {
   const run = await runUntilExit('api/server.ts', {
     TEMPORAL_ADDRESS: `127.0.0.1:${await findFreePort()}`,
+    EMBEDDED_STACK: 'true',
     FAULTS_ENABLED: 'true',
     PORT: String(await findFreePort()),
   });

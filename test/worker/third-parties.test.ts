@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../dev/paths.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { SERVICE_SECRETS } from '../helpers/service-secrets.js';
 
 /**
  * worker/main.ts never runs without third parties it was told to use: no real provider client
@@ -20,7 +21,14 @@ afterAll(async () => {
 function runWorker(env: Record<string, string>): { status: number | null; lines: Array<Record<string, unknown>> } {
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, DATABASE_URL: database.url, TEMPORAL_ADDRESS: '127.0.0.1:1', LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      ...SERVICE_SECRETS,
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     encoding: 'utf8',
     timeout: 60_000,
   });

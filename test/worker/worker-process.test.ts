@@ -7,6 +7,7 @@ import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
 import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE } from '../../domain/messages.js';
+import { SERVICE_SECRETS } from '../helpers/service-secrets.js';
 
 /**
  * worker/main.ts as the service runs it (its own process, configured by the environment) against
@@ -27,6 +28,7 @@ beforeAll(async () => {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
+      ...SERVICE_SECRETS,
       DATABASE_URL: h.databaseUrl,
       TEMPORAL_ADDRESS: h.env.address,
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,

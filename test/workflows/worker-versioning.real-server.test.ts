@@ -52,6 +52,7 @@ async function deploy(workflowCode: string): Promise<WorkerDeploymentVersion> {
     db: h.db,
     paymentWindowMs: PAYMENT_WINDOW_MS,
     maxOpenOrdersPerCustomer: 0,
+    maxUnpaidUnitsPerProduct: 0,
     ...h.thirdParties,
   };
   const worker = await createOrderWorker({

@@ -1,0 +1,81 @@
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, appWithoutBackends, listening } from '../helpers/app-without-backends.js';
+
+/**
+ * Prometheus's token opens /metrics and nothing else, and refused bearer tokens slow their sender
+ * down: past the limit an address gets 429 for every call that needs a token, while others do not.
+ * Past the credential check every call here touches a backend, which this app refuses: 500 means
+ * "let in".
+ */
+const LET_IN = 500;
+const METRICS_TOKEN = 'm'.repeat(32);
+const LIMIT = 3;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** A GET from a loopback address of our choosing (Linux routes all of 127/8 to this machine). */
+function get(base: string, path: string, headers: Record<string, string>, localAddress = '127.0.0.1') {
+  return new Promise<{ status: number; headers: Record<string, unknown>; code?: string }>((resolve, reject) => {
+    const req = request(`${base}${path}`, { headers, localAddress }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          headers: res.headers,
+          code: (JSON.parse(text || '{}') as { error?: { code: string } }).error?.code,
+        }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('METRICS_TOKEN', () => {
+  it('opens /metrics, but no operator route; the admin token still opens /metrics', async () => {
+    await listening(appWithoutBackends({ faultsEnabled: false, metricsToken: METRICS_TOKEN }), async (base) => {
+      expect((await get(base, '/metrics', bearer(METRICS_TOKEN))).status).toBe(LET_IN);
+      expect((await get(base, '/metrics', bearer(ADMIN_TOKEN))).status).toBe(LET_IN);
+      expect((await get(base, '/metrics', bearer('m'.repeat(31)))).status).toBe(401);
+      expect((await get(base, '/metrics', {})).status).toBe(401);
+      expect(await get(base, '/ui/config', bearer(METRICS_TOKEN))).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+      expect(await get(base, '/orders', bearer(METRICS_TOKEN))).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+    });
+  });
+
+  it('unset, only the admin token opens /metrics', async () => {
+    await listening(appWithoutBackends({ faultsEnabled: false }), async (base) => {
+      expect((await get(base, '/metrics', bearer(METRICS_TOKEN))).status).toBe(401);
+      expect((await get(base, '/metrics', bearer(ADMIN_TOKEN))).status).toBe(LET_IN);
+    });
+  });
+});
+
+describe('refused bearer tokens, per client address', () => {
+  it(`after ${LIMIT} refusals an address is 429 on every bearer route, the right token included; another address is not`, async () => {
+    const app = appWithoutBackends({ faultsEnabled: false, authFailureLimit: { limit: LIMIT, windowMs: 60_000 } });
+    await listening(app, async (base) => {
+      for (let i = 0; i < 10; i++) expect((await get(base, '/ui/config', bearer(ADMIN_TOKEN))).status).toBe(LET_IN);
+      for (const path of ['/metrics', '/ui/config', '/orders'])
+        expect((await get(base, path, bearer('guess'))).status).toBe(401);
+      const refused = await get(base, '/ui/config', bearer(ADMIN_TOKEN));
+      expect(refused).toMatchObject({ status: 429, code: 'TOO_MANY_FAILED_ATTEMPTS' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect((await get(base, '/orders', bearer('guess'))).status).toBe(429);
+      // Public routes are not bearer routes.
+      expect((await get(base, '/openapi.json', {})).status).toBe(200);
+      // The neighbour's address has its own count.
+      expect((await get(base, '/ui/config', bearer(ADMIN_TOKEN), '127.0.0.2')).status).toBe(LET_IN);
+      expect((await get(base, '/ui/config', bearer('guess'), '127.0.0.2')).status).toBe(401);
+    });
+  });
+
+  it('turned off (0), refusals never turn into 429', async () => {
+    await listening(appWithoutBackends({ faultsEnabled: false }), async (base) => {
+      for (let i = 0; i < 30; i++) expect((await get(base, '/ui/config', bearer('guess'))).status).toBe(401);
+      expect((await get(base, '/ui/config', bearer(ADMIN_TOKEN))).status).toBe(LET_IN);
+    });
+  });
+});
