@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
 import type { ApiDeps } from './app.js';
 import { operation, route, type Endpoint } from './endpoint.js';
 import {
@@ -133,7 +134,8 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
       summary: 'Place an order: reserve its stock and lock its coupon, all or nothing',
       description:
         "A customer's token places orders for that customer (`customerId` optional; another is 403); the admin token must name the customer. " +
-        'The same Idempotency-Key with the same body returns the same order, with another body 422.',
+        'The same Idempotency-Key with the same body returns the same order, with another body 422. ' +
+        `A total above ${MAX_ORDER_TOTAL_CENTS} cents, the largest that can be paid, is 422 ORDER_TOTAL_TOO_LARGE.`,
       access: 'customerOrOperator',
       rateLimited: true,
       headers: PlaceOrderHeaders,
@@ -145,6 +147,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
         'OUT_OF_STOCK',
         'COUPON_UNAVAILABLE',
         'TOO_MANY_OPEN_ORDERS',
+        'ORDER_TOTAL_TOO_LARGE',
         'IDEMPOTENCY_KEY_REUSED',
       ],
       handler: placeOrder,

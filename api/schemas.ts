@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
 import { FULFILLMENT_STEP_NAMES, ORDER_STATUSES } from '../domain/statuses.js';
 
 /**
@@ -9,6 +10,8 @@ import { FULFILLMENT_STEP_NAMES, ORDER_STATUSES } from '../domain/statuses.js';
 const trimmed = 'surrounding whitespace is trimmed first; the length limits apply to what remains';
 const id = z.string().trim().min(1).max(128).meta({ description: trimmed });
 const cents = z.number().int().min(0).max(100_000_000);
+/** A payment's amount: up to the largest order total, so every order the service places can be paid. */
+const paymentCents = z.number().int().min(0).max(MAX_ORDER_TOTAL_CENTS);
 
 export const SkuParam = z.object({ sku: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - (1-64)') });
 export const CouponParam = z.object({
@@ -63,7 +66,7 @@ export const ListOrdersQuery = z.object({
 export const PaymentCallbackBody = z.strictObject({
   paymentId: id,
   orderId: z.uuid(),
-  amountCents: cents,
+  amountCents: paymentCents,
   paidAt: z.iso.datetime({ offset: true }),
 });
 

@@ -8,6 +8,8 @@ export const BUSINESS_ERRORS = {
   COUPON_UNAVAILABLE: 'the coupon does not exist or is already used',
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used for a different request',
   TOO_MANY_OPEN_ORDERS: 'the customer already holds the most unpaid orders allowed; pay or cancel one first',
+  ORDER_TOTAL_TOO_LARGE:
+    'the order comes to more than the largest total that can be paid; split it into smaller orders',
   UNKNOWN_ORDER: 'no order has that id',
   UNKNOWN_PAYMENT: 'no payment with that id belongs to the order',
   ORDER_NOT_UNPAID: 'the order is no longer unpaid',
