@@ -6,6 +6,7 @@ import {
   CancelRequested,
   CouponView,
   DeadlineExtended,
+  OpenOrdersExtended,
   Health,
   OpenApiJson,
   OrderList,
@@ -19,6 +20,7 @@ import {
   UiConfig,
 } from './responses.js';
 import { getCoupon, getProduct, putCoupon, putProduct } from './routes/catalog.js';
+import { extendOpenOrders } from './routes/extend-open-orders.js';
 import { retryFulfillmentStep } from './routes/fulfillment.js';
 import { health } from './routes/health.js';
 import { metricsText } from './routes/metrics.js';
@@ -32,6 +34,7 @@ import {
   CouponParam,
   CreateOrderBody,
   ExtendBody,
+  ExtendOpenOrdersBody,
   ListOrdersQuery,
   OrderIdParam,
   PaymentCallbackBody,
@@ -161,6 +164,19 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
       success: { status: 200, description: 'the orders', schema: OrderList },
       errors: ['CUSTOMER_MISMATCH'],
       handler: listOrders,
+    }),
+  }),
+  ...apiRoute('/orders/extend', {
+    post: operation({
+      summary: 'Move the deadline of every open order (optionally of one customer, or due before a time)',
+      description:
+        'For a payment provider incident: one guarded statement adds `minutes` to every UNPAID order not yet due that matches. ' +
+        'Each workflow learns its new deadline when its timer fires, and waits again.',
+      access: 'operator',
+      body: ExtendOpenOrdersBody,
+      success: { status: 200, description: 'how many orders were extended', schema: OpenOrdersExtended },
+      errors: [],
+      handler: extendOpenOrders,
     }),
   }),
   ...apiRoute('/orders/:id', {

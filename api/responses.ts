@@ -106,6 +106,11 @@ export const CancelRequested = z.strictObject({ id: z.uuid(), cancelRequested: z
 
 export const DeadlineExtended = z.strictObject({ expiresAt: timestamp });
 
+export const OpenOrdersExtended = z.strictObject({
+  extended: z.int().min(0).meta({ description: 'how many open orders got the extra minutes' }),
+  minutes: z.int(),
+});
+
 export const StepRetried = z.strictObject({ step: z.enum(FULFILLMENT_STEP_NAMES), status: StepStatus });
 
 export const RefundRetried = z.strictObject({ paymentId: z.string(), status: z.enum(PAYMENT_STATUSES) });

@@ -57,6 +57,14 @@ export const ExtendBody = z.strictObject({
     .max(7 * 24 * 60),
 });
 
+export const ExtendOpenOrdersBody = z.strictObject({
+  minutes: ExtendBody.shape.minutes,
+  /** Only this customer's open orders. */
+  customerId: id.optional(),
+  /** Only open orders whose deadline lies before this moment. */
+  expiringBefore: z.iso.datetime({ offset: true }).optional(),
+});
+
 export const ListOrdersQuery = z.object({
   status: z.enum(ORDER_STATUSES).optional(),
   customerId: id.optional(),

@@ -235,6 +235,15 @@ const PROBES: Record<string, Probes> = {
       CUSTOMER_MISMATCH: () => customer('GET', '/orders?customerId=someone-else'),
     },
   },
+  'POST /orders/extend': {
+    success: () => admin('POST', '/orders/extend', { minutes: 1, customerId: 'nobody-holds-orders' }),
+    errors: {
+      UNAUTHORIZED: () => h.asCustomer('holder', 'POST', '/orders/extend', { minutes: 5 }),
+      VALIDATION_FAILED: () => admin('POST', '/orders/extend', { minutes: 0 }),
+      PAYLOAD_TOO_LARGE: () => admin('POST', '/orders/extend', huge),
+      UNSUPPORTED_MEDIA_TYPE: () => admin('POST', '/orders/extend', { minutes: 5 }, unknownEncoding),
+    },
+  },
   'GET /orders/{id}': {
     success: () => admin('GET', `/orders/${f.paid.id}`),
     errors: {
