@@ -1,6 +1,7 @@
 import { Prisma } from '@prisma/client';
 import { log } from '@temporalio/activity';
 import type { PlacedOrder, PlaceOrderRequest } from '../domain/messages.js';
+import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
 import {
   canTransition,
   COUPON_TRANSITIONS,
@@ -178,11 +179,16 @@ async function placeWithin(
     discount = rows[0]!.discount_cents;
   }
   const subtotal = items.reduce((sum, i) => sum + i.unitPriceCents * i.quantity, 0);
+  const totalCents = Math.max(0, subtotal - discount);
+  // Refused here, where prices decide the total: the transaction rolls back what it reserved and locked.
+  if (totalCents > MAX_ORDER_TOTAL_CENTS) {
+    throw businessFailure('ORDER_TOTAL_TOO_LARGE', { totalCents, maxTotalCents: MAX_ORDER_TOTAL_CENTS });
+  }
   const { rows } = await query<{ total_cents: number; expires_at: Date }>(
     tx,
     Prisma.sql`
       INSERT INTO orders (id, customer_id, status, total_cents, coupon_code, created_at, expires_at, idempotency_key, request_hash)
-      VALUES (${request.orderId}::uuid, ${request.customerId}, ${statusValue('orders', INITIAL_STATUS.order)}, ${Math.max(0, subtotal - discount)},
+      VALUES (${request.orderId}::uuid, ${request.customerId}, ${statusValue('orders', INITIAL_STATUS.order)}, ${totalCents},
               ${request.couponCode ?? null}, ${nowOr(now)},
               ${nowOr(now)} + ${deps.paymentWindowMs} * interval '1 millisecond',
               ${request.idempotencyKey ?? null}, ${request.requestHash})

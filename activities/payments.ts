@@ -14,54 +14,56 @@ import {
 } from '../domain/statuses.js';
 import { inTransaction, query, type Queryable } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
-import { nowOr, statusMove, statusValue } from './guarded-sql.js';
+import { nowOr, statusMove } from './guarded-sql.js';
 import { moveReservedUnits } from './inventory.js';
 
 /** What the database decided about one payment. */
-export interface PaymentDecision {
-  /** PAID: this payment paid the order. REFUND_PENDING: it must be given back. */
-  outcome: 'PAID' | 'REFUND_PENDING';
-  paymentStatus: PaymentStatus;
-  /** True when this paymentId had been recorded before: a redelivery, with no new effect. */
-  duplicate: boolean;
-}
+export type PaymentDecision =
+  | {
+      /** PAID: this payment paid the order. REFUND_PENDING: it must be given back. */
+      outcome: 'PAID' | 'REFUND_PENDING';
+      paymentStatus: PaymentStatus;
+      /** True when this payment had been decided before: a redelivery, with no new effect. */
+      duplicate: boolean;
+    }
+  /** The webhook never recorded this payment for this order (a forged notice): nothing changed. */
+  | { outcome: 'NOT_RECEIVED' };
 
 export function createPaymentActivities(deps: ActivityDeps) {
   const { db, paymentProvider } = deps;
 
   return {
     /**
-     * Records a payment and, if it pays an unpaid, unexpired order the exact amount, marks the
-     * order PAID, redeems the coupon and turns reserved units into sold ones — one transaction
-     * (payWithin: one statement after the payment's row).
-     * Otherwise the payment is owed back: REFUND_PENDING, with the reason. A redelivered paymentId
-     * finds its row and changes nothing.
+     * Decides a payment the webhook recorded (RECEIVED): if it pays an unpaid order the exact
+     * amount and arrived before the deadline, marks the order PAID, redeems the coupon and turns
+     * reserved units into sold ones — one transaction (payWithin: one statement after the
+     * payment's row is locked). Otherwise the payment is owed back: REFUND_PENDING, with the reason.
+     * Amount and arrival come from the row, never from the notice; a payment already decided
+     * changes nothing, and one the webhook never recorded for this order is NOT_RECEIVED.
      */
     async settlePayment(notice: PaymentNotice): Promise<PaymentDecision> {
       const now = await asOf(deps);
-      // Judged at arrival: a payment accepted before the deadline pays, however busy the worker was.
-      const arrived = notice.receivedAt ? new Date(notice.receivedAt) : now;
       return inTransaction(db.pool, async (tx) => {
-        const claimed = await query(
+        // Compared as text: a forged notice's order id need not even be a uuid.
+        const { rows } = await query<ReceivedPayment>(
           tx,
           Prisma.sql`
-            INSERT INTO payments (payment_id, order_id, amount_cents, status, paid_at, received_at)
-            VALUES (${notice.paymentId}, ${notice.orderId}::uuid, ${notice.amountCents}, ${statusValue('payments', INITIAL_STATUS.payment)},
-                    ${new Date(notice.paidAt)}, ${nowOr(arrived)})
-            ON CONFLICT (payment_id) DO NOTHING`,
+            SELECT payment_id, order_id, amount_cents, status, received_at FROM payments
+            WHERE payment_id = ${notice.paymentId} AND order_id::text = ${notice.orderId}
+            FOR UPDATE`,
         );
-        if (claimed.rowCount === 0) {
-          const { rows } = await query<{ status: PaymentStatus }>(
-            tx,
-            Prisma.sql`SELECT status FROM payments WHERE payment_id = ${notice.paymentId}`,
-          );
-          const seen = rows[0]!.status;
+        const payment = rows[0];
+        if (!payment) {
+          log.warn('payment notice names no payment the webhook recorded: dropped', { ...notice });
+          return { outcome: 'NOT_RECEIVED' };
+        }
+        if (payment.status !== INITIAL_STATUS.payment) {
+          const seen = payment.status;
           return { outcome: seen === 'CAPTURED' ? 'PAID' : 'REFUND_PENDING', paymentStatus: seen, duplicate: true };
         }
-        if (await payWithin(tx, notice, now, arrived))
-          return { outcome: 'PAID', paymentStatus: 'CAPTURED', duplicate: false };
-        const reason = await recordRefundReason(tx, notice);
-        log.warn('payment will be refunded', { orderId: notice.orderId, paymentId: notice.paymentId, ...reason });
+        if (await payWithin(tx, payment, now)) return { outcome: 'PAID', paymentStatus: 'CAPTURED', duplicate: false };
+        const reason = await recordRefundReason(tx, payment);
+        log.warn('payment will be refunded', { orderId: payment.order_id, paymentId: payment.payment_id, ...reason });
         return { outcome: 'REFUND_PENDING', paymentStatus: 'REFUND_PENDING', duplicate: false };
       });
     },
@@ -125,18 +127,23 @@ export function createPaymentActivities(deps: ActivityDeps) {
   };
 }
 
+/** A payment's row as the webhook recorded it: what settlement decides from. */
+interface ReceivedPayment {
+  payment_id: string;
+  order_id: string;
+  amount_cents: number;
+  status: PaymentStatus;
+  /** By the database clock (or the tests' clock), when the webhook accepted it: the deadline is judged at arrival. */
+  received_at: Date;
+}
+
 /**
  * The guarded pay and everything that goes with it, as one statement: `paid` is the order if it
  * moved UNPAID → PAID (exact amount, payment received before the deadline); then its reserved
  * units are sold, its coupon redeemed, the payment captured, and its fulfillment steps owed
  * (PENDING) from this moment. True when this payment paid the order.
  */
-async function payWithin(
-  tx: Queryable,
-  notice: PaymentNotice,
-  now: Date | null,
-  arrived: Date | null,
-): Promise<boolean> {
+async function payWithin(tx: Queryable, payment: ReceivedPayment, now: Date | null): Promise<boolean> {
   const pay = statusMove('orders', ORDER_TRANSITIONS.pay);
   const redeem = statusMove('coupons', COUPON_TRANSITIONS.redeem);
   const capture = statusMove('payments', PAYMENT_TRANSITIONS.capture);
@@ -145,8 +152,8 @@ async function payWithin(
     Prisma.sql`
       WITH paid AS (
         UPDATE orders SET ${pay.set}, paid_at = ${nowOr(now)}
-        WHERE id = ${notice.orderId}::uuid AND ${pay.guard}
-          AND total_cents = ${notice.amountCents} AND expires_at > ${nowOr(arrived)}
+        WHERE id = ${payment.order_id}::uuid AND ${pay.guard}
+          AND total_cents = ${payment.amount_cents} AND expires_at > ${payment.received_at}
         RETURNING id),
       ${moveReservedUnits('paid', 'sold')},
       redeemed AS (
@@ -154,7 +161,7 @@ async function payWithin(
         FROM paid WHERE c.order_id = paid.id AND ${redeem.guard}),
       captured AS (
         UPDATE payments SET ${capture.set}
-        WHERE payment_id = ${notice.paymentId} AND ${capture.guard} AND EXISTS (SELECT 1 FROM paid)),
+        WHERE payment_id = ${payment.payment_id} AND ${capture.guard} AND EXISTS (SELECT 1 FROM paid)),
       owed AS (
         INSERT INTO fulfillment_steps (order_id, step)
         SELECT paid.id, step FROM paid, unnest(${Object.values(FULFILLMENT_STEPS)}::"FulfillmentStep"[]) AS step
@@ -167,17 +174,17 @@ async function payWithin(
 /** Why a payment that did not pay its order is owed back, recorded on the payment. */
 async function recordRefundReason(
   tx: Queryable,
-  notice: PaymentNotice,
+  payment: ReceivedPayment,
 ): Promise<{ reason: RefundReason; orderStatus: OrderStatus }> {
   const { rows } = await query<{ status: OrderStatus; total_cents: number }>(
     tx,
-    Prisma.sql`SELECT status, total_cents FROM orders WHERE id = ${notice.orderId}::uuid`,
+    Prisma.sql`SELECT status, total_cents FROM orders WHERE id = ${payment.order_id}::uuid`,
   );
   const order = rows[0]!;
   const reason: RefundReason =
     order.status === 'PAID'
       ? 'ALREADY_PAID'
-      : order.total_cents !== notice.amountCents
+      : order.total_cents !== payment.amount_cents
         ? 'AMOUNT_MISMATCH'
         : 'ORDER_NOT_PAYABLE';
   const oweBack = statusMove('payments', PAYMENT_TRANSITIONS.oweBack);
@@ -185,7 +192,7 @@ async function recordRefundReason(
     tx,
     Prisma.sql`
       UPDATE payments SET ${oweBack.set}, refund_reason = ${reason}::"RefundReason"
-      WHERE payment_id = ${notice.paymentId} AND ${oweBack.guard}`,
+      WHERE payment_id = ${payment.payment_id} AND ${oweBack.guard}`,
   );
   return { reason, orderStatus: order.status };
 }

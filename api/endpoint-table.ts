@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
 import type { ApiDeps } from './app.js';
 import { operation, route, type Endpoint } from './endpoint.js';
 import {
   CancelRequested,
   CouponView,
   DeadlineExtended,
+  OpenOrdersExtended,
   Health,
   OpenApiJson,
   OrderList,
@@ -18,6 +20,7 @@ import {
   UiConfig,
 } from './responses.js';
 import { getCoupon, getProduct, putCoupon, putProduct } from './routes/catalog.js';
+import { extendOpenOrders } from './routes/extend-open-orders.js';
 import { retryFulfillmentStep } from './routes/fulfillment.js';
 import { health } from './routes/health.js';
 import { metricsText } from './routes/metrics.js';
@@ -31,6 +34,7 @@ import {
   CouponParam,
   CreateOrderBody,
   ExtendBody,
+  ExtendOpenOrdersBody,
   ListOrdersQuery,
   OrderIdParam,
   PaymentCallbackBody,
@@ -133,7 +137,8 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
       summary: 'Place an order: reserve its stock and lock its coupon, all or nothing',
       description:
         "A customer's token places orders for that customer (`customerId` optional; another is 403); the admin token must name the customer. " +
-        'The same Idempotency-Key with the same body returns the same order, with another body 422.',
+        'The same Idempotency-Key with the same body returns the same order, with another body 422. ' +
+        `A total above ${MAX_ORDER_TOTAL_CENTS} cents, the largest that can be paid, is 422 ORDER_TOTAL_TOO_LARGE.`,
       access: 'customerOrOperator',
       rateLimited: true,
       headers: PlaceOrderHeaders,
@@ -146,6 +151,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
         'COUPON_UNAVAILABLE',
         'TOO_MANY_OPEN_ORDERS',
         'TOO_MANY_UNITS_HELD',
+        'ORDER_TOTAL_TOO_LARGE',
         'IDEMPOTENCY_KEY_REUSED',
       ],
       handler: placeOrder,
@@ -159,6 +165,19 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
       success: { status: 200, description: 'the orders', schema: OrderList },
       errors: ['CUSTOMER_MISMATCH'],
       handler: listOrders,
+    }),
+  }),
+  ...apiRoute('/orders/extend', {
+    post: operation({
+      summary: 'Move the deadline of every open order (optionally of one customer, or due before a time)',
+      description:
+        'For a payment provider incident: one guarded statement adds `minutes` to every UNPAID order not yet due that matches. ' +
+        'Each workflow learns its new deadline when its timer fires, and waits again.',
+      access: 'operator',
+      body: ExtendOpenOrdersBody,
+      success: { status: 200, description: 'how many orders were extended', schema: OpenOrdersExtended },
+      errors: [],
+      handler: extendOpenOrders,
     }),
   }),
   ...apiRoute('/orders/:id', {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
 import {
   CANCEL_REASONS,
   COUPON_STATUSES,
@@ -42,12 +43,15 @@ export type CouponView = z.infer<typeof CouponView>;
 
 const OrderItem = z.strictObject({ sku: z.string(), quantity: z.int(), unitPriceCents: z.int() });
 
+/** Never above the largest total placement accepts. */
+const orderTotal = z.int().min(0).max(MAX_ORDER_TOTAL_CENTS);
+
 export const PlacedOrderView = z
   .strictObject({
     id: z.uuid(),
     customerId: z.string(),
     status: z.enum(ORDER_STATUSES),
-    totalCents: z.int(),
+    totalCents: orderTotal,
     expiresAt: timestamp.meta({ description: 'the payment deadline, by the database clock' }),
     couponCode: z.string().nullable(),
     items: z.array(OrderItem),
@@ -63,7 +67,7 @@ export const OrderView = z
     payable: z
       .boolean()
       .meta({ description: 'false once expiresAt has passed, even before the cancellation has landed' }),
-    totalCents: z.int(),
+    totalCents: orderTotal,
     createdAt: timestamp,
     expiresAt: timestamp,
     paidAt: timestamp.nullable(),
@@ -101,6 +105,11 @@ export const OrderList = z.strictObject({ orders: z.array(OrderView).meta({ desc
 export const CancelRequested = z.strictObject({ id: z.uuid(), cancelRequested: z.literal(true) });
 
 export const DeadlineExtended = z.strictObject({ expiresAt: timestamp });
+
+export const OpenOrdersExtended = z.strictObject({
+  extended: z.int().min(0).meta({ description: 'how many open orders got the extra minutes' }),
+  minutes: z.int(),
+});
 
 export const StepRetried = z.strictObject({ step: z.enum(FULFILLMENT_STEP_NAMES), status: StepStatus });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
 import { FULFILLMENT_STEP_NAMES, ORDER_STATUSES } from '../domain/statuses.js';
 
 /**
@@ -25,6 +26,8 @@ const id = text(128);
 /** A customer's id, in a body, a query or a token's `sub`. */
 export const CustomerId = id;
 const cents = z.number().int().min(0).max(100_000_000);
+/** A payment's amount: up to the largest order total, so every order the service places can be paid. */
+const paymentCents = z.number().int().min(0).max(MAX_ORDER_TOTAL_CENTS);
 
 export const SkuParam = z.object({ sku: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - (1-64)') });
 export const CouponParam = z.object({
@@ -70,6 +73,14 @@ export const ExtendBody = z.strictObject({
     .max(7 * 24 * 60),
 });
 
+export const ExtendOpenOrdersBody = z.strictObject({
+  minutes: ExtendBody.shape.minutes,
+  /** Only this customer's open orders. */
+  customerId: id.optional(),
+  /** Only open orders whose deadline lies before this moment. */
+  expiringBefore: z.iso.datetime({ offset: true }).optional(),
+});
+
 export const ListOrdersQuery = z.object({
   status: z.enum(ORDER_STATUSES).optional(),
   customerId: CustomerId.optional(),
@@ -79,7 +90,7 @@ export const ListOrdersQuery = z.object({
 export const PaymentCallbackBody = z.strictObject({
   paymentId: id,
   orderId: z.uuid(),
-  amountCents: cents,
+  amountCents: paymentCents,
   paidAt: z.iso.datetime({ offset: true }),
 });
 

@@ -10,6 +10,8 @@ export const BUSINESS_ERRORS = {
   TOO_MANY_OPEN_ORDERS: 'the customer already holds the most unpaid orders allowed; pay or cancel one first',
   TOO_MANY_UNITS_HELD:
     'the order would bring the units of a product the customer holds unpaid past the limit; pay or cancel first',
+  ORDER_TOTAL_TOO_LARGE:
+    'the order comes to more than the largest total that can be paid; split it into smaller orders',
   UNKNOWN_ORDER: 'no order has that id',
   UNKNOWN_PAYMENT: 'no payment with that id belongs to the order',
   ORDER_NOT_UNPAID: 'the order is no longer unpaid',

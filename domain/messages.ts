@@ -56,18 +56,15 @@ export function orderSummary(
   return `Order ${request.orderId} for ${request.customerId}: ${items}${request.couponCode ? ` (coupon ${request.couponCode})` : ''}`;
 }
 
-/** What the payment provider told us, as the webhook verified it. */
+/**
+ * Names a payment the webhook recorded after verifying it: its `payments` row (RECEIVED, with the
+ * signed amount and the arrival time by the database clock) is all that settlement reads. Nothing
+ * else travels, so a `paid` signal sent straight to Temporal can only point at a verified payment;
+ * one that names no row for its order changes nothing.
+ */
 export interface PaymentNotice {
   paymentId: string;
   orderId: string;
-  amountCents: number;
-  /** ISO-8601, as the provider reports it. */
-  paidAt: string;
-  /**
-   * ISO-8601: when our webhook accepted the callback, by the database clock. The deadline is judged
-   * at arrival, not when a busy worker gets round to settling. Absent in notices from before it existed.
-   */
-  receivedAt?: string;
 }
 
 /**

@@ -40,9 +40,8 @@ export const ORDER_TRANSITIONS = {
 export type OrderTransition = keyof typeof ORDER_TRANSITIONS;
 
 /**
- * A payment is RECEIVED when it arrives, in the transaction that decides it: in the same
- * transaction it is CAPTURED (it paid its order) or REFUND_PENDING (it is owed back), so no reader
- * ever sees RECEIVED. Only the refund moves a REFUND_PENDING payment on, so a refund can never
+ * A payment is RECEIVED when the webhook records it, verified; settlement then moves it, once, to
+ * CAPTURED (it paid its order) or REFUND_PENDING (it is owed back). Only the refund moves a REFUND_PENDING payment on, so a refund can never
  * overtake the payment it gives back, and a payment notice that arrives after its refund (a
  * redelivery) finds REFUNDED, a final state, and changes nothing. A refund the provider rejects
  * for good is REFUND_FAILED: still owed, visible, and back to REFUND_PENDING only when an operator

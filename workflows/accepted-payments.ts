@@ -17,7 +17,7 @@ import { notifyCustomer } from './notices.js';
  * time, in the order they arrived.
  */
 export class AcceptedPayments {
-  /** Every payment this run has seen, by id, as the database last answered (RECEIVED until then). */
+  /** Every payment this run settles, by id, as the database last answered (RECEIVED until then). */
   readonly statuses = new Map<string, PaymentStatus>();
   /** Refunds the provider rejected for good, waiting for an operator's retry. */
   private readonly held = new Set<string>();
@@ -74,10 +74,17 @@ export class AcceptedPayments {
     return turn.finally(() => this.settling--);
   }
 
-  /** Records the payment; true when it is owed back. */
+  /** Decides the payment from the webhook's record of it; true when it is owed back. */
   private async record(notice: PaymentNotice): Promise<boolean> {
     const { keepTrying, onPaid } = this.run;
     const decided = await keepTrying.mustSucceed('settlePayment', () => database.settlePayment(notice));
+    if (decided.outcome === 'NOT_RECEIVED') {
+      // Not a payment the webhook verified (sent straight to Temporal): forgotten, so that the
+      // real payment of that id, should it come, is settled.
+      this.statuses.delete(notice.paymentId);
+      log.warn('paid signal for a payment the webhook never recorded: dropped', { ...notice });
+      return false;
+    }
     this.statuses.set(notice.paymentId, decided.paymentStatus);
     if (decided.outcome === 'PAID') onPaid?.();
     // REFUND_FAILED: a redelivery of a payment whose rejected refund another run holds.

@@ -8,10 +8,14 @@ import { KeepTrying } from './keep-trying.js';
  * A payment whose order's lifecycle has already ended (cancelled and compensated, or paid by
  * another payment). The same settlement decides; for a finished order it always means a refund.
  * Started by the webhook with id `late-payment-<paymentId>`, so a redelivery starts nothing new.
+ * A notice for a payment the webhook never recorded (started by hand, forged) ends at once,
+ * NOT_RECEIVED, having changed nothing.
  * Like OrderLifecycle, it ends only once the payment is settled: a refund the provider rejects
  * keeps it open, flagged NeedsAttention, until an operator retries it.
  */
-export async function SettleLatePayment(notice: PaymentNotice): Promise<{ outcome: 'PAID' | 'REFUNDED' }> {
+export async function SettleLatePayment(
+  notice: PaymentNotice,
+): Promise<{ outcome: 'PAID' | 'REFUNDED' | 'NOT_RECEIVED' }> {
   const attention = new Attention(() => setCurrentDetails(attention.items.join('\n\n')));
   const keepTrying = new KeepTrying(notice.orderId, attention);
   const payments = new AcceptedPayments({ orderId: notice.orderId, keepTrying, attention });
@@ -21,5 +25,6 @@ export async function SettleLatePayment(notice: PaymentNotice): Promise<{ outcom
 
   await payments.settle(notice);
   await condition(allHandlersFinished);
-  return { outcome: payments.statuses.get(notice.paymentId) === 'CAPTURED' ? 'PAID' : 'REFUNDED' };
+  const status = payments.statuses.get(notice.paymentId);
+  return { outcome: status === undefined ? 'NOT_RECEIVED' : status === 'CAPTURED' ? 'PAID' : 'REFUNDED' };
 }

@@ -12,6 +12,7 @@ import {
 import type { SettleLatePayment } from '../../workflows/late-payment.js';
 import type { Handler } from '../endpoint.js';
 import { businessError } from '../errors.js';
+import { recordReceivedPayment, type VerifiedPayment } from '../received-payments.js';
 import type { PaymentAccepted } from '../responses.js';
 import type { PaymentCallbackBody } from '../schemas.js';
 import { isWorkflowGone } from '../temporal-errors.js';
@@ -26,27 +27,27 @@ export interface PaymentDeps {
   clock?: (() => Promise<Date>) | undefined;
 }
 
-/** The payment provider's webhook; its signature was checked on the raw body before it was parsed. */
+/**
+ * The payment provider's webhook; its signature was checked on the raw body before it was parsed.
+ * The payment is recorded first (api/received-payments.ts): what settles it is that record, so
+ * the hand-over to Temporal names the payment and carries nothing to trust.
+ */
 export const acceptPayment: Handler<
   { body: typeof PaymentCallbackBody },
   'paymentProvider',
   PaymentDeps,
   typeof PaymentAccepted
 > = async ({ body: callback }, deps) => {
-  const [order] = await deps.db.$queryRaw<
-    Array<{ now: Date }>
-  >`SELECT now() AS now FROM orders WHERE id = ${callback.orderId}::uuid`;
-  if (!order) throw businessError('UNKNOWN_ORDER');
-  const receivedAt = deps.clock ? await deps.clock() : order.now;
-  const notice: PaymentNotice = { ...callback, receivedAt: receivedAt.toISOString() };
+  const arrivedAt = deps.clock ? await deps.clock() : null;
+  if (!(await recordReceivedPayment(deps.db.pool, callback, arrivedAt))) throw businessError('UNKNOWN_ORDER');
 
-  await handOver(deps, notice);
+  await handOver(deps, callback);
   deps.metrics.paymentsAccepted.inc();
   deps.logger.info(
-    { orderId: notice.orderId, paymentId: notice.paymentId, workflowId: orderWorkflowId(notice.orderId) },
+    { orderId: callback.orderId, paymentId: callback.paymentId, workflowId: orderWorkflowId(callback.orderId) },
     'payment accepted',
   );
-  return { accepted: true, paymentId: notice.paymentId };
+  return { accepted: true, paymentId: callback.paymentId };
 };
 
 /**
@@ -54,7 +55,8 @@ export const acceptPayment: Handler<
  * when that workflow has ended, as a workflow of its own that refunds it. 202 means exactly that.
  * Every other failure of Temporal's is a 500, and the provider redelivers.
  */
-async function handOver({ temporal, taskQueue }: PaymentDeps, notice: PaymentNotice): Promise<void> {
+async function handOver({ temporal, taskQueue }: PaymentDeps, payment: VerifiedPayment): Promise<void> {
+  const notice: PaymentNotice = { paymentId: payment.paymentId, orderId: payment.orderId };
   try {
     await temporal.workflow.getHandle(orderWorkflowId(notice.orderId)).signal(paidSignal, notice);
     return;
@@ -68,7 +70,7 @@ async function handOver({ temporal, taskQueue }: PaymentDeps, notice: PaymentNot
       args: [notice],
       // A redelivery of the same paymentId must not start a second settlement, ever.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      staticSummary: `Late payment ${notice.paymentId} (${notice.amountCents} cents) for order ${notice.orderId}: to be refunded`,
+      staticSummary: `Late payment ${notice.paymentId} (${payment.amountCents} cents) for order ${notice.orderId}: to be refunded`,
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

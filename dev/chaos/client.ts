@@ -1,6 +1,6 @@
 import { signedHeaders } from '../../api/webhook-signature.js';
 import { signCustomerToken } from '../customer-token.js';
-import type { PaymentNotice } from '../../domain/messages.js';
+import type { VerifiedPayment } from '../../api/received-payments.js';
 
 export interface ApiAnswer {
   /** 0: no answer (connection refused, reset, or no answer within the timeout). */
@@ -62,7 +62,7 @@ export class ChaosClient {
   }
 
   /** A correctly signed payment callback, as the provider sends it (a redelivery is simply the same call again). */
-  pay(callback: Omit<PaymentNotice, 'paidAt'>): Promise<ApiAnswer> {
+  pay(callback: Omit<VerifiedPayment, 'paidAt'>): Promise<ApiAnswer> {
     const body = JSON.stringify({ ...callback, paidAt: new Date().toISOString() });
     const headers = { 'content-type': 'application/json', ...signedHeaders(this.secrets.webhookSecret, body) };
     return this.request('POST', '/payments/callback', { body, headers });

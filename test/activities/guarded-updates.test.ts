@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Activities } from '../../activities/index.js';
+import { recordReceivedPayment, type VerifiedPayment } from '../../api/received-payments.js';
 import { countFakes } from '../../dev/fakes/recorder.js';
 import { realActivities, runActivity as run } from '../helpers/activities.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -32,6 +33,12 @@ async function placedOrder(stock = 10) {
   return { sku, order };
 }
 
+/** As the webhook does it: the verified payment is recorded (arriving at `arrivedAt`, default the database's now), then settled from that record. */
+async function settle(payment: VerifiedPayment, arrivedAt: Date | null = null) {
+  await recordReceivedPayment(database.prisma.pool, payment, arrivedAt);
+  return run(acts.settlePayment, { paymentId: payment.paymentId, orderId: payment.orderId });
+}
+
 async function stockBalances(sku: string) {
   const p = await database.prisma.product.findUniqueOrThrow({ where: { sku } });
   return { ...p, balanced: p.available + p.reserved + p.sold === p.stockAdded };
@@ -45,7 +52,7 @@ describe('guarded updates under real concurrency', () => {
         run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' }),
       );
       const payments = Array.from({ length: 10 }, (_, i) =>
-        run(acts.settlePayment, {
+        settle({
           paymentId: `p-${order.id}-${i}`,
           orderId: order.id,
           amountCents: order.totalCents,
@@ -95,7 +102,7 @@ describe('guarded updates under real concurrency', () => {
       orders.map((order, i) =>
         i % 2
           ? run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' })
-          : run(acts.settlePayment, {
+          : settle({
               paymentId: `multi-${order.id}`,
               orderId: order.id,
               amountCents: order.totalCents,
@@ -196,7 +203,7 @@ describe('out-of-order events follow the transition table', () => {
     const paymentId = `p-${order.id}`;
     expect(await run(acts.refundPayment, paymentId)).toEqual({ refunded: false }); // nothing to refund yet
 
-    expect(await run(acts.settlePayment, notice(order.id, paymentId, order.totalCents))).toMatchObject({
+    expect(await settle(notice(order.id, paymentId, order.totalCents))).toMatchObject({
       outcome: 'PAID',
     });
     expect(await run(acts.refundPayment, paymentId)).toEqual({ refunded: false }); // CAPTURED → REFUNDED is not in the table
@@ -212,12 +219,12 @@ describe('out-of-order events follow the transition table', () => {
     const { order } = await placedOrder();
     const paymentId = `p-${order.id}`;
     await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' });
-    expect(await run(acts.settlePayment, notice(order.id, paymentId, order.totalCents))).toMatchObject({
+    expect(await settle(notice(order.id, paymentId, order.totalCents))).toMatchObject({
       outcome: 'REFUND_PENDING',
     });
     expect(await run(acts.refundPayment, paymentId)).toEqual({ refunded: true });
 
-    expect(await run(acts.settlePayment, notice(order.id, paymentId, order.totalCents))).toEqual({
+    expect(await settle(notice(order.id, paymentId, order.totalCents))).toEqual({
       outcome: 'REFUND_PENDING',
       paymentStatus: 'REFUNDED',
       duplicate: true,
@@ -232,7 +239,7 @@ describe('out-of-order events follow the transition table', () => {
 
   it('a cancel arriving after the payment is refused and changes nothing', async () => {
     const { sku, order } = await placedOrder();
-    await run(acts.settlePayment, notice(order.id, `p-${order.id}`, order.totalCents));
+    await settle(notice(order.id, `p-${order.id}`, order.totalCents));
     expect(await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' })).toEqual({
       outcome: 'ALREADY_FINAL',
       status: 'PAID',
@@ -248,21 +255,58 @@ describe('a payment is judged by when it arrived', () => {
     // Both deadlines passed a moment ago; the webhook had accepted the first payment before that.
     await database.prisma
       .$executeRaw`UPDATE orders SET expires_at = now() - interval '1 second' WHERE id IN (${onTime.order.id}::uuid, ${late.order.id}::uuid)`;
-    const notice = (order: { id: string; totalCents: number }, receivedAt: Date) => ({
+    const notice = (order: { id: string; totalCents: number }) => ({
       paymentId: `p-${order.id}`,
       orderId: order.id,
       amountCents: order.totalCents,
-      paidAt: receivedAt.toISOString(),
-      receivedAt: receivedAt.toISOString(),
+      paidAt: new Date().toISOString(),
     });
-    expect(await run(acts.settlePayment, notice(onTime.order, new Date(Date.now() - 5_000)))).toMatchObject({
-      outcome: 'PAID',
-    });
-    expect(await run(acts.settlePayment, notice(late.order, new Date()))).toMatchObject({ outcome: 'REFUND_PENDING' });
+    expect(await settle(notice(onTime.order), new Date(Date.now() - 5_000))).toMatchObject({ outcome: 'PAID' });
+    expect(await settle(notice(late.order), new Date())).toMatchObject({ outcome: 'REFUND_PENDING' });
     expect(
       await database.prisma.payment.findUniqueOrThrow({ where: { paymentId: `p-${late.order.id}` } }),
     ).toMatchObject({
       refundReason: 'ORDER_NOT_PAYABLE',
     });
+  });
+});
+
+describe('a payment is decided from the record the webhook made', () => {
+  it('a notice naming no recorded payment, or one recorded for another order, changes nothing', async () => {
+    const { sku, order } = await placedOrder();
+    const other = await placedOrder();
+    await recordReceivedPayment(
+      database.prisma.pool,
+      { paymentId: `p-${other.order.id}`, orderId: other.order.id, amountCents: 1, paidAt: new Date().toISOString() },
+      null,
+    );
+    expect(await run(acts.settlePayment, { paymentId: `forged-${order.id}`, orderId: order.id })).toEqual({
+      outcome: 'NOT_RECEIVED',
+    });
+    expect(await run(acts.settlePayment, { paymentId: `p-${other.order.id}`, orderId: order.id })).toEqual({
+      outcome: 'NOT_RECEIVED',
+    });
+    expect(await run(acts.settlePayment, { paymentId: 'forged', orderId: 'not-a-uuid' })).toEqual({
+      outcome: 'NOT_RECEIVED',
+    });
+    expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('UNPAID');
+    expect(await database.prisma.payment.count({ where: { orderId: order.id } })).toBe(0);
+    expect(await stockBalances(sku)).toMatchObject({ available: 8, reserved: 2, sold: 0, balanced: true });
+  });
+
+  it('the recorded amount decides, and a redelivery keeps the first record', async () => {
+    const { order } = await placedOrder();
+    const paymentId = `p-${order.id}`;
+    const paidAt = new Date().toISOString();
+    await recordReceivedPayment(database.prisma.pool, { paymentId, orderId: order.id, amountCents: 1, paidAt }, null);
+    // Redelivered with the right amount: the first, signed record stands.
+    expect(await settle({ paymentId, orderId: order.id, amountCents: order.totalCents, paidAt })).toMatchObject({
+      outcome: 'REFUND_PENDING',
+    });
+    expect(await database.prisma.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({
+      amountCents: 1,
+      refundReason: 'AMOUNT_MISMATCH',
+    });
+    expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('UNPAID');
   });
 });

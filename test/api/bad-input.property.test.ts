@@ -137,6 +137,7 @@ describe('bad input never writes and never fails with a 5xx', () => {
       ['PUT', '/coupons/C1'],
       ['GET', '/coupons/C1'],
       ['POST', `/orders/${randomUUID()}/extend`],
+      ['POST', '/orders/extend'],
       ['POST', `/orders/${randomUUID()}/fulfillment/invoice/retry`],
       ['POST', `/orders/${randomUUID()}/payments/p1/refund/retry`],
       ['PUT', '/admin/faults/invoice'],

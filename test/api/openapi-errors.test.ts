@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Endpoint } from '../../api/endpoint.js';
 import { DEV_ENDPOINTS, ENDPOINTS } from '../../api/endpoint-table.js';
 import type { ErrorCode } from '../../api/errors.js';
+import { MAX_ORDER_TOTAL_CENTS } from '../../domain/order-total.js';
 import { FAULT_ENDPOINTS } from '../../dev/fakes/fault-endpoints.js';
 import { signedHeaders } from '../../api/webhook-signature.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
@@ -50,8 +51,13 @@ interface Fixture {
   refundFailed: Order & { paymentId: string };
   toCancel: Order;
   toSimulate: Order;
-  /** A total above what a payment callback may carry, so the simulated callback is refused. */
+  /**
+   * A total above what a payment callback may carry, so the simulated callback is refused: written
+   * straight into the database, since placement refuses such a total.
+   */
   unpayable: Order;
+  /** Priced so that one unit is above the largest order total. */
+  pricySku: string;
 }
 
 beforeAll(async () => {
@@ -71,7 +77,7 @@ afterAll(async () => {
 async function fixture(): Promise<Fixture> {
   const { sku, couponCode } = await seedCatalog(h, { stock: 50 });
   const scarceSku = (await seedCatalog(h, { stock: 1 })).sku;
-  const pricySku = (await seedCatalog(h, { priceCents: 100_000_000, stock: 2 })).sku;
+  const pricySku = (await seedCatalog(h, { priceCents: MAX_ORDER_TOTAL_CENTS + 1, stock: 2 })).sku;
   const order = (customerId: string, item = sku, quantity = 1) => placeOrder(h, { sku: item, quantity, customerId });
 
   const paid = await order('payer');
@@ -106,8 +112,22 @@ async function fixture(): Promise<Fixture> {
     refundFailed: { ...refundFailed, paymentId: refundPaymentId },
     toCancel: await order('canceller'),
     toSimulate: await order('simulator'),
-    unpayable: await order('whale', pricySku, 2),
+    unpayable: await orderBeyondTheLimit(),
+    pricySku,
   };
+}
+
+async function orderBeyondTheLimit(): Promise<Order> {
+  const row = await h.db.order.create({
+    data: {
+      id: randomUUID(),
+      customerId: 'whale',
+      totalCents: MAX_ORDER_TOTAL_CENTS + 1,
+      expiresAt: new Date(Date.now() + 60 * 60_000),
+      requestHash: 'written-by-the-test',
+    },
+  });
+  return { id: row.id, totalCents: row.totalCents };
 }
 
 async function withFault(service: string, during: () => Promise<void>): Promise<void> {
@@ -199,6 +219,7 @@ const PROBES: Record<string, Probes> = {
         customer('POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }], couponCode: 'NO-SUCH-COUPON' }),
       TOO_MANY_OPEN_ORDERS: () => h.asCustomer('holder', 'POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }),
       TOO_MANY_UNITS_HELD: () => customer('POST', '/orders', { items: [{ sku: f.sku, quantity: UNITS_LIMIT + 1 }] }),
+      ORDER_TOTAL_TOO_LARGE: () => customer('POST', '/orders', { items: [{ sku: f.pricySku, quantity: 1 }] }),
       IDEMPOTENCY_KEY_REUSED: async () => {
         const [who, key] = [someone(), { 'idempotency-key': randomUUID() }];
         expect((await h.asCustomer(who, 'POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }, key)).status).toBe(
@@ -217,6 +238,15 @@ const PROBES: Record<string, Probes> = {
       UNAUTHORIZED: () => h.http('GET', '/orders'),
       VALIDATION_FAILED: () => customer('GET', '/orders?limit=1000'),
       CUSTOMER_MISMATCH: () => customer('GET', '/orders?customerId=someone-else'),
+    },
+  },
+  'POST /orders/extend': {
+    success: () => admin('POST', '/orders/extend', { minutes: 1, customerId: 'nobody-holds-orders' }),
+    errors: {
+      UNAUTHORIZED: () => h.asCustomer('holder', 'POST', '/orders/extend', { minutes: 5 }),
+      VALIDATION_FAILED: () => admin('POST', '/orders/extend', { minutes: 0 }),
+      PAYLOAD_TOO_LARGE: () => admin('POST', '/orders/extend', huge),
+      UNSUPPORTED_MEDIA_TYPE: () => admin('POST', '/orders/extend', { minutes: 5 }, unknownEncoding),
     },
   },
   'GET /orders/{id}': {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '@prisma/client';
+import { recordReceivedPayment, type VerifiedPayment } from '../../api/received-payments.js';
 import { checkInvariants, type Invariant, type InvariantReport } from '../../ops/invariants.js';
 import { realActivities, runActivity as run } from './activities.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -30,6 +31,11 @@ export async function writeCheckedHistory(): Promise<CheckedHistory> {
 
   await db.product.create({ data: { sku, name: 'Widget', priceCents: 1000, available: 10, stockAdded: 10 } });
   await db.coupon.createMany({ data: Object.values(coupons).map((code) => ({ code, discountCents: 100 })) });
+  /** As the webhook and then the workflow do it. */
+  const receiveAndSettle = async (payment: VerifiedPayment) => {
+    await recordReceivedPayment(db.pool, payment, null);
+    await run(acts.settlePayment, { paymentId: payment.paymentId, orderId: payment.orderId });
+  };
   const place = (orderId: string, couponCode?: string) =>
     run(acts.placeOrder, {
       orderId,
@@ -40,7 +46,7 @@ export async function writeCheckedHistory(): Promise<CheckedHistory> {
     });
 
   const paid = await place(orders.paid, coupons.paid);
-  await run(acts.settlePayment, {
+  await receiveAndSettle({
     paymentId: payments.captured,
     orderId: paid.id,
     amountCents: paid.totalCents,
@@ -54,7 +60,7 @@ export async function writeCheckedHistory(): Promise<CheckedHistory> {
   await run(acts.cancelOrder, { orderId: cancelled.id, reason: 'CUSTOMER' });
   await run(acts.closePaymentIntent, cancelled.id);
   await run(acts.notifyCustomer, { orderId: cancelled.id, template: 'ORDER_CANCELLED' });
-  await run(acts.settlePayment, {
+  await receiveAndSettle({
     paymentId: payments.refunded,
     orderId: cancelled.id,
     amountCents: cancelled.totalCents,

@@ -116,10 +116,13 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('publishes the contract ports: API 3000, Temporal frontend 7233, Web UI 8233', () => {
+  it('publishes the contract ports: API 3000; Temporal frontend 7233 and Web UI 8233 on the loopback only', () => {
     expect(services.api!.ports).toContain('3000:3000');
-    expect(services.temporal!.ports).toContain('7233:7233');
-    expect(services['temporal-ui']!.ports).toContain('8233:8080');
+    expect(services.temporal!.ports).toEqual(['127.0.0.1:7233:7233']);
+    expect(services['temporal-ui']!.ports).toEqual(['127.0.0.1:8233:8080']);
+    // No other service publishes anything: the database and the workers stay inside the network.
+    const published = Object.entries(services).filter(([, s]) => s.ports?.length);
+    expect(published.map(([name]) => name).sort()).toEqual(['api', 'temporal', 'temporal-ui']);
   });
 
   it('gives the API and each worker the contract variables, only variables lib/config.ts knows, and a valid config', () => {

@@ -91,6 +91,17 @@ describe('business invariants', () => {
     ]);
   });
 
+  it('give a payment the webhook recorded grace to be decided, and flag one left undecided', async () => {
+    const received = (ago: Prisma.Sql) => sql`
+      INSERT INTO payments (payment_id, order_id, amount_cents, status, paid_at, received_at)
+      VALUES ('pay-received', ${h.orders.unpaid}::uuid, 1, 'RECEIVED', now(), now() - ${ago})`;
+    expect(
+      (await h.checkCorrupted(BUSINESS_INVARIANTS, received(sql`interval '10 seconds'`), 60_000)).violations,
+    ).toEqual([]);
+    const stuck = await h.checkCorrupted(BUSINESS_INVARIANTS, received(sql`interval '1 hour'`), 60_000);
+    expect(stuck.violations.map((v) => v.invariant)).toEqual(['losing-payments-refunded']);
+  });
+
   it('give a timer that just fell due and a refund just owed their grace too', async () => {
     const dueAndOwed = (ago: Prisma.Sql) => sql`
       WITH due AS (UPDATE orders SET expires_at = now() - ${ago} WHERE id = ${h.orders.unpaid}::uuid RETURNING id)

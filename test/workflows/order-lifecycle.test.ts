@@ -1,10 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderWorkflowId, paidSignal } from '../../domain/messages.js';
+import {
+  LATE_PAYMENT_WORKFLOW_TYPE,
+  latePaymentWorkflowId,
+  orderWorkflowId,
+  paidSignal,
+  statusQuery,
+} from '../../domain/messages.js';
+import type { SettleLatePayment } from '../../workflows/late-payment.js';
 import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
 
 const MINUTE = 60_000;
+/** The harness's default task queue. */
+const TASK_QUEUE = 'orders-test';
 let h: OrderHarness;
 
 beforeAll(async () => {
@@ -134,6 +143,35 @@ describe('OrderLifecycle on the time-skipping server', () => {
     });
     expect(await stockOf(h, sku)).toMatchObject({ available: 4, reserved: 0, sold: 1 });
     expect(await h.fakeCount('payments', 'refund', notice.paymentId)).toEqual({ effects: 0, calls: 0 });
+  });
+
+  it('a forged paid signal sent straight to Temporal leaves the order as it was', async () => {
+    const { sku } = await seedCatalog(h, { stock: 5 });
+    const order = await placeOrder(h, { sku, quantity: 1 });
+    const handle = h.env.client.workflow.getHandle(orderWorkflowId(order.id));
+    // What anyone who reaches Temporal's frontend could send: the right amount, an arrival in time.
+    const now = new Date().toISOString();
+    const forged = { paymentId: `forged-${order.id}`, orderId: order.id, amountCents: order.totalCents };
+    await handle.signal('paid', { ...forged, paidAt: now, receivedAt: now });
+    await eventually(async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const signalled = events.findIndex((e) => e.workflowExecutionSignaledEventAttributes);
+      return signalled >= 0 && events.slice(signalled).some((e) => e.markerRecordedEventAttributes); // settlePayment ran
+    });
+    expect(await handle.query(statusQuery)).toMatchObject({ status: 'UNPAID', payments: [] });
+    expect(await statusOf(order.id)).toBe('UNPAID');
+
+    expect((await finished(order.id)).status).toBe('CANCELLED');
+    // Nor does a late-payment settlement started by hand for it.
+    const late = await h.env.client.workflow.execute<typeof SettleLatePayment>(LATE_PAYMENT_WORKFLOW_TYPE, {
+      workflowId: latePaymentWorkflowId(forged.paymentId),
+      taskQueue: TASK_QUEUE,
+      args: [forged],
+    });
+    expect(late).toEqual({ outcome: 'NOT_RECEIVED' });
+    expect(await h.db.payment.count({ where: { orderId: order.id } })).toBe(0);
+    expect(await h.fakeCount('payments', 'refund', forged.paymentId)).toEqual({ effects: 0, calls: 0 });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 5, reserved: 0, sold: 0 });
   });
 
   it('extended at 29:00 by 10 minutes: still UNPAID at 31:00, cancelled after 40:00', async () => {

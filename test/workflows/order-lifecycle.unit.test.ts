@@ -139,8 +139,8 @@ async function withOrder<T>(test: (orderId: string) => Promise<T>): Promise<T> {
 
 const handleOf = (orderId: string) => env.client.workflow.getHandle(orderWorkflowId(orderId));
 const result = (orderId: string) => handleOf(orderId).result() as Promise<LifecycleStatus>;
-const pay = (orderId: string, paymentId = `pay-${orderId}`, amountCents = 1_000) =>
-  handleOf(orderId).signal(paidSignal, { paymentId, orderId, amountCents, paidAt: new Date().toISOString() });
+const pay = (orderId: string, paymentId = `pay-${orderId}`) =>
+  handleOf(orderId).signal(paidSignal, { paymentId, orderId });
 
 /** The values NeedsAttention took, in the order the run wrote them. */
 async function needsAttentionWrites(orderId: string): Promise<boolean[]> {
@@ -197,6 +197,21 @@ describe('OrderLifecycle with stubbed activities', () => {
     ]);
   });
 
+  it('a paid signal naming no recorded payment changes nothing; the real payment of that id still pays', async () => {
+    overrides.settlePayment = async () =>
+      called('settlePayment').length === 1 ? { outcome: 'NOT_RECEIVED' } : decided('PAID');
+    const end = await withOrder(async (orderId) => {
+      await pay(orderId); // sent straight to Temporal: the database has no such payment
+      await env.sleep(MINUTE);
+      expect(await handleOf(orderId).query(statusQuery)).toMatchObject({ status: 'UNPAID', payments: [] });
+      await pay(orderId); // the webhook has recorded it now
+      return result(orderId);
+    });
+    expect(end).toMatchObject({ status: 'PAID', payments: [{ status: 'CAPTURED' }] });
+    expect(called('settlePayment')).toHaveLength(2);
+    expect(called('refundPayment')).toHaveLength(0);
+  });
+
   it('a database clock behind the timer answers NOT_DUE: the run waits for the database deadline and cancels then', async () => {
     let first = true;
     overrides.cancelOrder = async () => {
@@ -250,7 +265,7 @@ describe('OrderLifecycle with stubbed activities', () => {
     };
     const end = await withOrder(async (orderId) => {
       const paymentId = `short-${orderId}`;
-      await pay(orderId, paymentId, 999);
+      await pay(orderId, paymentId);
       await env.sleep(31 * MINUTE);
       const held = await handleOf(orderId).query(statusQuery);
       expect(held).toMatchObject({ status: 'CANCELLED', phase: 'ending', payments: [{ status: 'REFUND_FAILED' }] });

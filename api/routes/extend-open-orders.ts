@@ -1,0 +1,41 @@
+import { Prisma } from '@prisma/client';
+import { nowOr, statusMove } from '../../activities/guarded-sql.js';
+import { ORDER_TRANSITIONS } from '../../domain/statuses.js';
+import type { Db } from '../../lib/db.js';
+import { query } from '../../lib/sql.js';
+import type { Handler } from '../endpoint.js';
+import type { Logger } from '../../lib/logger.js';
+import type { OpenOrdersExtended } from '../responses.js';
+import type { ExtendOpenOrdersBody } from '../schemas.js';
+
+/**
+ * Holds the deadline during a provider incident: every open order (of one customer, or due before
+ * a time, if asked) gets `minutes` more, in one guarded statement — only UNPAID orders not yet due
+ * move, so it cannot race a payment or a cancel into a wrong state. The workflows are not told:
+ * each learns its new deadline when its timer fires and the guarded cancel answers NOT_DUE, and
+ * waits again (workflows/order-lifecycle.ts); the Web UI's OrderExpiresAt follows then.
+ */
+export const extendOpenOrders: Handler<
+  { body: typeof ExtendOpenOrdersBody },
+  'operator',
+  { db: Db; logger: Logger; clock?: (() => Promise<Date>) | undefined },
+  typeof OpenOrdersExtended
+> = async ({ body }, deps) => {
+  const now = deps.clock ? await deps.clock() : null;
+  const { rowCount } = await query(deps.db.pool, extendOpenOrdersStatement(body, now));
+  deps.logger.info({ ...body, extended: rowCount }, 'open orders extended');
+  return { extended: rowCount, minutes: body.minutes };
+};
+
+/** The one guarded statement, `now` being the database's now() when null (bench/ times it as it is). */
+export function extendOpenOrdersStatement(
+  { minutes, customerId, expiringBefore }: { minutes: number; customerId?: string; expiringBefore?: string },
+  now: Date | null,
+): Prisma.Sql {
+  const extend = statusMove('orders', ORDER_TRANSITIONS.extend);
+  return Prisma.sql`
+    UPDATE orders SET ${extend.set}, expires_at = expires_at + ${minutes} * interval '1 minute'
+    WHERE ${extend.guard} AND expires_at > ${nowOr(now)}
+      ${customerId === undefined ? Prisma.empty : Prisma.sql`AND customer_id = ${customerId}`}
+      ${expiringBefore === undefined ? Prisma.empty : Prisma.sql`AND expires_at < ${new Date(expiringBefore)}`}`;
+}

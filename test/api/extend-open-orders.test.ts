@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orderWorkflowId } from '../../domain/messages.js';
+import { OrderExpiresAtKey } from '../../domain/search-attributes.js';
+import { placeOrder, seedCatalog } from '../helpers/catalog.js';
+import { eventually } from '../helpers/eventually.js';
+import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+
+/** POST /orders/extend: every open order's deadline moved in one statement, the workflows catching up at their timers. */
+const MINUTE = 60_000;
+let h: OrderHarness;
+
+beforeAll(async () => {
+  h = await startOrderHarness({ taskQueue: 'orders-extend-open' });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const later = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
+const expiresAtInDb = async (id: string) =>
+  (await h.db.order.findUniqueOrThrow({ where: { id } })).expiresAt.toISOString();
+/** What the Web UI filters by; read without letting the time-skipping server skip. */
+const expiresAtAttribute = async (id: string) =>
+  (await h.clockStoppedClient.workflow.getHandle(orderWorkflowId(id)).describe()).typedSearchAttributes
+    .get(OrderExpiresAtKey)
+    ?.toISOString();
+const finished = (id: string) => h.env.client.workflow.getHandle(orderWorkflowId(id)).result();
+
+describe('POST /orders/extend', () => {
+  it("moves a customer's open orders only; each run learns its deadline at its timer, and OrderExpiresAt follows", async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const held = `held-${randomUUID()}`;
+    const [a, b, paid] = [
+      await placeOrder(h, { sku, quantity: 1, customerId: held }),
+      await placeOrder(h, { sku, quantity: 1, customerId: held }),
+      await placeOrder(h, { sku, quantity: 1, customerId: held }),
+    ];
+    const other = await placeOrder(h, { sku, quantity: 1, customerId: `other-${randomUUID()}` });
+    expect((await h.pay({ paymentId: `pay-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(
+      202,
+    );
+    expect((await finished(paid.id)).status).toBe('PAID');
+
+    const res = await h.admin('POST', '/orders/extend', { minutes: 10, customerId: held });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ extended: 2, minutes: 10 });
+    expect(await expiresAtInDb(a.id)).toBe(later(a.expiresAt, 10 * MINUTE));
+    expect(await expiresAtInDb(b.id)).toBe(later(b.expiresAt, 10 * MINUTE));
+    expect(await expiresAtInDb(paid.id)).toBe(paid.expiresAt);
+    expect(await expiresAtInDb(other.id)).toBe(other.expiresAt);
+    expect(await expiresAtAttribute(a.id)).toBe(a.expiresAt); // not signalled
+
+    await h.env.sleep(31 * MINUTE); // past the old deadlines
+    await eventually(async () => (await expiresAtAttribute(a.id)) === later(a.expiresAt, 10 * MINUTE));
+    await eventually(async () => (await expiresAtAttribute(b.id)) === later(b.expiresAt, 10 * MINUTE));
+    expect((await h.db.order.findUniqueOrThrow({ where: { id: a.id } })).status).toBe('UNPAID');
+    expect((await finished(other.id)).status).toBe('CANCELLED');
+
+    const end = await finished(a.id);
+    expect(end).toMatchObject({ status: 'CANCELLED', cancelReason: 'PAYMENT_TIMEOUT' });
+    const row = await h.db.order.findUniqueOrThrow({ where: { id: a.id } });
+    expect(row.cancelledAt!.getTime()).toBeGreaterThanOrEqual(Date.parse(later(a.expiresAt, 10 * MINUTE)));
+  });
+
+  it('expiringBefore narrows it; bad input is a clear 400, a customer is refused, and neither moves anything', async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const customerId = `narrow-${randomUUID()}`;
+    const order = await placeOrder(h, { sku, quantity: 1, customerId });
+    const extend = (body: unknown) => h.admin('POST', '/orders/extend', body);
+
+    expect((await extend({ minutes: 5, customerId, expiringBefore: order.expiresAt })).body).toEqual({
+      extended: 0,
+      minutes: 5,
+    });
+    for (const bad of [
+      { minutes: 0 },
+      { minutes: 1.5 },
+      { minutes: 7 * 24 * 60 + 1 },
+      { minutes: 5, expiringBefore: 'tomorrow' },
+      { minutes: 5, customerId: '' },
+      { minutes: 5, status: 'PAID' },
+      {},
+    ]) {
+      const refused = await extend(bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+      expect(refused.body.error.code).toBe('VALIDATION_FAILED');
+    }
+    expect((await h.asCustomer(customerId, 'POST', '/orders/extend', { minutes: 5 })).status).toBe(401);
+    expect(await expiresAtInDb(order.id)).toBe(order.expiresAt);
+
+    const moved = await extend({ minutes: 5, customerId, expiringBefore: later(order.expiresAt, 1_000) });
+    expect(moved.body).toEqual({ extended: 1, minutes: 5 });
+    expect(await expiresAtInDb(order.id)).toBe(later(order.expiresAt, 5 * MINUTE));
+  });
+});
