@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOnce } from '../cached-build.js';
@@ -46,6 +47,8 @@ export function runSchemathesis(
   const config = configFile === undefined ? [] : ['--config-file', configFile];
   return new Promise((resolve, reject) => {
     const child = spawn(python, ['-m', 'schemathesis.cli', ...config, 'run', ...args], {
+      // It keeps a cache of what it found in its working directory: not in the checkout.
+      cwd: tmpdir(),
       stdio: ['ignore', 'inherit', 'inherit'],
       env: { ...process.env, PYTHONPATH: packages, PYTHONDONTWRITEBYTECODE: '1' },
     });
