@@ -1,37 +1,11 @@
-import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApp } from '../../api/app.js';
-import { fakeFaultInjection } from '../../dev/fakes/index.js';
-import type { Db } from '../../lib/db.js';
-import { createLogger } from '../../lib/logger.js';
+import { appWithoutBackends } from '../helpers/app-without-backends.js';
 
 /** The orders page's security headers (helmet): its own script and stylesheet only, never framed, never sniffed. */
 let base: string;
 let close: () => void;
 beforeAll(async () => {
-  const unused = new Proxy(
-    {},
-    {
-      get: () => {
-        throw new Error('not needed to serve the page');
-      },
-    },
-  );
-  const app = createApp({
-    db: unused as Db,
-    temporal: unused as Client,
-    taskQueue: 'q',
-    adminToken: 't',
-    webhookSecret: 's',
-    customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32), maxAgeSeconds: 3600 },
-    orderIdSecret: 's'.repeat(32),
-    ordersRateLimit: { limit: 0, windowMs: 60_000 },
-    authFailureLimit: { limit: 0, windowMs: 60_000 },
-    faultInjection: fakeFaultInjection(unused as Db),
-    temporalUiUrl: 'http://localhost:8233',
-    logger: createLogger('test', 'silent'),
-  });
-  const server = app.listen(0, '127.0.0.1');
+  const server = appWithoutBackends({ faultsEnabled: true }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   close = () => server.close();
