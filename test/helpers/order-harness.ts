@@ -19,6 +19,7 @@ import type { Tracing } from '../../lib/tracing.js';
 import { createOrderWorker, WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { createDb } from '../../lib/db.js';
 import { createTestDatabase } from './database.js';
+import { quietBundlerLogger } from './quiet-bundler-logger.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 import { createLocalEnv, createTimeSkippingEnv } from './temporal.js';
 
@@ -250,12 +251,3 @@ function withPort(url: string, port: number): string {
   u.port = String(port);
   return u.toString();
 }
-
-const quietBundlerLogger = {
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string, meta?: unknown) => console.warn(message, meta),
-  error: (message: string, meta?: unknown) => console.error(message, meta),
-  log: () => undefined,
-};

@@ -1,5 +1,6 @@
 import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
 import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
 import { loadHistoryFixtures } from './history-fixtures.js';
 
@@ -13,7 +14,7 @@ let current: WorkflowBundle;
 
 beforeAll(async () => {
   histories = await loadHistoryFixtures();
-  current = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: silent });
+  current = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
 });
 
 /** The paths of an order, and of the other workflows, that each have a history. */
@@ -52,5 +53,3 @@ describe('replaying recorded histories', () => {
     expect(failures).toEqual({});
   });
 });
-
-const silent = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };

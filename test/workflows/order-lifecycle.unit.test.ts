@@ -4,6 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
 import type { Activities } from '../../activities/index.js';
 import type { CancelOutcome } from '../../activities/orders.js';
 import type { PaymentDecision } from '../../activities/payments.js';
@@ -99,7 +100,7 @@ function stubActivities(): Record<string, (...args: unknown[]) => Promise<unknow
 beforeAll(async () => {
   // One after the other: the test server must listen within 5 s, which bundling beside it can cost it.
   env = await createTimeSkippingEnv();
-  bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: silent });
+  bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
 });
 afterAll(() => env?.teardown());
 beforeEach(() => {
@@ -296,5 +297,3 @@ describe('OrderLifecycle with stubbed activities', () => {
     expect(called('cancelOrder')).toHaveLength(0);
   });
 });
-
-const silent = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };

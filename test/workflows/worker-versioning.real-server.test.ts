@@ -10,6 +10,7 @@ import { createOrderWorker, WORKFLOWS_PATH } from '../../worker/create-worker.js
 import { buildIdOf, setCurrentVersion } from '../../worker/deployment.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
+import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
 
 /**
@@ -35,7 +36,8 @@ beforeAll(async () => {
     paymentWindowMs: PAYMENT_WINDOW_MS,
     inProcessWorker: false,
   });
-  const bundle = async (workflowsPath: string) => (await bundleWorkflowCode({ workflowsPath, logger: quiet })).code;
+  const bundle = async (workflowsPath: string) =>
+    (await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger })).code;
   code = { a: await bundle(WORKFLOWS_PATH), b: await bundle(CHANGED_WORKFLOWS) };
 });
 
@@ -163,12 +165,3 @@ describe('a workflow change, rolled out as a new Worker Deployment build', () =>
     expect(await count(`TemporalWorkerDeploymentVersion = "${DEPLOYMENT}:${b.buildId}"`)).toBe(2);
   });
 });
-
-const quiet = {
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string, meta?: unknown) => console.warn(message, meta),
-  error: (message: string, meta?: unknown) => console.error(message, meta),
-  log: () => undefined,
-};
