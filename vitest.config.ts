@@ -7,6 +7,7 @@ export default defineConfig({
     // Temporal servers here first, for minutes, with progress printed).
     globalSetup: ['test/helpers/global-setup.ts'],
     setupFiles: ['test/helpers/quiet-temporal-logs.ts'],
+    reporters: ['default', './test/helpers/closing-line-reporter.ts'],
     // Separate processes: Temporal workers load a native module, which worker threads handle badly.
     pool: 'forks',
     // Files that start a Temporal test server give it only 5 s (fixed by the SDK) to listen; on a
