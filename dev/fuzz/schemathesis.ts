@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { buildOnce } from '../cached-build.js';
 import { StartupError } from '../startup-error.js';
@@ -38,7 +40,11 @@ export async function resolveSchemathesis(): Promise<Schemathesis> {
   return { python, packages };
 }
 
-/** `schemathesis run …` with `args` (and a config file); resolves to its exit code. Its report goes to this terminal. */
+/**
+ * `schemathesis run …` with `args` (and a config file); resolves to its exit code. Its report goes to
+ * this terminal with every line indented under a bar: Schemathesis closes with a pytest-style banner
+ * (`=== 3 warnings in 15.67s ===`) that CI's log readers take for a pytest run that executed no test.
+ */
 export function runSchemathesis(
   { python, packages }: Schemathesis,
   args: readonly string[],
@@ -49,10 +55,18 @@ export function runSchemathesis(
     const child = spawn(python, ['-m', 'schemathesis.cli', ...config, 'run', ...args], {
       // It keeps a cache of what it found in its working directory: not in the checkout.
       cwd: tmpdir(),
-      stdio: ['ignore', 'inherit', 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, PYTHONPATH: packages, PYTHONDONTWRITEBYTECODE: '1' },
     });
+    const reports = [indentLines(child.stdout, process.stdout), indentLines(child.stderr, process.stderr)];
     child.once('error', reject);
-    child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    // 'close', not 'exit': it comes after both streams have been read to the end.
+    child.once('close', (code, signal) => {
+      void Promise.all(reports).then(() => resolve(code ?? (signal ? 128 : 1)));
+    });
   });
+}
+
+async function indentLines(from: Readable, to: NodeJS.WritableStream): Promise<void> {
+  for await (const line of createInterface({ input: from, crlfDelay: Infinity })) to.write(`  │ ${line}\n`);
 }
