@@ -4,6 +4,8 @@ import type { ThirdParties } from './third-party/index.js';
 export interface ActivityDeps extends ThirdParties {
   db: Db;
   paymentWindowMs: number;
+  /** ISO 4217, lower case (CURRENCY): what payments are created in. */
+  currency: string;
   /** Unpaid orders one customer may hold at once (MAX_OPEN_ORDERS_PER_CUSTOMER); 0: no limit. */
   maxOpenOrdersPerCustomer: number;
   /** Units of one product one customer may hold in unpaid orders (MAX_UNPAID_UNITS_PER_PRODUCT); 0: no limit. */

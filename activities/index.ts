@@ -3,6 +3,7 @@ import { createFulfillmentActivities } from './fulfillment.js';
 import { createNotificationActivities } from './notifications.js';
 import { createOrderActivities } from './orders.js';
 import { createPaymentActivities } from './payments.js';
+import { createProviderPaymentActivities } from './provider-payments.js';
 import { createReconciliationActivities } from './reconciliation.js';
 
 export type { ActivityDeps } from './deps.js';
@@ -12,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createOrderActivities(deps),
     ...createPaymentActivities(deps),
+    ...createProviderPaymentActivities(deps),
     ...createNotificationActivities(deps),
     ...createFulfillmentActivities(deps),
     ...createReconciliationActivities(deps),

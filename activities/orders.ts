@@ -16,6 +16,7 @@ import { asOf, type ActivityDeps } from './deps.js';
 import { businessFailure } from './errors.js';
 import { nowOr, statusMove, statusValue } from './guarded-sql.js';
 import { moveReservedUnits } from './inventory.js';
+import { isProviderFailure, openPayment } from './provider-payments.js';
 
 export type CancelOutcome =
   /** Both times from the winning row: cancelledAt - expiresAt is the cancel lag (a worker metric). */
@@ -25,30 +26,48 @@ export type CancelOutcome =
   /** Something else (payment, or an earlier cancel) won the race; nothing was changed. */
   | { outcome: 'ALREADY_FINAL'; status: OrderStatus };
 
+/**
+ * How long the placement waits for the provider to create the payment: well inside the placement's
+ * own timeout (workflows/activity-options.ts), so a slow provider delays the answer, never fails it.
+ * The creation is idempotent by order, so the run's later attempt gets the same payment.
+ */
+const PAYMENT_AT_PLACEMENT_MS = 3_000;
+
+class TookTooLong extends Error {
+  override readonly name = 'TookTooLong';
+}
+
+function withinMs<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TookTooLong(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 export function createOrderActivities(deps: ActivityDeps) {
   const { db } = deps;
 
   return {
     /**
      * Checks the customer's open-order limit, reserves stock, locks the coupon and writes the
-     * order, all in one transaction. Safe to run again for the same order id: a replay returns the
-     * order that was written (even once the customer is at the limit).
+     * order, all in one transaction; then creates its payment at the provider, so the answer
+     * carries what the customer needs to pay (or PENDING, when the provider cannot create it now:
+     * the order stands, and its run creates the payment later). Safe to run again for the same
+     * order id: a replay returns the order that was written (even once the customer is at the limit).
      */
     async placeOrder(request: PlaceOrderRequest): Promise<PlacedOrder> {
-      const existing = await loadPlacedOrder(db.pool, request.orderId);
-      if (existing) return replay(existing, request);
-
-      const now = await asOf(deps);
+      const placed = await placeOrReplay(request);
+      if (placed.payment !== null) return placed;
       try {
-        const placed = await inTransaction(db.pool, (tx) => placeWithin(tx, request, now, deps));
-        log.info('order placed', { orderId: request.orderId, expiresAt: placed.expiresAt });
-        return placed;
+        return { ...placed, payment: await withinMs(PAYMENT_AT_PLACEMENT_MS, openPayment(deps, placed.id)) };
       } catch (err) {
-        // A concurrent replay of the same request wrote the order first: answer like a replay.
-        if (!isUniqueViolation(err)) throw err;
-        const winner = await loadPlacedOrder(db.pool, request.orderId);
-        if (winner) return replay(winner, request);
-        throw businessFailure('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: request.idempotencyKey });
+        if (!isProviderFailure(err) && !(err instanceof TookTooLong)) throw err;
+        log.warn('the provider could not create the payment yet: the order stands, its run tries again', {
+          orderId: placed.id,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        return { ...placed, payment: 'PENDING' };
       }
     },
 
@@ -64,7 +83,7 @@ export function createOrderActivities(deps: ActivityDeps) {
       return (await loadPlacedOrder(db.pool, orderId))?.order ?? null;
     },
 
-    /** Moves the deadline of an order that is still unpaid and not yet expired. */
+    /** Moves the deadline of an order that is still unpaid, not yet expired, and whose payment is not being closed. */
     async extendDeadline(input: { orderId: string; minutes: number }): Promise<{ expiresAt: string }> {
       const now = await asOf(deps);
       const extend = statusMove('orders', ORDER_TRANSITIONS.extend);
@@ -72,13 +91,32 @@ export function createOrderActivities(deps: ActivityDeps) {
         db.pool,
         Prisma.sql`
           UPDATE orders SET ${extend.set}, expires_at = expires_at + ${input.minutes} * interval '1 minute'
-          WHERE id = ${input.orderId}::uuid AND ${extend.guard} AND expires_at > ${nowOr(now)}
+          WHERE id = ${input.orderId}::uuid AND ${extend.guard} AND expires_at > ${nowOr(now)} AND closing_since IS NULL
           RETURNING expires_at`,
       );
       if (rows.length === 0) throw businessFailure('ORDER_NOT_UNPAID', { orderId: input.orderId });
       return { expiresAt: rows[0]!.expires_at.toISOString() };
     },
   };
+
+  /** The placement itself, or the order it wrote for an earlier delivery of the same request. */
+  async function placeOrReplay(request: PlaceOrderRequest): Promise<PlacedOrder> {
+    const existing = await loadPlacedOrder(db.pool, request.orderId);
+    if (existing) return replay(existing, request);
+
+    const now = await asOf(deps);
+    try {
+      const placed = await inTransaction(db.pool, (tx) => placeWithin(tx, request, now, deps));
+      log.info('order placed', { orderId: request.orderId, expiresAt: placed.expiresAt });
+      return placed;
+    } catch (err) {
+      // A concurrent replay of the same request wrote the order first: answer like a replay.
+      if (!isUniqueViolation(err)) throw err;
+      const winner = await loadPlacedOrder(db.pool, request.orderId);
+      if (winner) return replay(winner, request);
+      throw businessFailure('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: request.idempotencyKey });
+    }
+  }
 }
 
 /**
@@ -208,6 +246,7 @@ async function placeWithin(
     expiresAt: rows[0]!.expires_at.toISOString(),
     couponCode: request.couponCode ?? null,
     items,
+    payment: null,
   };
 }
 
@@ -278,10 +317,13 @@ async function loadPlacedOrder(
     coupon_code: string | null;
     request_hash: string;
     items: PlacedOrder['items'];
+    provider_payment_id: string | null;
+    payment_client_secret: string | null;
   }>(
     on,
     Prisma.sql`
       SELECT o.id, o.customer_id, o.status, o.total_cents, o.expires_at, o.coupon_code, o.request_hash,
+             o.provider_payment_id, o.payment_client_secret,
              COALESCE(json_agg(json_build_object('sku', i.sku, 'quantity', i.quantity, 'unitPriceCents', i.unit_price_cents) ORDER BY i.sku COLLATE "C")
                       FILTER (WHERE i.sku IS NOT NULL), '[]') AS items
       FROM orders o LEFT JOIN order_items i ON i.order_id = o.id
@@ -300,6 +342,9 @@ async function loadPlacedOrder(
       expiresAt: row.expires_at.toISOString(),
       couponCode: row.coupon_code,
       items: row.items,
+      payment: row.provider_payment_id
+        ? { paymentId: row.provider_payment_id, clientSecret: row.payment_client_secret! }
+        : null,
     },
   };
 }

@@ -35,11 +35,16 @@ export function createPaymentActivities(deps: ActivityDeps) {
   return {
     /**
      * Decides a payment the webhook recorded (RECEIVED): if it pays an unpaid order the exact
-     * amount and arrived before the deadline, marks the order PAID, redeems the coupon and turns
+     * amount, marks the order PAID, redeems the coupon and turns
      * reserved units into sold ones — one transaction (payWithin: one statement after the
      * payment's row is locked). Otherwise the payment is owed back: REFUND_PENDING, with the reason.
      * Amount and arrival come from the row, never from the notice; a payment already decided
      * changes nothing, and one the webhook never recorded for this order is NOT_RECEIVED.
+     *
+     * When the deadline counts: with a provider that cannot cancel a payment, the payment must have
+     * arrived before it (a later one is refunded). A provider that cancels payments has the last
+     * word instead: the order is not cancelled until its payment is closed there, so a payment the
+     * provider took pays the order, whenever its webhook comes.
      */
     async settlePayment(notice: PaymentNotice): Promise<PaymentDecision> {
       const now = await asOf(deps);
@@ -61,7 +66,9 @@ export function createPaymentActivities(deps: ActivityDeps) {
           const seen = payment.status;
           return { outcome: seen === 'CAPTURED' ? 'PAID' : 'REFUND_PENDING', paymentStatus: seen, duplicate: true };
         }
-        if (await payWithin(tx, payment, now)) return { outcome: 'PAID', paymentStatus: 'CAPTURED', duplicate: false };
+        const deadlineCounts = !paymentProvider.cancelsPayments;
+        if (await payWithin(tx, payment, now, deadlineCounts))
+          return { outcome: 'PAID', paymentStatus: 'CAPTURED', duplicate: false };
         const reason = await recordRefundReason(tx, payment);
         log.warn('payment will be refunded', { orderId: payment.order_id, paymentId: payment.payment_id, ...reason });
         return { outcome: 'REFUND_PENDING', paymentStatus: 'REFUND_PENDING', duplicate: false };
@@ -119,11 +126,6 @@ export function createPaymentActivities(deps: ActivityDeps) {
       log.info('refund retried by an operator', { paymentId });
       return { reopened: rowCount === 1 };
     },
-
-    /** After a cancellation: the provider must not accept a payment for this order any more. */
-    async closePaymentIntent(orderId: string): Promise<void> {
-      await paymentProvider.closeIntent({ orderId });
-    },
   };
 }
 
@@ -139,11 +141,16 @@ interface ReceivedPayment {
 
 /**
  * The guarded pay and everything that goes with it, as one statement: `paid` is the order if it
- * moved UNPAID → PAID (exact amount, payment received before the deadline); then its reserved
+ * moved UNPAID → PAID (exact amount and, where the deadline counts, received before it); then its reserved
  * units are sold, its coupon redeemed, the payment captured, and its fulfillment steps owed
  * (PENDING) from this moment. True when this payment paid the order.
  */
-async function payWithin(tx: Queryable, payment: ReceivedPayment, now: Date | null): Promise<boolean> {
+async function payWithin(
+  tx: Queryable,
+  payment: ReceivedPayment,
+  now: Date | null,
+  deadlineCounts: boolean,
+): Promise<boolean> {
   const pay = statusMove('orders', ORDER_TRANSITIONS.pay);
   const redeem = statusMove('coupons', COUPON_TRANSITIONS.redeem);
   const capture = statusMove('payments', PAYMENT_TRANSITIONS.capture);
@@ -153,7 +160,8 @@ async function payWithin(tx: Queryable, payment: ReceivedPayment, now: Date | nu
       WITH paid AS (
         UPDATE orders SET ${pay.set}, paid_at = ${nowOr(now)}
         WHERE id = ${payment.order_id}::uuid AND ${pay.guard}
-          AND total_cents = ${payment.amount_cents} AND expires_at > ${payment.received_at}
+          AND total_cents = ${payment.amount_cents}
+          ${deadlineCounts ? Prisma.sql`AND expires_at > ${payment.received_at}` : Prisma.empty}
         RETURNING id),
       ${moveReservedUnits('paid', 'sold')},
       redeemed AS (

@@ -28,13 +28,15 @@ export function createDirectActivities(
 ): DirectActivities {
   const db = createDb(databaseUrl, { maxConnections: options.maxConnections });
   // The service's default limits: the baseline's placement does the same work (a lock and the counts).
-  const { maxOpenOrdersPerCustomer, maxUnpaidUnitsPerProduct } = loadConfig({});
+  const { maxOpenOrdersPerCustomer, maxUnpaidUnitsPerProduct, currency } = loadConfig({});
   const deps: ActivityDeps = {
     db,
     paymentWindowMs: options.paymentWindowMs,
+    currency,
     maxOpenOrdersPerCustomer,
     maxUnpaidUnitsPerProduct,
-    ...createFakeThirdParties(db),
+    // The bench judges payments by when the signed callback arrived: the callback-only provider.
+    ...createFakeThirdParties(db, 'callback-only'),
   };
   const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('WARN') });
   const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => env.run(fn, ...args);

@@ -15,6 +15,8 @@ export const BUSINESS_ERRORS = {
   UNKNOWN_ORDER: 'no order has that id',
   UNKNOWN_PAYMENT: 'no payment with that id belongs to the order',
   ORDER_NOT_UNPAID: 'the order is no longer unpaid',
+  ORDER_NOT_CLOSING:
+    'the order is not waiting for the payment provider to close its payment; only such an order can be force-cancelled',
   STEP_NOT_FAILED: 'only a FAILED fulfillment step can be retried',
   REFUND_NOT_FAILED: 'only a refund the payment provider rejected (REFUND_FAILED) can be retried',
 } as const;

@@ -43,6 +43,19 @@ export interface PlacedOrder {
   expiresAt: string;
   couponCode: string | null;
   items: Array<OrderLine & { unitPriceCents: number }>;
+  /**
+   * The payment at a provider that cancels payments, created with the order; `PENDING`: the
+   * provider could not create it yet and the order's run keeps trying; null: a callback-only
+   * provider, which has nothing to create.
+   */
+  payment: OrderPayment | 'PENDING' | null;
+}
+
+/** What the customer's client needs to pay the order at the provider: shown to that customer only. */
+export interface OrderPayment {
+  /** The provider's id of the payment (Stripe: the PaymentIntent's). */
+  paymentId: string;
+  clientSecret: string;
 }
 
 /**
@@ -89,7 +102,14 @@ export function orderLifecycleInput(orderId: string, options: { adopt?: boolean 
 }
 
 /** The steps of the business process an order's run goes through, in order (workflows/order-lifecycle.ts). */
-export const LIFECYCLE_PHASES = ['placing', 'awaiting-payment', 'compensating', 'fulfilling', 'ending'] as const;
+export const LIFECYCLE_PHASES = [
+  'placing',
+  'awaiting-payment',
+  'closing-payment',
+  'compensating',
+  'fulfilling',
+  'ending',
+] as const;
 export type LifecyclePhase = (typeof LIFECYCLE_PHASES)[number];
 
 export interface LifecycleStatus {
@@ -112,6 +132,11 @@ export const placeOrderUpdate = defineUpdate<PlacedOrder, [PlaceOrderRequest]>('
 export const paidSignal = defineSignal<[PaymentNotice]>('paid');
 /** The customer gives up an unpaid order; it takes the same guarded path as the timeout. */
 export const cancelSignal = defineSignal('cancel');
+/**
+ * An operator cancels an order whose payment the provider cannot close now (it is down): without the
+ * provider's word, so a payment that still arrives is refunded. Refused unless the run is closing.
+ */
+export const forceCancelUpdate = defineUpdate<{ orderId: string; status: OrderStatus }>('forceCancel');
 export const extendDeadlineUpdate = defineUpdate<{ expiresAt: string }, [{ minutes: number }]>('extendDeadline');
 export const statusQuery = defineQuery<LifecycleStatus>('status');
 /** An operator re-drives a refund the provider rejected (REFUND_FAILED), in whichever run holds it. */

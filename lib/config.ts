@@ -19,10 +19,13 @@ export const DEV_ORDER_ID_SECRET = 'dev-order-id-secret-not-for-production';
 
 /**
  * The implementations of the third parties there are: the local fakes (dev/fakes), and Stripe as the
- * payment provider (activities/third-party/stripe), which the worker does not run on yet.
+ * payment provider (activities/third-party/stripe) with the fakes for the rest.
  */
 export const THIRD_PARTY_KINDS = ['fake', 'stripe'] as const;
 export type ThirdPartyKind = (typeof THIRD_PARTY_KINDS)[number];
+/** The local payment provider's two kinds (dev/fakes/payment-provider.ts): one that cancels payments, one that only calls back. */
+export const FAKE_PAYMENTS_MODES = ['cancellable', 'callback-only'] as const;
+export type FakePaymentsMode = (typeof FAKE_PAYMENTS_MODES)[number];
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -58,6 +61,12 @@ const EnvSchema = z.object({
   FAULTS_ENABLED: z.enum(['true', 'false']).optional(),
   // Addition (docs/operations.md, "Configuration"): which third parties the worker calls.
   THIRD_PARTIES: z.enum(THIRD_PARTY_KINDS).optional(),
+  // Additions (docs/stripe.md, "At the deadline"): the local provider's kind, and the currency payments are created in.
+  FAKE_PAYMENTS: z.enum(FAKE_PAYMENTS_MODES).default('cancellable'),
+  CURRENCY: z
+    .string()
+    .regex(/^[a-z]{3}$/, 'must be an ISO 4217 code in lower case, e.g. eur')
+    .default('eur'),
   // Additions (docs/stripe.md): Stripe, with THIRD_PARTIES=stripe. The messages never echo a value.
   STRIPE_SECRET_KEY: z
     .string()
@@ -133,6 +142,10 @@ export interface Config {
   thirdParties: ThirdPartyKind | undefined;
   /** Set exactly when THIRD_PARTIES=stripe. */
   stripe: StripeSettings | undefined;
+  /** The local payment provider's kind, with THIRD_PARTIES=fake. */
+  fakePayments: FakePaymentsMode;
+  /** ISO 4217, lower case: every payment is created in it. */
+  currency: string;
   /** The fault-injection endpoints for the local fakes; only with THIRD_PARTIES=fake. */
   faultsEnabled: boolean;
   logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
@@ -253,6 +266,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken,
     thirdParties,
     stripe: thirdParties === 'stripe' ? stripeSettings(e) : undefined,
+    fakePayments: e.FAKE_PAYMENTS,
+    currency: e.CURRENCY,
     faultsEnabled,
     logLevel: e.LOG_LEVEL,
     reconciliation: { everyMs: reconcileEveryMs, graceMs: reconcileGraceMs },
@@ -272,20 +287,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /**
- * The third parties the worker must call, or a ConfigError saying that none is configured. The
- * worker runs on no real provider yet, so a deployment opts into the fakes knowingly.
+ * The third parties the worker must call, or a ConfigError saying that none is configured: a
+ * deployment chooses Stripe, or opts into the fakes knowingly.
  */
 export function requireThirdParties(config: Config): ThirdPartyKind {
-  if (config.thirdParties === 'stripe') {
-    throw new ConfigError(
-      'THIRD_PARTIES=stripe: the Stripe adapter exists but the worker does not run on it yet (docs/stripe.md); ' +
-        'set THIRD_PARTIES=fake',
-    );
-  }
   if (config.thirdParties !== undefined) return config.thirdParties;
   throw new ConfigError(
-    'THIRD_PARTIES: no real payment provider, notifier, invoicing or loyalty client is configured (the worker runs on none yet); ' +
-      'set THIRD_PARTIES=fake to run on the local fakes (development and demos only, nothing real is paid or sent)',
+    'THIRD_PARTIES: no payment provider is configured; set THIRD_PARTIES=stripe (with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET), ' +
+      'or THIRD_PARTIES=fake to run on the local fakes (development and demos only, nothing real is paid or sent)',
   );
 }
 

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
       deps: {
         db,
         paymentWindowMs: config.paymentWindowMs,
+        currency: config.currency,
         maxOpenOrdersPerCustomer: config.maxOpenOrdersPerCustomer,
         maxUnpaidUnitsPerProduct: config.maxUnpaidUnitsPerProduct,
         ...thirdParties,

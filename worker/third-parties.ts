@@ -1,12 +1,14 @@
 import type { ThirdParties } from '../activities/third-party/index.js';
-import { requireThirdParties, type Config } from '../lib/config.js';
+import { createStripeClient } from '../activities/third-party/stripe/client.js';
+import { StripePaymentProvider } from '../activities/third-party/stripe/payment-provider.js';
+import { requireThirdParties, type Config, type FakePaymentsMode } from '../lib/config.js';
 import type { Db } from '../lib/db.js';
 import { importOptionalModule } from '../lib/optional-module.js';
 
 /** What the worker loads dev/fakes for (test/infra/production-imports.test.ts holds the module to it). */
 export interface FakesForWorker {
   assertFakesSchema(db: Db): Promise<void>;
-  createFakeThirdParties(db: Db): ThirdParties;
+  createFakeThirdParties(db: Db, payments: FakePaymentsMode): ThirdParties;
 }
 
 /**
@@ -16,16 +18,19 @@ export interface FakesForWorker {
  */
 const FAKES_MODULE = new URL('../dev/fakes/index.js', import.meta.url);
 const NO_FAKES_IN_BUILD =
-  'THIRD_PARTIES=fake: this build has no local fakes (dev/fakes is left out with dev/); ' +
+  'THIRD_PARTIES: this build has no local fakes, which stand in for the notifier, invoicing and loyalty (dev/fakes is left out with dev/); ' +
   'build from a checkout with dev/ (`npm run build` compiles dev/fakes in, as the image does)';
 
 /**
  * The third parties the activities call, as THIRD_PARTIES says; without it the worker refuses to
- * start. Only the local fakes exist so far, loaded only when chosen.
+ * start. `stripe` is the payment provider on Stripe; the notifier, invoicing and loyalty have no
+ * real client yet, so the local fakes stand in for them with either choice.
  */
 export async function loadThirdParties(config: Config, db: Db): Promise<ThirdParties> {
-  requireThirdParties(config);
+  const kind = requireThirdParties(config);
   const fakes = await importOptionalModule<FakesForWorker>(FAKES_MODULE, NO_FAKES_IN_BUILD);
   await fakes.assertFakesSchema(db);
-  return fakes.createFakeThirdParties(db);
+  const local = fakes.createFakeThirdParties(db, config.fakePayments);
+  if (kind === 'fake') return local;
+  return { ...local, paymentProvider: new StripePaymentProvider(createStripeClient(config.stripe!)) };
 }

@@ -38,7 +38,7 @@ export const databaseOptions: LocalActivityOptions = {
   retry: { ...retryable, initialInterval: '200ms', maximumInterval: '1m', maximumAttempts: 10 },
 };
 
-/** Money we owe (a refund) or must stop taking (a cancelled order's payment intent): rounds of about 2 minutes. */
+/** Money at the provider: a refund we owe, the order's payment created or closed. Rounds of about 2 minutes. */
 export const moneyOptions: LocalActivityOptions = {
   startToCloseTimeout: '30s',
   localRetryThreshold: LOCAL_RETRY_THRESHOLD,

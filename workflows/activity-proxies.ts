@@ -35,7 +35,8 @@ export const database =
     >
   >(databaseOptions);
 
-export const money = proxyLocalActivities<Pick<Activities, 'refundPayment' | 'closePaymentIntent'>>(moneyOptions);
+export const money =
+  proxyLocalActivities<Pick<Activities, 'refundPayment' | 'createPayment' | 'closePayment'>>(moneyOptions);
 
 export const messaging = proxyLocalActivities<Pick<Activities, 'notifyCustomer'>>(noticeOptions);
 

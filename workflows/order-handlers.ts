@@ -1,7 +1,8 @@
-import { ApplicationFailure, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import {
   cancelSignal,
   extendDeadlineUpdate,
+  forceCancelUpdate,
   paidSignal,
   placeOrderUpdate,
   retryFulfillmentStepUpdate,
@@ -55,6 +56,25 @@ export function registerOrderHandlers(run: OrderRun): void {
         if (!Number.isInteger(minutes) || minutes <= 0) throw new Error('minutes must be a positive whole number');
         if (run.status !== 'UNPAID') {
           throw ApplicationFailure.nonRetryable('the order is no longer unpaid', 'ORDER_NOT_UNPAID');
+        }
+      },
+    },
+  );
+
+  setHandler(
+    forceCancelUpdate,
+    async () => {
+      run.forceCancelRequested = true;
+      await condition(() => run.status !== 'UNPAID');
+      return { orderId: run.orderId, status: run.status! };
+    },
+    {
+      validator: () => {
+        if (run.phase !== 'closing-payment') {
+          throw ApplicationFailure.nonRetryable(
+            'the order is not waiting for its payment to be closed',
+            'ORDER_NOT_CLOSING',
+          );
         }
       },
     },

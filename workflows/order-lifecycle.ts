@@ -1,20 +1,21 @@
 import { allHandlersFinished, CancellationScope, condition, log, workflowInfo } from '@temporalio/workflow';
 import type { LifecycleStatus, OrderLifecycleInput } from '../domain/messages.js';
-import type { CancelReason } from '../domain/statuses.js';
-import { database, money } from './activity-proxies.js';
-import { failureKind, rootCauseMessage } from './failures.js';
+import type { CancelReason, OrderStatus } from '../domain/statuses.js';
+import { database } from './activity-proxies.js';
 import { notifyCustomer } from './notices.js';
 import { registerOrderHandlers } from './order-handlers.js';
 import { OrderRun, type Wake } from './order-run.js';
+import { closePaymentFirst, createPaymentMeanwhile } from './payment-closing.js';
 
 /** If the timer fired but the database clock says "not yet" (clock skew), look again this soon. */
 const NOT_DUE_RECHECK_MS = 100;
 
 /**
  * One order, from placement to a final state. It waits for payment until the deadline on a
- * durable timer; the database decides whether the payment or the deadline won; the loser's side is
- * never acted on. A cancelled order closes its payment intent and tells the customer (its stock and
- * coupon went back in the cancel's own statement); a paid one is fulfilled.
+ * durable timer; at the deadline the payment is closed at the provider first (where the provider
+ * can cancel one), then the database decides whether the payment or the deadline won; the loser's
+ * side is never acted on. A cancelled order tells the customer (its stock and coupon went back in
+ * the cancel's own statement); a paid one is fulfilled.
  *
  * The rule that keeps accepted money safe: every `paid` signal the run accepted is settled by its
  * own handler — captured, refunded, or held as REFUND_FAILED for an operator — and the run ends,
@@ -56,8 +57,9 @@ async function placedOrAdopted(run: OrderRun, adopt: boolean): Promise<boolean> 
   return run.order !== undefined;
 }
 
-/** Until the order is PAID or CANCELLED, by whichever the database let win. */
+/** Until the order is PAID or CANCELLED, by whichever the provider and the database let win. */
 async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
+  const creating = run.order!.payment === 'PENDING' ? createPaymentMeanwhile(run) : undefined;
   let minimumWaitMs = 0;
   while (run.status === 'UNPAID') {
     run.enter('awaiting-payment');
@@ -67,17 +69,34 @@ async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
     await condition(() => run.payments.idle);
     if (run.status !== 'UNPAID' || wake === 'deadline-moved') continue;
     const reason: CancelReason = wake === 'cancel-requested' ? 'CUSTOMER' : 'PAYMENT_TIMEOUT';
+    if (run.closesAtProvider) {
+      await creating?.stop();
+      const closing = await closePaymentFirst(run, reason);
+      if (closing.outcome === 'PAID') continue;
+      if (closing.outcome !== 'CLOSED') {
+        decidedElsewhere(run, closing);
+        if (closing.outcome === 'NOT_DUE') minimumWaitMs = NOT_DUE_RECHECK_MS;
+        continue;
+      }
+    }
     const decided = await run.keepTrying.mustSucceed('cancelOrder', () =>
       database.cancelOrder({ orderId: run.orderId, reason }),
     );
     if (decided.outcome === 'CANCELLED') run.cancelled(reason);
-    else if (decided.outcome === 'ALREADY_FINAL') run.settledElsewhere(decided.status);
     else {
-      // The deadline moved, or our clock ran ahead of the database's: wait for the database's deadline.
-      run.deadlineMoved(decided.expiresAt);
-      minimumWaitMs = NOT_DUE_RECHECK_MS;
+      decidedElsewhere(run, decided);
+      if (decided.outcome === 'NOT_DUE') minimumWaitMs = NOT_DUE_RECHECK_MS;
     }
   }
+}
+
+/** Someone else decided (a payment), or the deadline is not due by the database's clock yet (moved, or our clock ran ahead). */
+function decidedElsewhere(
+  run: OrderRun,
+  decided: { outcome: 'NOT_DUE'; expiresAt: string } | { outcome: 'ALREADY_FINAL'; status: OrderStatus },
+): void {
+  if (decided.outcome === 'ALREADY_FINAL') run.settledElsewhere(decided.status);
+  else run.deadlineMoved(decided.expiresAt);
 }
 
 /** What ends the wait: a message, or the deadline's timer. */
@@ -90,26 +109,10 @@ async function nextWake(run: OrderRun, minimumWaitMs: number): Promise<Wake | 'd
   return wake;
 }
 
-/** Only the winner of the guarded cancel gets here; every call is idempotent, so a re-run repairs, never repeats. */
+/** Only the winner of the guarded cancel gets here; the notice is idempotent, so a re-run repairs, never repeats. */
 async function compensate(run: OrderRun): Promise<void> {
   run.enter('compensating');
-  const notice = { orderId: run.orderId, template: 'ORDER_CANCELLED' } as const;
-  await Promise.all([closePaymentIntent(run), notifyCustomer(notice, run.keepTrying, run.attention)]);
-}
-
-/** A provider that refuses to close the intent for good leaves it to an operator; the run goes on. */
-async function closePaymentIntent(run: OrderRun): Promise<void> {
-  try {
-    await run.keepTrying.mustSucceed('closePaymentIntent', () => money.closePaymentIntent(run.orderId));
-  } catch (err) {
-    if (failureKind(err) === undefined) throw err;
-    const error = rootCauseMessage(err);
-    log.error('compensation failed for good', { orderId: run.orderId, activity: 'closePaymentIntent', error });
-    run.attention.note(
-      'compensation:closePaymentIntent',
-      `closePaymentIntent failed for good (${error}): close the payment intent by hand at the provider`,
-    );
-  }
+  await notifyCustomer({ orderId: run.orderId, template: 'ORDER_CANCELLED' }, run.keepTrying, run.attention);
 }
 
 /** Invoice, notification and loyalty points, each on its own; further payments (a double payment) are refunded meanwhile by their handlers. */

@@ -24,6 +24,10 @@ export class OrderRun {
   phase: LifecyclePhase = 'placing';
   /** Set by a message that ends the wait for payment early; the run takes it when it wakes. */
   wake: Wake | undefined;
+  /** The order's payment is at a provider that cancels payments: closed there before the order is cancelled. */
+  closesAtProvider = false;
+  /** An operator's force-cancel: the closing stops waiting for the provider. */
+  forceCancelRequested = false;
   readonly attention = new Attention(() => this.showDetails());
   readonly keepTrying: KeepTrying;
   readonly payments: AcceptedPayments;
@@ -50,6 +54,7 @@ export class OrderRun {
     if (this.order) return;
     this.order = placed;
     this.status = placed.status;
+    this.closesAtProvider = placed.payment !== null;
     this.expiresAt = placed.expiresAt;
     this.publishSearchAttributes();
   }
@@ -115,8 +120,12 @@ export class OrderRun {
         return 'the order to be placed';
       case 'awaiting-payment':
         return `payment until ${this.expiresAt}`;
+      case 'closing-payment':
+        return this.forceCancelRequested
+          ? 'the cancel an operator forced'
+          : 'the payment provider to close the payment (or say it was paid)';
       case 'compensating':
-        return "the payment intent to be closed and the customer's notice";
+        return "the customer's notice";
       case 'fulfilling':
         return 'fulfillment: invoice, notification, loyalty points';
       case 'ending':

@@ -1,8 +1,8 @@
 import type { InvoiceService, LoyaltyService } from './fulfillment-services.js';
 import type { Notifier } from './notifier.js';
-import type { PaymentLifecycle, PaymentProvider } from './payment-provider.js';
+import type { PaymentProvider } from './payment-provider.js';
 
-export type { InvoiceService, LoyaltyService, Notifier, PaymentLifecycle, PaymentProvider };
+export type { InvoiceService, LoyaltyService, Notifier, PaymentProvider };
 
 /**
  * The third parties this service calls, one adapter each.
@@ -14,9 +14,9 @@ export type { InvoiceService, LoyaltyService, Notifier, PaymentLifecycle, Paymen
  * refund held for an operator. Anything else an adapter throws is taken to be our own fault and is
  * retried until it succeeds. Every call carries an idempotency key, so a retry acts at most once.
  *
- * The worker runs on the local fakes only so far (dev/fakes/, chosen with THIRD_PARTIES=fake); real
- * clients go into its wiring, worker/third-parties.ts. Stripe's (stripe/) implements the payment's
- * whole life, PaymentLifecycle, which PaymentProvider is to become; it is not wired yet.
+ * The worker's wiring (worker/third-parties.ts) picks them with THIRD_PARTIES: the local fakes
+ * (dev/fakes/), or Stripe (stripe/) as the payment provider with the fakes for the rest, which
+ * have no real client yet.
  */
 export interface ThirdParties {
   paymentProvider: PaymentProvider;

@@ -1,27 +1,24 @@
-/** The part of the payment provider's API this service calls. Both calls are idempotent at the provider. */
-export interface PaymentProvider {
-  /** Gives a captured payment back to the customer; the same paymentId is refunded at most once. */
-  refund(request: RefundRequest): Promise<{ refundRef: string }>;
-  /** Stops the order's pending payment intent from being paid after the order was cancelled. */
-  closeIntent(request: { orderId: string }): Promise<void>;
-}
-
 /**
  * The payment's whole life at the provider: created for a placed order, cancelled at its deadline
  * before the order is (the provider has the last word on whether it was paid), looked up, refunded.
- * PaymentProvider becomes this once the workflow closes the payment at the provider first; until
- * then the two live side by side, and `refund` means the same in both.
+ *
+ * A provider that can cancel a payment (`cancelsPayments`: Stripe, the default local fake) is closed
+ * first at the deadline, and only a cancelled payment lets the order go. One that cannot (a
+ * callback-only provider without an SDK) keeps the database-first path: the guarded cancel decides,
+ * and a payment that arrives after the deadline is refunded; it is never asked to create or cancel.
  *
  * Failures follow the contract of ThirdParties (index.ts), with one exception: cancelPayment
  * answers UNAVAILABLE instead of throwing, because at the deadline the workflow, not a retry
  * policy, decides how long an order waits for its provider.
  */
-export interface PaymentLifecycle {
+export interface PaymentProvider {
+  readonly cancelsPayments: boolean;
   /** Once per order (the idempotency key is derived from orderId): a repeat answers the same payment. */
   createPayment(request: NewPayment): Promise<CreatedPayment>;
   cancelPayment(request: PaymentRef): Promise<CancelOutcome>;
   /** undefined: the provider has no payment for that id or order. */
   lookupPayment(request: PaymentRef): Promise<ProviderPayment | undefined>;
+  /** Gives a captured payment back to the customer; the same paymentId is refunded at most once. */
   refund(request: RefundRequest): Promise<{ refundRef: string }>;
 }
 

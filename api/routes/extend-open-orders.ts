@@ -35,7 +35,7 @@ export function extendOpenOrdersStatement(
   const extend = statusMove('orders', ORDER_TRANSITIONS.extend);
   return Prisma.sql`
     UPDATE orders SET ${extend.set}, expires_at = expires_at + ${minutes} * interval '1 minute'
-    WHERE ${extend.guard} AND expires_at > ${nowOr(now)}
+    WHERE ${extend.guard} AND expires_at > ${nowOr(now)} AND closing_since IS NULL
       ${customerId === undefined ? Prisma.empty : Prisma.sql`AND customer_id = ${customerId}`}
       ${expiringBefore === undefined ? Prisma.empty : Prisma.sql`AND expires_at < ${new Date(expiringBefore)}`}`;
 }

@@ -12,7 +12,7 @@ import {
 import type { SettleLatePayment } from '../../workflows/late-payment.js';
 import type { Handler } from '../endpoint.js';
 import { businessError } from '../errors.js';
-import { recordReceivedPayment, type VerifiedPayment } from '../received-payments.js';
+import { recordReceivedPayment, type VerifiedPayment } from '../../activities/received-payments.js';
 import type { PaymentAccepted } from '../responses.js';
 import type { PaymentCallbackBody } from '../schemas.js';
 import { isWorkflowGone } from '../temporal-errors.js';
@@ -29,7 +29,7 @@ export interface PaymentDeps {
 
 /**
  * The payment provider's webhook; its signature was checked on the raw body before it was parsed.
- * The payment is recorded first (api/received-payments.ts): what settles it is that record, so
+ * The payment is recorded first (activities/received-payments.ts): what settles it is that record, so
  * the hand-over to Temporal names the payment and carries nothing to trust.
  */
 export const acceptPayment: Handler<

@@ -1,7 +1,7 @@
 import type { ThirdParties } from '../../activities/third-party/index.js';
 import type { FaultInjection } from '../../api/app.js';
 import { withDeps } from '../../api/endpoint.js';
-import { ConfigError } from '../../lib/config.js';
+import { ConfigError, type FakePaymentsMode } from '../../lib/config.js';
 import type { Db } from '../../lib/db.js';
 import { FAULT_ENDPOINTS } from './fault-endpoints.js';
 import { FakeFaults } from './faults.js';
@@ -16,10 +16,10 @@ import { hasFakesSchema } from './schema.js';
  * the injected faults. Only the dev stacks and the tests wire them: the worker and the API load
  * this module on demand, only with THIRD_PARTIES=fake (and FAULTS_ENABLED for the router).
  */
-export function createFakeThirdParties(db: Db): ThirdParties {
+export function createFakeThirdParties(db: Db, payments: FakePaymentsMode): ThirdParties {
   const recorder = new FakeRecorder(db, new FakeFaults(db));
   return {
-    paymentProvider: new FakePaymentProvider(recorder),
+    paymentProvider: new FakePaymentProvider(recorder, db, payments),
     notifier: new FakeNotifier(recorder),
     invoices: new FakeInvoiceService(recorder),
     loyalty: new FakeLoyaltyService(recorder),

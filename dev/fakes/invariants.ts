@@ -31,9 +31,22 @@ function onceForEachCancelledOrder(
  */
 export const FAKE_EFFECT_INVARIANTS: readonly Invariant[] = [
   {
-    name: 'payment-intent-closed-once',
-    description: 'every CANCELLED order older than grace had its payment intent closed; no other order had it closed',
-    query: (cutoff) => onceForEachCancelledOrder(cutoff, 'payments', 'closeIntent', ''),
+    name: 'payment-closed-before-order',
+    description: 'no order was cancelled before the provider cancelled its payment (provider first)',
+    query: () => Prisma.sql`
+      SELECT format('order %s: cancelled at %s, its payment %s cancelled at %s', o.id, o.cancelled_at, i.payment_id, i.cancelled_at) AS detail
+        FROM fakes.payment_intents i JOIN orders o ON o.id = i.order_id
+       WHERE i.status = 'CANCELLED' AND (o.status <> 'CANCELLED' OR i.cancelled_at > o.cancelled_at)`,
+  },
+  {
+    name: 'provider-payments-settled',
+    description:
+      'every payment the provider took (older than grace) was recorded and settled: paid its order, or given back',
+    query: (cutoff) => Prisma.sql`
+      SELECT format('order %s: the provider took payment %s (%s cents), the service has it %s', i.order_id, i.payment_id,
+                    i.amount_received, COALESCE(p.status::text, 'nowhere')) AS detail
+        FROM fakes.payment_intents i LEFT JOIN payments p ON p.payment_id = i.payment_id
+       WHERE i.status = 'SUCCEEDED' AND i.paid_at < ${cutoff} AND (p.status IS NULL OR p.status = 'RECEIVED')`,
   },
   {
     name: 'cancellation-notified-once',

@@ -1,15 +1,170 @@
+import { randomBytes } from 'node:crypto';
+import { Prisma } from '@prisma/client';
 import type { PaymentProvider } from '../../activities/third-party/index.js';
+import type {
+  CancelOutcome,
+  CreatedPayment,
+  NewPayment,
+  PaymentRef,
+  ProviderPayment,
+  ProviderPaymentStatus,
+  RefundRequest,
+} from '../../activities/third-party/payment-provider.js';
+import { THIRD_PARTY_FAILURES } from '../../domain/errors.js';
+import type { FakePaymentsMode } from '../../lib/config.js';
+import type { Db } from '../../lib/db.js';
+import { query, type Queryable } from '../../lib/sql.js';
 import type { FakeRecorder } from './recorder.js';
 
+/**
+ * The local payment provider, in one of two modes (FAKE_PAYMENTS):
+ * - `cancellable` (npm start's default) keeps one payment per order in `fakes.payment_intents`, as a
+ *   provider with an SDK does: the customer pays it (chargeFakePayment: `npm run pay`), the deadline
+ *   cancels it, and a cancelled payment refuses the customer;
+ * - `callback-only` is a provider without one: it can only refund, and payments reach the service
+ *   through its signed callback alone (the chaos suite and the bench judge by that callback).
+ * Every call obeys the injected faults of the `payments` service and is recorded (recorder.ts).
+ */
 export class FakePaymentProvider implements PaymentProvider {
-  constructor(private readonly recorder: FakeRecorder) {}
+  readonly cancelsPayments: boolean;
 
-  async refund(request: { paymentId: string; amountCents: number }): Promise<{ refundRef: string }> {
+  constructor(
+    private readonly recorder: FakeRecorder,
+    private readonly db: Db,
+    mode: FakePaymentsMode,
+  ) {
+    this.cancelsPayments = mode === 'cancellable';
+  }
+
+  async createPayment(request: NewPayment): Promise<CreatedPayment> {
+    await this.recorder.record('payments', 'createPayment', request.orderId, request);
+    const clientSecret = `${fakePaymentId(request.orderId)}_secret_${randomBytes(12).toString('hex')}`;
+    // A repeat answers the first payment, secret included, as an idempotency key would.
+    const { rows } = await query<{ payment_id: string; client_secret: string }>(
+      this.db.pool,
+      Prisma.sql`
+        INSERT INTO fakes.payment_intents (payment_id, order_id, amount_cents, currency, client_secret, status)
+        VALUES (${fakePaymentId(request.orderId)}, ${request.orderId}::uuid, ${request.amountCents}, ${request.currency},
+                ${clientSecret}, ${'OPEN' satisfies ProviderPaymentStatus})
+        ON CONFLICT (order_id) DO UPDATE SET order_id = EXCLUDED.order_id
+        RETURNING payment_id, client_secret`,
+    );
+    return { paymentId: rows[0]!.payment_id, clientSecret: rows[0]!.client_secret };
+  }
+
+  /** Cancels an OPEN payment; one under way or paid is left alone and reported; no payment: nothing can pay. */
+  async cancelPayment(request: PaymentRef): Promise<CancelOutcome> {
+    try {
+      await this.recorder.record('payments', 'cancelPayment', refKey(request), request);
+    } catch (err) {
+      if ((err as { type?: string }).type === THIRD_PARTY_FAILURES.unavailable) return { outcome: 'UNAVAILABLE' };
+      throw err;
+    }
+    await query(
+      this.db.pool,
+      Prisma.sql`
+        UPDATE fakes.payment_intents SET status = 'CANCELLED', cancelled_at = now()
+        WHERE ${matches(request)} AND status = 'OPEN'`,
+    );
+    const payment = await findFakePayment(this.db.pool, request);
+    switch (payment?.status) {
+      case undefined:
+      case 'CANCELLED':
+        return { outcome: 'CANCELLED' };
+      case 'PROCESSING':
+        return { outcome: 'PROCESSING' };
+      case 'SUCCEEDED':
+        return {
+          outcome: 'ALREADY_SUCCEEDED',
+          payment: { paymentId: payment.paymentId, amountCents: payment.amountCents, paidAt: payment.paidAt! },
+        };
+      case 'OPEN':
+        throw new Error(`fake payment ${payment.paymentId} is still open after its cancel`);
+    }
+  }
+
+  async lookupPayment(request: PaymentRef): Promise<ProviderPayment | undefined> {
+    await this.recorder.record('payments', 'lookupPayment', refKey(request), request);
+    return findFakePayment(this.db.pool, request);
+  }
+
+  async refund(request: RefundRequest): Promise<{ refundRef: string }> {
     await this.recorder.record('payments', 'refund', request.paymentId, request);
     return { refundRef: `fake-refund-${request.paymentId}` };
   }
-
-  async closeIntent(request: { orderId: string }): Promise<void> {
-    await this.recorder.record('payments', 'closeIntent', request.orderId, request);
-  }
 }
+
+/** One payment per order, named after it, so the customer side (`npm run pay`) can find it. */
+export const fakePaymentId = (orderId: string): string => `pi_fake_${orderId.replaceAll('-', '')}`;
+
+export type FakeCharge =
+  | { outcome: 'SUCCEEDED'; payment: ProviderPayment }
+  /** The provider refuses: the payment was cancelled (or is paid already). */
+  | { outcome: 'REFUSED'; status: ProviderPaymentStatus }
+  /** The order has no payment at this provider (callback-only, or not created yet). */
+  | { outcome: 'NO_PAYMENT' };
+
+/**
+ * The customer pays the order's payment (`amountCents`: what the card was charged; a test may send a
+ * wrong amount). Only an OPEN or PROCESSING payment can succeed, so a cancelled order cannot be paid.
+ */
+export async function chargeFakePayment(
+  db: Pick<Db, 'pool'>,
+  charge: { orderId: string; amountCents: number },
+): Promise<FakeCharge> {
+  const ref = { orderId: charge.orderId };
+  const { rowCount } = await query(
+    db.pool,
+    Prisma.sql`
+      UPDATE fakes.payment_intents SET status = 'SUCCEEDED', amount_received = ${charge.amountCents}, paid_at = now()
+      WHERE ${matches(ref)} AND status IN ('OPEN', 'PROCESSING')`,
+  );
+  const payment = await findFakePayment(db.pool, ref);
+  if (!payment) return { outcome: 'NO_PAYMENT' };
+  return rowCount === 1 ? { outcome: 'SUCCEEDED', payment } : { outcome: 'REFUSED', status: payment.status };
+}
+
+/** A bank or 3-D Secure step begins: the payment can neither be cancelled nor counted as paid until it ends. */
+export async function startFakePaymentProcessing(db: Pick<Db, 'pool'>, orderId: string): Promise<boolean> {
+  const { rowCount } = await query(
+    db.pool,
+    Prisma.sql`UPDATE fakes.payment_intents SET status = 'PROCESSING' WHERE ${matches({ orderId })} AND status = 'OPEN'`,
+  );
+  return rowCount === 1;
+}
+
+export async function findFakePayment(on: Queryable, request: PaymentRef): Promise<ProviderPayment | undefined> {
+  const { rows } = await query<{
+    payment_id: string;
+    order_id: string;
+    amount_cents: string;
+    amount_received: string | null;
+    currency: string;
+    status: ProviderPaymentStatus;
+    paid_at: Date | null;
+  }>(
+    on,
+    Prisma.sql`
+      SELECT payment_id, order_id, amount_cents, amount_received, currency, status, paid_at
+      FROM fakes.payment_intents WHERE ${matches(request)}`,
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    paymentId: row.payment_id,
+    orderId: row.order_id,
+    amountCents: Number(row.amount_received ?? row.amount_cents),
+    currency: row.currency,
+    status: row.status,
+    paidAt: row.paid_at?.toISOString(),
+  };
+}
+
+function matches(request: PaymentRef): Prisma.Sql {
+  // As text: an order id that is not a uuid names no payment rather than failing the statement.
+  return 'paymentId' in request
+    ? Prisma.sql`payment_id = ${request.paymentId}`
+    : Prisma.sql`order_id::text = ${request.orderId}`;
+}
+
+const refKey = (request: PaymentRef): string => ('paymentId' in request ? request.paymentId : request.orderId);

@@ -31,3 +31,17 @@ CREATE TABLE IF NOT EXISTS fakes.faults (
   fail_always boolean NOT NULL DEFAULT false, -- every call fails, non-retryably, until cleared
   latency_ms  integer NOT NULL DEFAULT 0
 );
+
+-- The cancellable fake provider's payments, one per order (dev/fakes/payment-provider.ts).
+CREATE TABLE IF NOT EXISTS fakes.payment_intents (
+  payment_id      text PRIMARY KEY,
+  order_id        uuid NOT NULL UNIQUE,
+  amount_cents    bigint NOT NULL,
+  currency        text NOT NULL,
+  client_secret   text NOT NULL,
+  status          text NOT NULL CHECK (status IN ('OPEN', 'PROCESSING', 'SUCCEEDED', 'CANCELLED')),
+  amount_received bigint,
+  paid_at         timestamptz(3),
+  cancelled_at    timestamptz(3),
+  created_at      timestamptz(3) NOT NULL DEFAULT now()
+);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Activities } from '../../activities/index.js';
-import { recordReceivedPayment, type VerifiedPayment } from '../../api/received-payments.js';
+import { recordReceivedPayment, type VerifiedPayment } from '../../activities/received-payments.js';
 import { countFakes } from '../../dev/fakes/recorder.js';
 import { realActivities, runActivity as run } from '../helpers/activities.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';

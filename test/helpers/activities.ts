@@ -2,22 +2,29 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
+import type { FakePaymentsMode } from '../../lib/config.js';
 import type { Db } from '../../lib/db.js';
 
 /**
- * The real activities on `db` with the local fakes, as the worker builds them (30-minute window).
+ * The real activities on `db` with the local fakes, as the worker builds them (30-minute window;
+ * the callback-only provider unless `payments` says otherwise).
  * No anti-hoarding limit unless given: these tests place many unpaid orders for one customer.
  */
 export function realActivities(
   db: Db,
-  { maxOpenOrdersPerCustomer = 0, maxUnpaidUnitsPerProduct = 0 } = {},
+  {
+    maxOpenOrdersPerCustomer = 0,
+    maxUnpaidUnitsPerProduct = 0,
+    payments = 'callback-only',
+  }: { maxOpenOrdersPerCustomer?: number; maxUnpaidUnitsPerProduct?: number; payments?: FakePaymentsMode } = {},
 ): Activities {
   return createActivities({
     db,
     paymentWindowMs: 30 * 60_000,
+    currency: 'eur',
     maxOpenOrdersPerCustomer,
     maxUnpaidUnitsPerProduct,
-    ...createFakeThirdParties(db),
+    ...createFakeThirdParties(db, payments),
   });
 }
 

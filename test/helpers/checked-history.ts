@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '@prisma/client';
-import { recordReceivedPayment, type VerifiedPayment } from '../../api/received-payments.js';
+import { recordReceivedPayment, type VerifiedPayment } from '../../activities/received-payments.js';
 import { checkInvariants, type Invariant, type InvariantReport } from '../../ops/invariants.js';
 import { realActivities, runActivity as run } from './activities.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -58,7 +58,6 @@ export async function writeCheckedHistory(): Promise<CheckedHistory> {
 
   const cancelled = await place(orders.cancelled, coupons.cancelled);
   await run(acts.cancelOrder, { orderId: cancelled.id, reason: 'CUSTOMER' });
-  await run(acts.closePaymentIntent, cancelled.id);
   await run(acts.notifyCustomer, { orderId: cancelled.id, template: 'ORDER_CANCELLED' });
   await receiveAndSettle({
     paymentId: payments.refunded,

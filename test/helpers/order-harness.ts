@@ -12,6 +12,7 @@ import { signedHeaders } from '../../api/webhook-signature.js';
 import { signCustomerToken } from '../../dev/customer-token.js';
 import { createFakeThirdParties, fakeFaultInjection } from '../../dev/fakes/index.js';
 import { countFakes } from '../../dev/fakes/recorder.js';
+import type { FakePaymentsMode } from '../../lib/config.js';
 import type { Db } from '../../lib/db.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
 import { createWorkerMetrics, type WorkerMetrics } from '../../worker/metrics.js';
@@ -103,6 +104,11 @@ export interface HarnessOptions {
   ordersRateLimit?: { limit: number; windowMs: number };
   /** The API's logger (default: silent). */
   logger?: Logger;
+  /**
+   * The local payment provider: `callback-only` (the default: payments judged by when their callback
+   * arrived), or `cancellable`, closed first at the deadline (chargeFakePayment plays the customer).
+   */
+  payments?: FakePaymentsMode;
 }
 
 export async function startOrderHarness(options: HarnessOptions = {}): Promise<OrderHarness> {
@@ -119,7 +125,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
   const workerMetrics = createWorkerMetrics();
   const db = database.prisma;
   // Tests swap a fake's behaviour (e.g. a notifier that fails twice) without restarting the worker.
-  const thirdParties: ThirdParties = createFakeThirdParties(db);
+  const thirdParties: ThirdParties = createFakeThirdParties(db, options.payments ?? 'callback-only');
   const forward = <K extends keyof ThirdParties>(name: K): ThirdParties[K] =>
     new Proxy({} as ThirdParties[K], {
       get:
@@ -134,6 +140,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
   const deps: ActivityDeps = {
     db: workerDb,
     paymentWindowMs,
+    currency: 'eur',
     maxOpenOrdersPerCustomer: options.maxOpenOrdersPerCustomer ?? 0,
     maxUnpaidUnitsPerProduct: options.maxUnpaidUnitsPerProduct ?? 0,
     paymentProvider: forward('paymentProvider'),

@@ -186,7 +186,7 @@ describe('the compiled service copied without dev/', () => {
       expect.objectContaining({
         level: 50,
         msg: expect.stringMatching(
-          /^THIRD_PARTIES=fake: this build has no local fakes .*build from a checkout with dev\//,
+          /^THIRD_PARTIES: this build has no local fakes, which stand in for the notifier, invoicing and loyalty .*build from a checkout with dev\//,
         ),
       }),
     ]);

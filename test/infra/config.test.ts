@@ -263,10 +263,21 @@ it('reads the Stripe settings with THIRD_PARTIES=stripe, and only then', () => {
   expect(loadConfig({ ...STRIPE, THIRD_PARTIES: 'fake' }).stripe).toBeUndefined();
 });
 
-it('does not run the worker on Stripe yet, and says so rather than falling back to the fakes', () => {
-  expect(() => requireThirdParties(loadConfig(STRIPE))).toThrow(
-    /^THIRD_PARTIES=stripe: the Stripe adapter exists but the worker does not run on it yet .*set THIRD_PARTIES=fake$/,
+it('runs the worker on Stripe when chosen, and on nothing by default outside the embedded stack', () => {
+  expect(requireThirdParties(loadConfig(STRIPE))).toBe('stripe');
+  expect(() => requireThirdParties(loadConfig({ ...STRIPE, THIRD_PARTIES: undefined }))).toThrow(
+    /^THIRD_PARTIES: no payment provider is configured; set THIRD_PARTIES=stripe/,
   );
+});
+
+it('creates payments in CURRENCY, and runs the local provider as FAKE_PAYMENTS says', () => {
+  expect(loadConfig(STRIPE)).toMatchObject({ currency: 'eur', fakePayments: 'cancellable' });
+  expect(loadConfig({ ...STRIPE, CURRENCY: 'usd', FAKE_PAYMENTS: 'callback-only' })).toMatchObject({
+    currency: 'usd',
+    fakePayments: 'callback-only',
+  });
+  expect(() => loadConfig({ ...STRIPE, CURRENCY: 'EURO' })).toThrow(/^CURRENCY: must be an ISO 4217 code/);
+  expect(() => loadConfig({ ...STRIPE, FAKE_PAYMENTS: 'sometimes' })).toThrow(/^FAKE_PAYMENTS: /);
 });
 
 it.each([

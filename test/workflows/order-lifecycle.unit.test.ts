@@ -9,7 +9,9 @@ import type { Activities } from '../../activities/index.js';
 import type { CancelOutcome } from '../../activities/orders.js';
 import type { PaymentDecision } from '../../activities/payments.js';
 import { THIRD_PARTY_FAILURES } from '../../domain/errors.js';
+import type { ClosingOutcome } from '../../activities/provider-payments.js';
 import {
+  forceCancelUpdate,
   ORDER_WORKFLOW_TYPE,
   orderLifecycleInput,
   orderWorkflowId,
@@ -54,6 +56,7 @@ async function placedOrder(orderId: string): Promise<PlacedOrder> {
     expiresAt: new Date((await serverNow()) + 30 * MINUTE).toISOString(),
     couponCode: null,
     items: [{ sku: 'TEA', quantity: 1, unitPriceCents: 1_000 }],
+    payment: null, // a callback-only provider; the provider-first tests below override placeOrder
   };
 }
 
@@ -68,6 +71,8 @@ const decided = (outcome: 'PAID' | 'REFUND_PENDING'): PaymentDecision => ({
   duplicate: false,
 });
 
+const providerPayment = (orderId: string) => ({ paymentId: `pi_${orderId}`, clientSecret: `pi_${orderId}_secret` });
+
 const DEFAULTS: Partial<Record<keyof Activities, (...args: never[]) => Promise<unknown>>> = {
   placeOrder: async (request: { orderId: string }) => placedOrder(request.orderId),
   cancelOrder: async () => cancelled(),
@@ -75,7 +80,8 @@ const DEFAULTS: Partial<Record<keyof Activities, (...args: never[]) => Promise<u
   refundPayment: async () => ({ refunded: true }),
   recordRefundFailure: async () => undefined,
   reopenRefund: async () => ({ reopened: true }),
-  closePaymentIntent: async () => undefined,
+  createPayment: async (orderId: string) => providerPayment(orderId),
+  closePayment: async () => ({ outcome: 'CLOSED' }),
   notifyCustomer: async () => undefined,
   issueInvoice: async () => undefined,
   sendPaymentNotification: async () => undefined,
@@ -154,13 +160,13 @@ async function needsAttentionWrites(orderId: string): Promise<boolean[]> {
 }
 
 describe('OrderLifecycle with stubbed activities', () => {
-  it('an unpaid order is cancelled at its deadline, then its intent closed and the customer told, once each', async () => {
+  it('an unpaid order is cancelled at its deadline by the database alone, then the customer told, once each', async () => {
     const end = await withOrder(result);
     expect(end).toMatchObject({ status: 'CANCELLED', cancelReason: 'PAYMENT_TIMEOUT', phase: 'ending' });
     expect(called('cancelOrder').map((c) => c.args[0])).toEqual([
       expect.objectContaining({ reason: 'PAYMENT_TIMEOUT' }),
     ]);
-    expect(called('closePaymentIntent')).toHaveLength(1);
+    expect(called('closePayment')).toHaveLength(0); // a callback-only provider cannot cancel a payment
     expect(called('notifyCustomer').map((c) => c.args[0])).toEqual([
       expect.objectContaining({ template: 'ORDER_CANCELLED' }),
     ]);
@@ -178,7 +184,6 @@ describe('OrderLifecycle with stubbed activities', () => {
       fulfillment: { invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' },
     });
     expect(called('cancelOrder')).toHaveLength(0);
-    expect(called('closePaymentIntent')).toHaveLength(0);
   });
 
   it('a second payment for a paid order is refunded by the same run, and the customer told', async () => {
@@ -229,7 +234,7 @@ describe('OrderLifecycle with stubbed activities', () => {
     overrides.cancelOrder = async () => ({ outcome: 'ALREADY_FINAL', status: 'PAID' });
     const end = await withOrder(result);
     expect(end).toMatchObject({ status: 'PAID', fulfillment: { invoice: 'DONE' } });
-    expect(called('closePaymentIntent')).toHaveLength(0);
+    expect(called('notifyCustomer')).toHaveLength(0);
   });
 
   it('our database failing for more than 5 minutes flags the order, keeps trying, and clears the flag once through', async () => {
@@ -295,5 +300,117 @@ describe('OrderLifecycle with stubbed activities', () => {
     });
     expect(called('placeOrder')).toHaveLength(1); // a business refusal is not retried
     expect(called('cancelOrder')).toHaveLength(0);
+  });
+});
+
+describe('OrderLifecycle with a provider that cancels payments: provider first at the deadline', () => {
+  beforeEach(() => {
+    overrides.placeOrder = async (request: { orderId: string }) => ({
+      ...(await placedOrder(request.orderId)),
+      payment: providerPayment(request.orderId),
+    });
+  });
+  const closingAnswers = (...answers: ClosingOutcome[]) => {
+    overrides.closePayment = async () => answers[Math.min(called('closePayment').length - 1, answers.length - 1)]!;
+  };
+  const activityOrder = () => calls.map((c) => c.activity);
+
+  it('closes the payment at the provider, and only then cancels the order and tells the customer', async () => {
+    const end = await withOrder(result);
+    expect(end).toMatchObject({ status: 'CANCELLED', cancelReason: 'PAYMENT_TIMEOUT', needsAttention: [] });
+    expect(activityOrder()).toEqual(['placeOrder', 'closePayment', 'cancelOrder', 'notifyCustomer']);
+    expect(called('closePayment')[0]!.args[0]).toMatchObject({ reason: 'PAYMENT_TIMEOUT' });
+  });
+
+  it('a payment the provider already took pays the order however late its webhook: nothing cancelled or refunded', async () => {
+    overrides.closePayment = async (input: { orderId: string }) => ({
+      outcome: 'PAID_AT_PROVIDER',
+      paymentId: `pi_${input.orderId}`,
+    });
+    const end = await withOrder(async (orderId) => {
+      const status = await result(orderId);
+      expect(called('settlePayment').map((c) => c.args[0])).toEqual([{ paymentId: `pi_${orderId}`, orderId }]);
+      return status;
+    });
+    expect(end).toMatchObject({ status: 'PAID', payments: [{ status: 'CAPTURED' }], fulfillment: { invoice: 'DONE' } });
+    expect(called('cancelOrder')).toHaveLength(0);
+    expect(called('refundPayment')).toHaveLength(0);
+    expect(called('notifyCustomer')).toHaveLength(0);
+  });
+
+  it('a wrong amount the provider took is refunded, and the order, which nothing else can pay, is cancelled', async () => {
+    overrides.closePayment = async (input: { orderId: string }) => ({
+      outcome: 'PAID_AT_PROVIDER',
+      paymentId: `pi_${input.orderId}`,
+    });
+    overrides.settlePayment = async () => decided('REFUND_PENDING');
+    const end = await withOrder(result);
+    expect(end).toMatchObject({ status: 'CANCELLED', payments: [{ status: 'REFUNDED' }] });
+    expect(activityOrder()).toEqual([
+      'placeOrder',
+      'closePayment',
+      'settlePayment',
+      'refundPayment',
+      'notifyCustomer', // PAYMENT_REFUNDED
+      'cancelOrder',
+      'notifyCustomer', // ORDER_CANCELLED
+    ]);
+  });
+
+  it('a bank step under way (PROCESSING) holds the order; the provider is asked again a minute later', async () => {
+    closingAnswers({ outcome: 'PROCESSING' }, { outcome: 'CLOSED' });
+    const end = await withOrder(result);
+    expect(end.status).toBe('CANCELLED');
+    expect(called('closePayment')).toHaveLength(2);
+    expect(called('cancelOrder')).toHaveLength(1);
+  });
+
+  it('a provider down past the deadline holds the order, flags it after 5 minutes, and a webhook payment meanwhile pays it', async () => {
+    closingAnswers({ outcome: 'UNAVAILABLE' });
+    const end = await withOrder(async (orderId) => {
+      await env.sleep(30 * MINUTE + 7 * MINUTE);
+      const held = await handleOf(orderId).query(statusQuery);
+      expect(held).toMatchObject({ status: 'UNPAID', phase: 'closing-payment' });
+      expect(held.needsAttention).toEqual([expect.stringContaining('the payment provider has not answered since')]);
+      await pay(orderId, `pi_${orderId}`); // the webhook: the customer paid just before the deadline
+      const status = await result(orderId);
+      expect(await needsAttentionWrites(orderId)).toEqual([true, false]);
+      return status;
+    });
+    expect(end).toMatchObject({ status: 'PAID', payments: [{ status: 'CAPTURED' }], needsAttention: [] });
+    expect(called('closePayment').length).toBeGreaterThan(5); // asked again and again, with a backoff
+    expect(called('cancelOrder')).toHaveLength(0);
+    expect(called('refundPayment')).toHaveLength(0);
+  }, 30_000);
+
+  it('an operator may force the cancel while the provider is silent, and only then', async () => {
+    closingAnswers({ outcome: 'UNAVAILABLE' });
+    const end = await withOrder(async (orderId) => {
+      await expect(handleOf(orderId).executeUpdate(forceCancelUpdate)).rejects.toMatchObject({
+        cause: { type: 'ORDER_NOT_CLOSING' },
+      });
+      await env.sleep(30 * MINUTE + 6 * MINUTE);
+      expect(await handleOf(orderId).executeUpdate(forceCancelUpdate)).toEqual({ orderId, status: 'CANCELLED' });
+      return result(orderId);
+    });
+    expect(end).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
+    expect(called('cancelOrder')).toHaveLength(1);
+  }, 30_000);
+
+  it('a payment the placement could not create is created while the order waits', async () => {
+    overrides.placeOrder = async (request: { orderId: string }) => ({
+      ...(await placedOrder(request.orderId)),
+      payment: 'PENDING',
+    });
+    overrides.createPayment = async (orderId: string) => {
+      if (called('createPayment').length < 3) {
+        throw ApplicationFailure.retryable('the provider is down', THIRD_PARTY_FAILURES.unavailable);
+      }
+      return providerPayment(orderId);
+    };
+    const end = await withOrder(result);
+    expect(end.status).toBe('CANCELLED');
+    expect(called('createPayment')).toHaveLength(3);
+    expect(activityOrder().slice(-3)).toEqual(['closePayment', 'cancelOrder', 'notifyCustomer']);
   });
 });

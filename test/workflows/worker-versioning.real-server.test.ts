@@ -53,6 +53,7 @@ async function deploy(workflowCode: string): Promise<WorkerDeploymentVersion> {
   const deps: ActivityDeps = {
     db: h.db,
     paymentWindowMs: PAYMENT_WINDOW_MS,
+    currency: 'eur',
     maxOpenOrdersPerCustomer: 0,
     maxUnpaidUnitsPerProduct: 0,
     ...h.thirdParties,

@@ -3,7 +3,7 @@ import type {
   CancelOutcome,
   CreatedPayment,
   NewPayment,
-  PaymentLifecycle,
+  PaymentProvider,
   PaymentRef,
   ProviderPayment,
   RefundRequest,
@@ -20,7 +20,9 @@ import {
 import { findOwnRefund } from './refunds.js';
 
 /** The payment's life on Stripe's PaymentIntents, one intent per order. */
-export class StripePaymentProvider implements PaymentLifecycle {
+export class StripePaymentProvider implements PaymentProvider {
+  readonly cancelsPayments = true;
+
   constructor(private readonly stripe: Stripe) {}
 
   async createPayment(request: NewPayment): Promise<CreatedPayment> {

@@ -22,7 +22,14 @@ const sql = Prisma.sql;
 /** One corruption per check: an effect missing where it is owed, or present where it is not. */
 function corruptions({ orders, payments }: CheckedHistory): Record<string, Prisma.Sql> {
   return {
-    'payment-intent-closed-once': sql`DELETE FROM fakes.effects WHERE operation = 'closeIntent' AND idempotency_key = ${orders.cancelled}`,
+    'payment-closed-before-order': sql`
+      INSERT INTO fakes.payment_intents (payment_id, order_id, amount_cents, currency, client_secret, status, cancelled_at)
+      SELECT 'pi_late_close', id, total_cents, 'eur', 'secret', 'CANCELLED', cancelled_at + interval '1 minute'
+        FROM orders WHERE id = ${orders.cancelled}::uuid`,
+    'provider-payments-settled': sql`
+      INSERT INTO fakes.payment_intents (payment_id, order_id, amount_cents, currency, client_secret, status, amount_received, paid_at)
+      SELECT 'pi_never_recorded', id, total_cents, 'eur', 'secret', 'SUCCEEDED', total_cents, now() - interval '1 hour'
+        FROM orders WHERE id = ${orders.unpaid}::uuid`,
     'cancellation-notified-once': sql`
       INSERT INTO fakes.effects (service, operation, idempotency_key, payload)
       VALUES ('notification', 'ORDER_CANCELLED', ${orders.paid} || ':ORDER_CANCELLED', '{}')`,
@@ -54,17 +61,14 @@ describe("the fakes' effect checks", () => {
     ).toBeGreaterThan(0);
   });
 
-  it('give a fresh cancellation its grace before its payment intent and notice are owed', async () => {
+  it('give a fresh cancellation its grace before its notice is owed', async () => {
     const cancelled = (ago: Prisma.Sql) => sql`
       UPDATE orders SET status = 'CANCELLED', cancelled_at = now() - ${ago}, cancel_reason = 'CUSTOMER' WHERE id = ${h.orders.unpaid}::uuid`;
     expect(
       (await h.checkCorrupted(FAKE_EFFECT_INVARIANTS, cancelled(sql`interval '0 seconds'`), 60_000)).violations,
     ).toEqual([]);
     const strict = await h.checkCorrupted(FAKE_EFFECT_INVARIANTS, cancelled(sql`interval '1 hour'`), 60_000);
-    expect(strict.violations.map((v) => v.invariant).sort()).toEqual([
-      'cancellation-notified-once',
-      'payment-intent-closed-once',
-    ]);
+    expect(strict.violations.map((v) => v.invariant).sort()).toEqual(['cancellation-notified-once']);
   });
 });
 

@@ -1,5 +1,5 @@
 import { Prisma } from '@prisma/client';
-import { statusValue } from '../activities/guarded-sql.js';
+import { statusValue } from './guarded-sql.js';
 import { INITIAL_STATUS } from '../domain/statuses.js';
 import { query, type Queryable } from '../lib/sql.js';
 

@@ -1,0 +1,131 @@
+import { Prisma } from '@prisma/client';
+import { log } from '@temporalio/activity';
+import type { OrderPayment } from '../domain/messages.js';
+import { THIRD_PARTY_FAILURES } from '../domain/errors.js';
+import { canTransition, ORDER_TRANSITIONS, type CancelReason, type OrderStatus } from '../domain/statuses.js';
+import { query } from '../lib/sql.js';
+import { asOf, type ActivityDeps } from './deps.js';
+import { businessFailure } from './errors.js';
+import { nowOr, statusIn } from './guarded-sql.js';
+import { recordReceivedPayment } from './received-payments.js';
+import type { PaymentRef } from './third-party/payment-provider.js';
+
+/** What closing an order's payment at the provider came to (closePayment). */
+export type ClosingOutcome =
+  /** Nothing can pay the order any more: the guarded cancel may run. */
+  | { outcome: 'CLOSED' }
+  /** The customer paid before the provider could close it: recorded (RECEIVED), to be settled like a webhook's. */
+  | { outcome: 'PAID_AT_PROVIDER'; paymentId: string }
+  /** A bank or 3-D Secure step is under way: ask again later. */
+  | { outcome: 'PROCESSING' }
+  /** The provider did not answer: nothing is known, so nothing may be released. */
+  | { outcome: 'UNAVAILABLE' }
+  /** Still UNPAID and its deadline (maybe moved) lies ahead: the provider was not asked. */
+  | { outcome: 'NOT_DUE'; expiresAt: string }
+  /** Paid or cancelled meanwhile: nothing to close. */
+  | { outcome: 'ALREADY_FINAL'; status: OrderStatus }
+  /** The provider cannot cancel a payment: the database decides first, a late payment is refunded. */
+  | { outcome: 'NOT_CANCELLABLE' };
+
+export function createProviderPaymentActivities(deps: ActivityDeps) {
+  const { db, paymentProvider } = deps;
+
+  return {
+    /** The order's payment, created if it is still missing (the placement could not create it): openPayment. */
+    createPayment: (orderId: string): Promise<OrderPayment | null> => openPayment(deps, orderId),
+
+    /**
+     * Provider first: marks the order as closing (a guarded statement: still UNPAID and, for a
+     * timeout, due by the database's clock; from then on its deadline cannot move), then cancels its
+     * payment at the provider and answers what the provider said. A payment the provider already
+     * took is recorded as the webhook would record it, by the provider's word, so it pays the order
+     * however late its webhook comes. Safe to run again: each step is idempotent.
+     */
+    async closePayment(input: { orderId: string; reason: CancelReason }): Promise<ClosingOutcome> {
+      if (!paymentProvider.cancelsPayments) return { outcome: 'NOT_CANCELLABLE' };
+      const now = await asOf(deps);
+      const due = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`AND expires_at <= ${nowOr(now)}` : Prisma.empty;
+      const { rows: marked } = await query<{ provider_payment_id: string | null }>(
+        db.pool,
+        Prisma.sql`
+          UPDATE orders SET closing_since = COALESCE(closing_since, ${nowOr(now)})
+          WHERE id = ${input.orderId}::uuid AND ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)}
+            AND (closing_since IS NOT NULL ${due})
+          RETURNING provider_payment_id`,
+      );
+      if (marked.length === 0) return notClosing(input.orderId);
+
+      const paymentId = marked[0]!.provider_payment_id;
+      const ref: PaymentRef = paymentId ? { paymentId } : { orderId: input.orderId };
+      const answer = await paymentProvider.cancelPayment(ref);
+      if (answer.outcome === 'CANCELLED') return { outcome: 'CLOSED' };
+      if (answer.outcome !== 'ALREADY_SUCCEEDED') return answer;
+      const paid = answer.payment;
+      await recordReceivedPayment(db.pool, { ...paid, orderId: input.orderId }, now);
+      log.info('the provider had taken the payment already: it pays the order', {
+        orderId: input.orderId,
+        paymentId: paid.paymentId,
+      });
+      return { outcome: 'PAID_AT_PROVIDER', paymentId: paid.paymentId };
+    },
+  };
+
+  async function notClosing(orderId: string): Promise<ClosingOutcome> {
+    const { rows } = await query<{ status: OrderStatus; expires_at: Date }>(
+      db.pool,
+      Prisma.sql`SELECT status, expires_at FROM orders WHERE id = ${orderId}::uuid`,
+    );
+    const order = rows[0];
+    if (!order) throw businessFailure('UNKNOWN_ORDER', { orderId });
+    return canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, order.status)
+      ? { outcome: 'NOT_DUE', expiresAt: order.expires_at.toISOString() }
+      : { outcome: 'ALREADY_FINAL', status: order.status };
+  }
+}
+
+/**
+ * The order's payment at a provider that cancels payments, created once (its idempotency key is the
+ * order's) and kept on the order; null when there is none to create: a callback-only provider, or
+ * an order no longer open for payment. The provider's failure is passed on.
+ */
+export async function openPayment(deps: ActivityDeps, orderId: string): Promise<OrderPayment | null> {
+  const { db, paymentProvider } = deps;
+  if (!paymentProvider.cancelsPayments) return null;
+  const { rows } = await query<{
+    customer_id: string;
+    total_cents: number;
+    provider_payment_id: string | null;
+    payment_client_secret: string | null;
+    open: boolean;
+  }>(
+    db.pool,
+    Prisma.sql`
+      SELECT customer_id, total_cents, provider_payment_id, payment_client_secret,
+             ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)} AND closing_since IS NULL AS open
+      FROM orders WHERE id = ${orderId}::uuid`,
+  );
+  const order = rows[0];
+  if (order?.provider_payment_id)
+    return { paymentId: order.provider_payment_id, clientSecret: order.payment_client_secret! };
+  if (!order?.open) return null;
+  const created = await paymentProvider.createPayment({
+    orderId,
+    amountCents: order.total_cents,
+    currency: deps.currency,
+    customerId: order.customer_id,
+  });
+  await query(
+    db.pool,
+    Prisma.sql`
+      UPDATE orders SET provider_payment_id = ${created.paymentId}, payment_client_secret = ${created.clientSecret}
+      WHERE id = ${orderId}::uuid AND provider_payment_id IS NULL`,
+  );
+  log.info('payment created at the provider', { orderId, paymentId: created.paymentId });
+  return created;
+}
+
+/** The provider's own failure (unavailable, or refused for good), as the adapters report it. */
+export function isProviderFailure(err: unknown): boolean {
+  const type = (err as { type?: unknown } | null)?.type;
+  return type === THIRD_PARTY_FAILURES.unavailable || type === THIRD_PARTY_FAILURES.rejected;
+}

@@ -1,0 +1,124 @@
+import { CancellationScope, condition, isCancellation, log } from '@temporalio/workflow';
+import ms from 'ms';
+import type { CancelReason, OrderStatus } from '../domain/statuses.js';
+import { money } from './activity-proxies.js';
+import { STUCK_AFTER } from './activity-options.js';
+import { failureKind, rootCauseMessage } from './failures.js';
+import type { OrderRun } from './order-run.js';
+
+/** While a bank or 3-D Secure step is under way, the provider is asked again this often. */
+const PROCESSING_RECHECK_MS = ms('1 minute');
+/** A provider that did not answer is asked again after 5 s, then twice as long each time, up to a minute. */
+const UNAVAILABLE_FIRST_WAIT_MS = ms('5 seconds');
+const UNAVAILABLE_MAX_WAIT_MS = ms('1 minute');
+/** How long an order waits for a silent provider before an operator is asked to look (as for a stuck call). */
+const SILENT_PROVIDER_ALERT_MS = ms(STUCK_AFTER);
+const ATTENTION_KEY = 'provider:closing';
+
+/** What closing the payment came to, for the guarded cancel that follows (or not). */
+export type Closing =
+  /** Nothing can pay the order any more (or an operator forced it): the guarded cancel may run. */
+  | { outcome: 'CLOSED' }
+  /** A payment the provider took paid the order: nothing is released, nothing refunded. */
+  | { outcome: 'PAID' }
+  | { outcome: 'NOT_DUE'; expiresAt: string }
+  | { outcome: 'ALREADY_FINAL'; status: OrderStatus };
+
+/**
+ * Provider first: at the deadline (or the customer's cancel) the payment is closed at the provider
+ * before the order lets go of its stock and coupon, because only the provider knows whether the
+ * customer is paying right now. Its answer decides:
+ * - cancelled: the order may be cancelled;
+ * - already succeeded: the provider's payment is recorded and settled like a webhook's, so it pays the
+ *   order however late its webhook comes;
+ * - processing (a bank or 3-D Secure step): asked again each minute;
+ * - unavailable: nothing is known, so nothing is released. Asked again with a backoff; after
+ *   STUCK_AFTER the order is flagged NeedsAttention, and an operator may force the cancel (a payment
+ *   that still arrives is then refunded).
+ * A payment that arrives through the webhook meanwhile ends the wait at once.
+ */
+export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Promise<Closing> {
+  run.enter('closing-payment');
+  const since = Date.now();
+  let unavailableWaitMs = UNAVAILABLE_FIRST_WAIT_MS;
+  for (;;) {
+    if (run.forceCancelRequested) {
+      log.warn('cancel forced by an operator without the provider closing the payment', { orderId: run.orderId });
+      return done(run, { outcome: 'CLOSED' });
+    }
+    const answer = await run.keepTrying.mustSucceed('closePayment', () =>
+      money.closePayment({ orderId: run.orderId, reason }),
+    );
+    let waitMs: number;
+    switch (answer.outcome) {
+      case 'CLOSED':
+      case 'NOT_CANCELLABLE':
+        return done(run, { outcome: 'CLOSED' });
+      case 'NOT_DUE':
+      case 'ALREADY_FINAL':
+        return done(run, answer);
+      case 'PAID_AT_PROVIDER':
+        await run.payments.settle({ paymentId: answer.paymentId, orderId: run.orderId });
+        // Its webhook may be settling the same payment in another handler: wait for that one too.
+        await condition(() => run.payments.idle);
+        // A payment that did not pay the order (a wrong amount) was refunded; it was the order's
+        // payment at the provider, so nothing else can pay the order now.
+        return done(run, run.status === 'PAID' ? { outcome: 'PAID' } : { outcome: 'CLOSED' });
+      case 'PROCESSING':
+        waitMs = PROCESSING_RECHECK_MS;
+        break;
+      case 'UNAVAILABLE':
+        waitMs = unavailableWaitMs;
+        unavailableWaitMs = Math.min(unavailableWaitMs * 2, UNAVAILABLE_MAX_WAIT_MS);
+        if (Date.now() - since >= SILENT_PROVIDER_ALERT_MS) flagSilentProvider(run, since);
+        break;
+    }
+    // A webhook's payment, or an operator's force-cancel, ends the wait early.
+    await condition(() => run.status !== 'UNPAID' || run.forceCancelRequested, waitMs);
+    if (run.status === 'PAID') return done(run, { outcome: 'PAID' });
+  }
+}
+
+function flagSilentProvider(run: OrderRun, since: number): void {
+  const from = new Date(since).toISOString();
+  log.error('the payment provider cannot say whether the order was paid: the order is held', { orderId: run.orderId });
+  run.attention.note(
+    ATTENTION_KEY,
+    `the payment provider has not answered since ${from}: the order is held, not cancelled, until it says whether ` +
+      `the customer paid; to cancel without it, POST /orders/${run.orderId}/force-cancel (a payment that still arrives is refunded)`,
+  );
+}
+
+function done(run: OrderRun, closing: Closing): Closing {
+  run.attention.note(ATTENTION_KEY, null);
+  return closing;
+}
+
+/**
+ * A payment the placement could not create (the provider was down then) is created while the order
+ * waits, so the customer can still pay; stopped once the order begins to close. A provider that
+ * refuses for good leaves the order unpayable: an operator is told.
+ */
+export function createPaymentMeanwhile(run: OrderRun): { stop(): Promise<void> } {
+  const scope = new CancellationScope();
+  const creating = scope.run(async () => {
+    try {
+      await run.keepTrying.mustSucceed('createPayment', () => money.createPayment(run.orderId));
+    } catch (err) {
+      if (isCancellation(err)) return;
+      if (failureKind(err) === undefined) throw err;
+      const error = rootCauseMessage(err);
+      log.error('the payment provider refused to create the payment', { orderId: run.orderId, error });
+      run.attention.note(
+        'provider:create',
+        `the payment provider refused to create the payment (${error}): the customer cannot pay`,
+      );
+    }
+  });
+  return {
+    stop: async () => {
+      scope.cancel();
+      await creating;
+    },
+  };
+}
