@@ -6,6 +6,7 @@ import {
   CancelRequested,
   CouponView,
   DeadlineExtended,
+  ForceCancelled,
   OpenOrdersExtended,
   Health,
   OpenApiJson,
@@ -26,7 +27,7 @@ import { health } from './routes/health.js';
 import { metricsText } from './routes/metrics.js';
 import { openApiJson } from './routes/openapi.js';
 import { simulatePayment, uiConfig } from './routes/orders-page.js';
-import { cancelOrder, extendDeadline, getOrder, listOrders, placeOrder } from './routes/orders.js';
+import { cancelOrder, extendDeadline, forceCancel, getOrder, listOrders, placeOrder } from './routes/orders.js';
 import { acceptPayment } from './routes/payments.js';
 import { retryRefund } from './routes/refunds.js';
 import {
@@ -211,6 +212,20 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
       success: { status: 200, description: 'the new deadline', schema: DeadlineExtended },
       errors: ['UNKNOWN_ORDER', 'ORDER_NOT_UNPAID'],
       handler: extendDeadline,
+    }),
+  }),
+  ...apiRoute('/orders/:id/force-cancel', {
+    post: operation({
+      summary: 'Cancel an order whose payment the provider cannot close now',
+      description:
+        'At the deadline the payment is closed at the provider before the order is cancelled. While the provider does not ' +
+        'answer, the order is held (NeedsAttention after 5 minutes); this cancels it without the provider. A payment that ' +
+        'still arrives is refunded. Only for an order in that state: otherwise 409 ORDER_NOT_CLOSING.',
+      access: 'operator',
+      params: OrderIdParam,
+      success: { status: 200, description: 'the order as its run left it', schema: ForceCancelled },
+      errors: ['UNKNOWN_ORDER', 'ORDER_NOT_UNPAID', 'ORDER_NOT_CLOSING'],
+      handler: forceCancel,
     }),
   }),
   ...apiRoute('/orders/:id/fulfillment/:step/retry', {

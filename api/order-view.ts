@@ -50,8 +50,9 @@ function toView(row: OrderRow, now: Date): OrderView {
     id: row.id,
     customerId: row.customerId,
     status: row.status,
-    // An order past its deadline is never offered for payment, even before the cancel has landed.
-    payable: row.status === 'UNPAID' && row.expiresAt > now,
+    // An order past its deadline, or whose payment is being closed, is never offered for payment,
+    // even before the cancel has landed.
+    payable: row.status === 'UNPAID' && row.expiresAt > now && row.closingSince === null,
     totalCents: row.totalCents,
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt.toISOString(),
@@ -61,6 +62,7 @@ function toView(row: OrderRow, now: Date): OrderView {
     items: row.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unitPriceCents: i.unitPriceCents })),
     couponCode: row.couponCode,
     workflowId: orderWorkflowId(row.id),
+    payment: row.providerPaymentId ? { paymentId: row.providerPaymentId, clientSecret: row.paymentClientSecret! } : null,
     payments: row.payments.map((p) => ({
       paymentId: p.paymentId,
       amountCents: p.amountCents,

@@ -43,6 +43,19 @@ export type CouponView = z.infer<typeof CouponView>;
 
 const OrderItem = z.strictObject({ sku: z.string(), quantity: z.int(), unitPriceCents: z.int() });
 
+/** The order's payment at a provider that cancels payments, for the customer's client to pay it. */
+const OrderPaymentView = z
+  .strictObject({
+    paymentId: z.string().meta({ description: "the provider's id of the payment (Stripe: the PaymentIntent)" }),
+    clientSecret: z.string().meta({ description: "what the customer's client needs to pay it (Stripe.js: the client secret)" }),
+  })
+  .nullable()
+  .meta({
+    id: 'OrderPayment',
+    description:
+      "null with a callback-only provider, while the provider could not create it yet, and in an operator's view",
+  });
+
 /** Never above the largest total placement accepts. */
 const orderTotal = z.int().min(0).max(MAX_ORDER_TOTAL_CENTS);
 
@@ -56,6 +69,7 @@ export const PlacedOrderView = z
     couponCode: z.string().nullable(),
     items: z.array(OrderItem),
     workflowId: z.string().meta({ description: "the order's Temporal workflow, `order-<id>`" }),
+    payment: OrderPaymentView,
   })
   .meta({ id: 'PlacedOrder' });
 
@@ -64,9 +78,10 @@ export const OrderView = z
     id: z.uuid(),
     customerId: z.string(),
     status: z.enum(ORDER_STATUSES),
-    payable: z
-      .boolean()
-      .meta({ description: 'false once expiresAt has passed, even before the cancellation has landed' }),
+    payable: z.boolean().meta({
+      description:
+        'false once expiresAt has passed (even before the cancellation has landed) or its payment is being closed at the provider',
+    }),
     totalCents: orderTotal,
     createdAt: timestamp,
     expiresAt: timestamp,
@@ -76,6 +91,7 @@ export const OrderView = z
     items: z.array(OrderItem),
     couponCode: z.string().nullable(),
     workflowId: z.string(),
+    payment: OrderPaymentView,
     payments: z.array(
       z.strictObject({
         paymentId: z.string(),
@@ -105,6 +121,8 @@ export const OrderList = z.strictObject({ orders: z.array(OrderView).meta({ desc
 export const CancelRequested = z.strictObject({ id: z.uuid(), cancelRequested: z.literal(true) });
 
 export const DeadlineExtended = z.strictObject({ expiresAt: timestamp });
+
+export const ForceCancelled = z.strictObject({ orderId: z.uuid(), status: z.enum(ORDER_STATUSES) });
 
 export const OpenOrdersExtended = z.strictObject({
   extended: z.int().min(0).meta({ description: 'how many open orders got the extra minutes' }),

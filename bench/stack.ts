@@ -60,6 +60,8 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       // The safety net must not touch the baseline's orders: give it a grace longer than the run.
       RECONCILE_GRACE: '1h',
       THIRD_PARTIES: 'fake',
+      // As the scan baseline (direct-placement.ts): payments judged by when their callback arrived.
+      FAKE_PAYMENTS: 'callback-only',
       FAULTS_ENABLED: 'false',
       TEMPORAL_SET_CURRENT_VERSION: 'true', // one build: the workers make it current
       LOG_LEVEL: 'warn',

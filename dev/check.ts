@@ -5,7 +5,7 @@ import { createDb } from '../lib/db.js';
 import { checkInvariants, countRows, formatCounts, formatReport } from '../ops/invariants.js';
 import { durationOption, parseCommandArgs } from './command-args.js';
 import { ping } from './databases.js';
-import { EMBEDDED, embeddedPostgres } from './embedded.js';
+import { embeddedDatabaseUrl, embeddedPostgres } from './embedded.js';
 import { countFakeRows, formatFakeCounts, invariantsFor } from './fakes/invariants.js';
 import { startPostgres, type RunningPostgres } from './postgres.js';
 import { runMain, StartupError } from './startup-error.js';
@@ -42,7 +42,7 @@ runMain(async () => {
 
 async function findDatabase(databaseUrl: string | undefined): Promise<{ url: string; postgres?: RunningPostgres }> {
   if (databaseUrl !== undefined) return { url: databaseUrl };
-  const url = `postgresql://postgres@127.0.0.1:${EMBEDDED.postgresPort}/${EMBEDDED.databaseName}`;
+  const url = embeddedDatabaseUrl();
   if (
     await ping(url).then(
       () => true,

@@ -32,6 +32,10 @@ export const EMBEDDED_TEMPORAL_STORE: 'sqlite' | 'postgres' = 'sqlite';
 /** The cluster mode's second worker replica: its /metrics and SDK metrics ports (the first has the defaults). */
 export const SECOND_WORKER_METRICS: WorkerPorts = { metricsPort: 9466, sdkMetricsAddress: '127.0.0.1:9467' };
 
+/** Where `npm start`'s embedded PostgreSQL answers while it runs. */
+export const embeddedDatabaseUrl = (): string =>
+  `postgresql://postgres@127.0.0.1:${EMBEDDED.postgresPort}/${EMBEDDED.databaseName}`;
+
 /** The embedded PostgreSQL of `npm start`, in .data/ (what `npm run check` starts when it is not running). */
 export function embeddedPostgres(): PostgresOptions {
   return durablePostgres(DATA_DIR, EMBEDDED.postgresPort);

@@ -2,12 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { sendPaymentCallback } from '../api/webhook-signature.js';
 import { loadConfig } from '../lib/config.js';
+import { createDb } from '../lib/db.js';
+import { embeddedDatabaseUrl } from './embedded.js';
+import { chargeFakePayment } from './fakes/payment-provider.js';
 import { runMain, StartupError } from './startup-error.js';
 
 /**
- * `npm run pay -- <orderId> [--amount <cents>] [--payment-id <id>]`: plays the payment provider
- * against the running API, sending a correctly signed callback for the order's total (or the
- * amount given). Send the same --payment-id twice to see a redelivery have one effect.
+ * `npm run pay -- <orderId> [--amount <cents>] [--payment-id <id>]`: plays the customer and the
+ * payment provider against the running API. Where the local provider holds a payment for the order
+ * (FAKE_PAYMENTS=cancellable, npm start's default), the customer pays it first, and the provider
+ * refuses a payment it has cancelled, as a real one would; then it sends the correctly signed
+ * callback for the order's total (or the amount given). Send the same --payment-id twice to see a
+ * redelivery have one effect.
  */
 runMain(async () => {
   const { positionals, values } = parseArgs({
@@ -23,12 +29,19 @@ runMain(async () => {
   const order = await fetch(`${api}/orders/${orderId}`, { headers: { authorization: `Bearer ${config.adminToken}` } });
   if (!order.ok) throw new StartupError(`GET /orders/${orderId} answered ${order.status}: ${await order.text()}`);
   const { totalCents } = (await order.json()) as { totalCents: number };
+  const amountCents = values.amount === undefined ? totalCents : Number(values.amount);
 
+  const db = createDb(config.databaseUrl ?? embeddedDatabaseUrl(), { maxConnections: 1 });
+  const charge = await chargeFakePayment(db, { orderId, amountCents }).finally(() => db.$disconnect());
+  if (charge.outcome === 'REFUSED') {
+    throw new StartupError(`the payment provider refused: the order's payment is ${charge.status}`);
+  }
+  const paid = charge.outcome === 'SUCCEEDED' ? charge.payment : undefined;
   const { status, body, sent } = await sendPaymentCallback(api, config.webhookSecret, {
-    paymentId: values['payment-id'] ?? `pay-${randomUUID()}`,
+    paymentId: paid?.paymentId ?? values['payment-id'] ?? `pay-${randomUUID()}`,
     orderId,
-    amountCents: values.amount === undefined ? totalCents : Number(values.amount),
-    paidAt: new Date().toISOString(),
+    amountCents,
+    paidAt: paid?.paidAt ?? new Date().toISOString(),
   });
   console.log(`POST /payments/callback ${sent}\n→ ${status} ${body}`);
 });

@@ -117,7 +117,9 @@ function printBanner(config: Config, stack: LocalStack, cluster: boolean): void 
     );
   }
   if (config.databaseUrl === undefined) lines.push(`  Database     ${stack.databaseUrl}`);
-  lines.push('  Providers    the local fakes (THIRD_PARTIES=fake): nothing real is paid or sent');
+  lines.push(
+    `  Providers    the local fakes (THIRD_PARTIES=fake, FAKE_PAYMENTS=${config.fakePayments}): nothing real is paid or sent`,
+  );
   lines.push(`  Faults       ${config.faultsEnabled ? 'enabled (PUT /admin/faults/:service)' : 'disabled'}`);
   const devSecrets = devSecretsInUse(config);
   if (devSecrets.length > 0)

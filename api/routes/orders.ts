@@ -5,6 +5,7 @@ import type { ApiMetrics } from '../metrics.js';
 import {
   cancelSignal,
   extendDeadlineUpdate,
+  forceCancelUpdate,
   ORDER_WORKFLOW_TYPE,
   orderLifecycleInput,
   orderSummary,
@@ -14,13 +15,20 @@ import {
 } from '../../domain/messages.js';
 import type { OrderLifecycle } from '../../workflows/order-lifecycle.js';
 import { CustomerIdKey } from '../../domain/search-attributes.js';
-import { actingFor, mayReach } from '../auth.js';
+import { actingFor, mayReach, type Caller } from '../auth.js';
 import type { CheckoutPriority } from '../checkout-priority.js';
 import type { Handler } from '../endpoint.js';
 import { ApiError, businessError } from '../errors.js';
 import { findOrderView, listOrderViews } from '../order-view.js';
 import { newOrderId } from '../order-ids.js';
-import type { CancelRequested, DeadlineExtended, OrderList, OrderView, PlacedOrderView } from '../responses.js';
+import type {
+  CancelRequested,
+  DeadlineExtended,
+  ForceCancelled,
+  OrderList,
+  OrderView,
+  PlacedOrderView,
+} from '../responses.js';
 import type { CreateOrderBody, ExtendBody, ListOrdersQuery, OrderIdParam, PlaceOrderHeaders } from '../schemas.js';
 import { callTemporal } from '../temporal-errors.js';
 import { whileUnpaid } from '../unpaid-order.js';
@@ -71,7 +79,9 @@ export const placeOrder: Handler<
   );
   deps.metrics.ordersPlaced.inc();
   void deps.checkoutPriority.lower(orderWorkflowId(orderId)); // not awaited: the customer does not wait for it
-  return { ...placed, workflowId: orderWorkflowId(orderId) };
+  // PENDING: the provider could not create the payment yet; GET /orders/:id shows it once it has.
+  const payment = placed.payment === 'PENDING' || caller.role === 'operator' ? null : placed.payment;
+  return { ...placed, payment, workflowId: orderWorkflowId(orderId) };
 };
 
 export const listOrders: Handler<
@@ -79,9 +89,11 @@ export const listOrders: Handler<
   'customerOrOperator',
   { db: Db },
   typeof OrderList
-> = async ({ query, caller }, { db }) =>
+> = async ({ query, caller }, { db }) => {
   // Without a customerId an operator lists everyone's orders; a customer, always only their own.
-  ({ orders: await listOrderViews(db, { ...query, customerId: actingFor(caller, query.customerId) }) });
+  const orders = await listOrderViews(db, { ...query, customerId: actingFor(caller, query.customerId) });
+  return { orders: orders.map((order) => shownTo(caller, order)) };
+};
 
 export const getOrder: Handler<
   { params: typeof OrderIdParam },
@@ -91,8 +103,22 @@ export const getOrder: Handler<
 > = async ({ params: { id }, caller }, { db }) => {
   const order = await findOrderView(db, id);
   if (!order || !mayReach(caller, order.customerId)) throw businessError('UNKNOWN_ORDER');
-  return order;
+  return shownTo(caller, order);
 };
+
+/** What pays the order is the customer's: an operator sees everything else. */
+function shownTo(caller: Caller, order: OrderView): OrderView {
+  return caller.role === 'customer' ? order : { ...order, payment: null };
+}
+
+/** The provider cannot say whether the customer paid: an operator cancels anyway (a payment still arriving is refunded). */
+export const forceCancel: Handler<
+  { params: typeof OrderIdParam },
+  'operator',
+  { db: Db; temporal: Client },
+  typeof ForceCancelled
+> = async ({ params: { id }, caller }, deps) =>
+  whileUnpaid(deps, id, caller, (workflow) => workflow.executeUpdate(forceCancelUpdate));
 
 export const cancelOrder: Handler<
   { params: typeof OrderIdParam },

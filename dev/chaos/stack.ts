@@ -50,6 +50,9 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Local
       MAX_OPEN_ORDERS_PER_CUSTOMER: '0',
       ORDERS_PER_MINUTE_PER_CLIENT: '0',
       THIRD_PARTIES: 'fake',
+      // The verdicts judge a payment by when its callback arrived (on time, late): the provider that
+      // cannot cancel, whose deadline the database decides. Provider first has its own tests.
+      FAKE_PAYMENTS: 'callback-only',
       FAULTS_ENABLED: 'true',
       TEMPORAL_SET_CURRENT_VERSION: 'true', // one build: the workers make it current
       LOG_LEVEL: 'warn',
