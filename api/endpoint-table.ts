@@ -277,7 +277,11 @@ export const STRIPE_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute(STRIPE_WEBHOOK_PAT
       'Redeliveries and events out of order have one effect. Mounted only when `STRIPE_WEBHOOK_SECRET` is configured (`THIRD_PARTIES=stripe`), 404 otherwise.',
     access: 'stripe',
     body: StripeEventBody,
-    success: { status: 200, description: 'the event is acknowledged: handed over, or ignored', schema: StripeEventAcknowledged },
+    success: {
+      status: 200,
+      description: 'the event is acknowledged: handed over, or ignored',
+      schema: StripeEventAcknowledged,
+    },
     errors: [],
     handler: acceptStripeEvent,
   }),

@@ -53,7 +53,7 @@ const SECURITY_SCHEMES = {
     in: 'header',
     name: STRIPE_SIGNATURE_HEADER,
     description:
-      "Stripe's scheme: `t=<unix seconds>,v1=<hex HMAC-SHA256(STRIPE_WEBHOOK_SECRET, t + \".\" + rawBody)>`, over the exact bytes of the body, " +
+      'Stripe\'s scheme: `t=<unix seconds>,v1=<hex HMAC-SHA256(STRIPE_WEBHOOK_SECRET, t + "." + rawBody)>`, over the exact bytes of the body, ' +
       `at most ${STRIPE_SIGNATURE_TOLERANCE_SECONDS} s old; checked with the official client's \`webhooks.constructEvent\`.`,
   },
 } satisfies Record<string, oas31.SecuritySchemeObject>;

@@ -103,6 +103,8 @@ export interface HarnessOptions {
   ordersRateLimit?: { limit: number; windowMs: number };
   /** The API's logger (default: silent). */
   logger?: Logger;
+  /** Mounts Stripe's webhook, `POST /webhooks/stripe`, with this signing secret. */
+  stripeWebhookSecret?: string;
 }
 
 export async function startOrderHarness(options: HarnessOptions = {}): Promise<OrderHarness> {
@@ -173,6 +175,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     taskQueue,
     adminToken: ADMIN_TOKEN,
     webhookSecret: WEBHOOK_SECRET,
+    stripeWebhookSecret: options.stripeWebhookSecret,
     customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET, maxAgeSeconds: 3600 },
     orderIdSecret: ORDER_ID_SECRET,
     ordersRateLimit: options.ordersRateLimit ?? { limit: 0, windowMs: 60_000 },
