@@ -112,3 +112,9 @@ describe('POST /webhooks/stripe acknowledges, and ignores, what pays no order', 
     expect(await post(event)).toEqual(ignored(event));
   });
 });
+
+describe('POST /webhooks/stripe answers 5xx only when the payment could not be handed over', () => {
+  it('a payment for an order, with the database unreachable: 500 INTERNAL, so that Stripe redelivers', async () => {
+    expect(await post(succeeded())).toMatchObject({ status: 500, body: { error: { code: 'INTERNAL' } } });
+  });
+});
