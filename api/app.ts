@@ -7,7 +7,7 @@ import type { Logger } from '../lib/logger.js';
 import { CheckoutPriority } from './checkout-priority.js';
 import { customerTokenVerifier, type VerifyCustomerToken } from './customer-token.js';
 import { withDeps, type Endpoint } from './endpoint.js';
-import { DEV_ENDPOINTS, ENDPOINTS } from './endpoint-table.js';
+import { DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from './endpoint-table.js';
 import { errorHandler, notFound } from './errors.js';
 import { createApiMetrics, type ApiMetrics } from './metrics.js';
 import { mountEndpoints } from './mount-endpoints.js';
@@ -22,6 +22,8 @@ export interface AppDeps {
   taskQueue: string;
   adminToken: string;
   webhookSecret: string;
+  /** Stripe's signing secret for `POST /webhooks/stripe` (config: STRIPE_WEBHOOK_SECRET); unset: that route is not mounted (404). */
+  stripeWebhookSecret?: string | undefined;
   customerTokens: CustomerTokenSettings;
   orderIdSecret: string;
   /** Order placements per customer per window; 0: no limit (config: ORDERS_PER_MINUTE_PER_CLIENT, a 1-minute window). */
@@ -59,7 +61,11 @@ export interface ApiDeps extends AppDeps {
 
 /** The HTTP API, built from its dependencies; it does not listen (server.ts and tests do). */
 export function createApp(deps: AppDeps): Express {
-  const ownEndpoints = deps.faultInjection ? [...ENDPOINTS, ...DEV_ENDPOINTS] : ENDPOINTS;
+  const ownEndpoints = [
+    ...ENDPOINTS,
+    ...(deps.stripeWebhookSecret === undefined ? [] : STRIPE_ENDPOINTS),
+    ...(deps.faultInjection ? DEV_ENDPOINTS : []),
+  ];
   const devEndpoints = deps.faultInjection?.endpoints ?? [];
   const apiDeps: ApiDeps = {
     ...deps,
@@ -67,7 +73,7 @@ export function createApp(deps: AppDeps): Express {
     metrics: createApiMetrics(deps.db),
     verifyCustomerToken: customerTokenVerifier(deps.customerTokens),
     checkoutPriority: new CheckoutPriority(deps.temporal, deps.logger),
-    // The document names exactly the endpoints mounted here: the dev-only ones only when they are.
+    // The document names exactly the endpoints mounted here: Stripe's and the dev-only ones only when they are.
     openApiDocument: openApiDocument([...ownEndpoints, ...devEndpoints]),
   };
   const app = express();

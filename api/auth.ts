@@ -1,5 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
+import {
+  readPaymentEvent,
+  SIGNATURE_HEADER as STRIPE_SIGNATURE_HEADER,
+  StripeSignatureError,
+  type PaymentEvent,
+} from '../activities/third-party/stripe/events.js';
 import type { Access } from './endpoint.js';
 import { InvalidCustomerToken, type VerifyCustomerToken } from './customer-token.js';
 import { ApiError } from './errors.js';
@@ -13,6 +19,15 @@ import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from './webhook-s
  */
 export type Caller = { role: 'operator' } | { role: 'customer'; customerId: string };
 
+/**
+ * What Stripe's signature established: the event is Stripe's, read as the payment it reports
+ * (undefined: a type the service does not read, to be acknowledged and ignored).
+ */
+export interface StripeDelivery {
+  role: 'stripe';
+  event: PaymentEvent | undefined;
+}
+
 /** What the credential checks compare against. */
 export interface Credentials {
   adminToken: string;
@@ -20,11 +35,13 @@ export interface Credentials {
   metricsToken?: string | undefined;
   verifyCustomerToken: VerifyCustomerToken;
   webhookSecret: string;
+  /** Stripe's signing secret for its webhook; unset: that webhook is not mounted. */
+  stripeWebhookSecret?: string | undefined;
 }
 
 /**
  * The checks an endpoint's access puts before it. Each leaves the caller in res.locals (callerOf)
- * where there is one; the payment provider's check reads the body, since the signature covers it.
+ * where there is one; the payment providers' checks read the body, since the signature covers it.
  */
 export function accessCheck(access: Access, credentials: Credentials): RequestHandler[] {
   switch (access) {
@@ -38,6 +55,8 @@ export function accessCheck(access: Access, credentials: Credentials): RequestHa
       return [requireScraper(credentials)];
     case 'paymentProvider':
       return [rawBody, requireSignature(credentials.webhookSecret), jsonOfRawBody];
+    case 'stripe':
+      return [rawBody, requireStripeSignature(credentials.stripeWebhookSecret), jsonOfRawBody];
   }
 }
 
@@ -105,9 +124,31 @@ function requireSignature(webhookSecret: string): RequestHandler {
   };
 }
 
+/**
+ * Stripe signs the raw body; the SDK checks it (readPaymentEvent) and reads the event, which the
+ * handler gets as its caller.
+ */
+function requireStripeSignature(webhookSecret: string | undefined): RequestHandler {
+  if (webhookSecret === undefined) throw new Error("Stripe's webhook is mounted only with its signing secret");
+  return (req, res, next) => {
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    let event: PaymentEvent | undefined;
+    try {
+      event = readPaymentEvent(raw, req.get(STRIPE_SIGNATURE_HEADER) ?? '', webhookSecret);
+    } catch (err) {
+      if (err instanceof StripeSignatureError) throw new ApiError('INVALID_STRIPE_SIGNATURE');
+      // Signed, yet not JSON: only a holder of the secret can send that, but it is still not a 5xx.
+      if (err instanceof SyntaxError) throw new ApiError('VALIDATION_FAILED', 'the request body is not valid JSON');
+      throw err;
+    }
+    res.locals.caller = { role: 'stripe', event } satisfies StripeDelivery;
+    next();
+  };
+}
+
 /** The caller the access check established for this request, if its access has one. */
-export function callerOf(res: Response): Caller | undefined {
-  return res.locals.caller as Caller | undefined;
+export function callerOf(res: Response): Caller | StripeDelivery | undefined {
+  return res.locals.caller as Caller | StripeDelivery | undefined;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   RefundRetried,
   SimulatedPayment,
   StepRetried,
+  StripeEventAcknowledged,
   UiConfig,
 } from './responses.js';
 import { getCoupon, getProduct, putCoupon, putProduct } from './routes/catalog.js';
@@ -30,6 +31,7 @@ import { simulatePayment, uiConfig } from './routes/orders-page.js';
 import { cancelOrder, extendDeadline, forceCancel, getOrder, listOrders, placeOrder } from './routes/orders.js';
 import { acceptPayment } from './routes/payments.js';
 import { retryRefund } from './routes/refunds.js';
+import { acceptStripeEvent, STRIPE_WEBHOOK_PATH } from './routes/stripe-webhook.js';
 import {
   CouponBody,
   CouponParam,
@@ -44,6 +46,7 @@ import {
   RetryRefundParams,
   RetryStepParams,
   SkuParam,
+  StripeEventBody,
 } from './schemas.js';
 import { PAYMENT_CALLBACK_PATH } from './webhook-signature.js';
 
@@ -276,6 +279,28 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
     }),
   }),
 ];
+
+/** Routes mounted only when Stripe's webhook signing secret is configured (STRIPE_WEBHOOK_SECRET, with THIRD_PARTIES=stripe). */
+export const STRIPE_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute(STRIPE_WEBHOOK_PATH, {
+  post: operation({
+    summary: "Stripe's webhook: its events about payment intents",
+    description:
+      'Signed by Stripe, see the security scheme; the official client checks the signature on the raw body before it is read. ' +
+      "A `payment_intent.succeeded` for an order takes the same path as `POST /payments/callback`: 200 once the payment is durably with the order's workflow " +
+      '(or, for an order whose workflow has ended, with a settlement of its own), 500 if it could not be handed over, and Stripe redelivers. ' +
+      'Any other event, and a payment for no order of this service, is 200 `IGNORED` (logged), since a redelivery would not change it. ' +
+      'Redeliveries and events out of order have one effect. Mounted only when `STRIPE_WEBHOOK_SECRET` is configured (`THIRD_PARTIES=stripe`), 404 otherwise.',
+    access: 'stripe',
+    body: StripeEventBody,
+    success: {
+      status: 200,
+      description: 'the event is acknowledged: handed over, or ignored',
+      schema: StripeEventAcknowledged,
+    },
+    errors: [],
+    handler: acceptStripeEvent,
+  }),
+});
 
 /** Routes mounted only with FAULTS_ENABLED, beside the local fakes' fault injection (dev/fakes/fault-endpoints.ts). */
 export const DEV_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute('/dev/orders/:id/simulate-payment', {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Caller } from './auth.js';
+import type { Caller, StripeDelivery } from './auth.js';
 import type { ErrorCode } from './errors.js';
 
 /** Who may call an endpoint (docs/api.md, "Who may call what"); it decides the endpoint's credential check. */
@@ -13,7 +13,9 @@ export type Access =
   /** Prometheus: `METRICS_TOKEN`, which opens nothing else, or the admin token. */
   | 'scraper'
   /** No token: the body is signed with PAYMENT_WEBHOOK_SECRET (api/webhook-signature.ts). */
-  | 'paymentProvider';
+  | 'paymentProvider'
+  /** No token: Stripe signs the body (`Stripe-Signature`) with STRIPE_WEBHOOK_SECRET (activities/third-party/stripe/events.ts). */
+  | 'stripe';
 
 export type Method = 'get' | 'put' | 'post' | 'delete';
 
@@ -40,7 +42,9 @@ export type CallerOf<A extends Access> = A extends 'customerOrOperator'
   ? Caller
   : A extends 'operator'
     ? { role: 'operator' }
-    : undefined;
+    : A extends 'stripe'
+      ? StripeDelivery
+      : undefined;
 
 /** What a handler receives: every input part its schemas declare, parsed, and the caller. */
 export type HandlerInput<S extends InputSchemas, A extends Access> = {
@@ -97,7 +101,7 @@ export interface ParsedInput {
   query: unknown;
   headers: unknown;
   body: unknown;
-  caller: Caller | undefined;
+  caller: Caller | StripeDelivery | undefined;
   localPort: number;
 }
 
@@ -164,6 +168,9 @@ export function withDeps<D>(endpoints: readonly Endpoint<D>[], deps: D): Endpoin
   return endpoints.map((e) => ({ ...e, handler: (input) => e.handler(input, deps) }));
 }
 
+/** The accesses whose check reads the raw body, since their signature covers its exact bytes; it is parsed only once that holds. */
+export const SIGNED_BODY_ACCESS: readonly Access[] = ['paymentProvider', 'stripe'];
+
 /** The accesses checked by a bearer token, whose refusals slow their sender down (api/auth-throttle.ts). */
 export const BEARER_ACCESS: readonly Access[] = ['operator', 'customerOrOperator', 'scraper'];
 
@@ -176,6 +183,7 @@ export function errorCodesOf(endpoint: OperationDoc): ErrorCode[] {
   const implied: ErrorCode[] = [];
   if (BEARER_ACCESS.includes(endpoint.access)) implied.push('UNAUTHORIZED', 'TOO_MANY_FAILED_ATTEMPTS');
   if (endpoint.access === 'paymentProvider') implied.push('INVALID_SIGNATURE');
+  if (endpoint.access === 'stripe') implied.push('INVALID_STRIPE_SIGNATURE');
   if (endpoint.rateLimited) implied.push('RATE_LIMITED');
   if (endpoint.params || endpoint.query || endpoint.headers || endpoint.body) implied.push('VALIDATION_FAILED');
   if (endpoint.body) implied.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { BUSINESS_ERRORS, type BusinessErrorCode } from '../domain/errors.js';
 import type { Logger } from '../lib/logger.js';
+import { SIGNATURE_TOLERANCE_SECONDS } from '../activities/third-party/stripe/events.js';
 import { MAX_CLOCK_SKEW_SECONDS } from './webhook-signature.js';
 
 /**
@@ -17,6 +18,10 @@ const API_ERRORS = {
   INVALID_SIGNATURE: {
     status: 401,
     message: `missing or wrong signature, or a timestamp more than ${MAX_CLOCK_SKEW_SECONDS / 60} minutes off`,
+  },
+  INVALID_STRIPE_SIGNATURE: {
+    status: 400,
+    message: `missing or wrong Stripe-Signature, or one more than ${SIGNATURE_TOLERANCE_SECONDS / 60} minutes old`,
   },
   CUSTOMER_MISMATCH: { status: 403, message: "a customer's token acts only for that customer" },
   NOT_FOUND: { status: 404, message: 'no such route' },

@@ -2,7 +2,7 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { z } from 'zod';
 import { accessCheck, callerOf, type Credentials } from './auth.js';
 import { authFailureThrottle } from './auth-throttle.js';
-import { BEARER_ACCESS, Reply, type Endpoint, type Method } from './endpoint.js';
+import { BEARER_ACCESS, Reply, SIGNED_BODY_ACCESS, type Endpoint, type Method } from './endpoint.js';
 import { ApiError, parseInput } from './errors.js';
 import { perCustomerRateLimit } from './rate-limit.js';
 import { jsonBody } from './request-body.js';
@@ -17,7 +17,7 @@ export interface MountDeps extends Credentials {
 /**
  * The router of these endpoints. Each gets, in this order: `Cache-Control: no-store` unless it is
  * public, the throttle of refused bearer tokens if it takes one, the check its access calls for, its
- * rate limit if it has one, the JSON body parser if it takes a body (the webhook's check has read
+ * rate limit if it has one, the JSON body parser if it takes a body (a webhook's check has read
  * its body already), the validation of every input part it declares, and its handler. A method that
  * none of a path's endpoints declares answers 405 with `Allow`, before anything is checked or read.
  */
@@ -44,7 +44,7 @@ function stepsOf(endpoint: Endpoint, deps: MountDeps, throttle: RequestHandler):
     ...(BEARER_ACCESS.includes(endpoint.access) ? [throttle] : []),
     ...accessCheck(endpoint.access, deps),
     ...(endpoint.rateLimited ? [perCustomerRateLimit(deps.ordersRateLimit)] : []),
-    ...(endpoint.body && endpoint.access !== 'paymentProvider' ? [jsonBody] : []),
+    ...(endpoint.body && !SIGNED_BODY_ACCESS.includes(endpoint.access) ? [jsonBody] : []),
     handle(endpoint),
   ];
 }

@@ -6,7 +6,11 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
-import { errorCodesOf, type Access, type DocumentedResponse, type Endpoint } from './endpoint.js';
+import {
+  SIGNATURE_HEADER as STRIPE_SIGNATURE_HEADER,
+  SIGNATURE_TOLERANCE_SECONDS as STRIPE_SIGNATURE_TOLERANCE_SECONDS,
+} from '../activities/third-party/stripe/events.js';
+import { errorCodesOf, SIGNED_BODY_ACCESS, type Access, type DocumentedResponse, type Endpoint } from './endpoint.js';
 import { ERRORS, type ErrorCode } from './errors.js';
 import { JSON_BODY_LIMIT_KB, WEBHOOK_BODY_LIMIT_KB } from './request-body.js';
 import { MAX_CLOCK_SKEW_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-signature.js';
@@ -44,6 +48,14 @@ const SECURITY_SCHEMES = {
     description:
       '`sha256=<hex HMAC-SHA256(PAYMENT_WEBHOOK_SECRET, timestamp + "." + rawBody)>`, over the exact bytes of the body.',
   },
+  stripeSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: STRIPE_SIGNATURE_HEADER,
+    description:
+      'Stripe\'s scheme: `t=<unix seconds>,v1=<hex HMAC-SHA256(STRIPE_WEBHOOK_SECRET, t + "." + rawBody)>`, over the exact bytes of the body, ' +
+      `at most ${STRIPE_SIGNATURE_TOLERANCE_SECONDS} s old; checked with the official client's \`webhooks.constructEvent\`.`,
+  },
 } satisfies Record<string, oas31.SecuritySchemeObject>;
 
 /** Alternatives: any one entry of the list lets the call in; an empty list means no credentials. */
@@ -53,6 +65,7 @@ const SECURITY: Record<Access, oas31.SecurityRequirementObject[]> = {
   customerOrOperator: [{ customerToken: [] }, { adminToken: [] }],
   scraper: [{ metricsToken: [] }, { adminToken: [] }],
   paymentProvider: [{ paymentTimestamp: [], paymentSignature: [] }],
+  stripe: [{ stripeSignature: [] }],
 };
 
 /** Any method on a declared path that the path does not take (api/mount-endpoints.ts). */
@@ -141,7 +154,7 @@ function response(documented: DocumentedResponse) {
 
 /** The body parsers' limits (api/request-body.ts): beyond them 413 PAYLOAD_TOO_LARGE. */
 function bodyLimit(access: Access): string {
-  return access === 'paymentProvider'
+  return SIGNED_BODY_ACCESS.includes(access)
     ? `at most ${WEBHOOK_BODY_LIMIT_KB} kB, read raw: the signature covers its exact bytes`
     : `JSON, at most ${JSON_BODY_LIMIT_KB} kB`;
 }
@@ -181,6 +194,7 @@ function tagOf(endpoint: Endpoint<never>): string {
   const first = endpoint.path.split('/')[1];
   if (first === 'products' || first === 'coupons') return 'catalog';
   if (first === 'orders' || first === 'payments') return first;
+  if (first === 'webhooks') return 'payments';
   return 'operations';
 }
 

@@ -135,6 +135,12 @@ export const RefundRetried = z.strictObject({ paymentId: z.string(), status: z.e
 
 export const PaymentAccepted = z.strictObject({ accepted: z.literal(true), paymentId: z.string() });
 
+/** What the Stripe webhook did with an event: handed its payment over durably, or ignored it (logged). */
+export const StripeEventAcknowledged = z.strictObject({
+  eventId: z.string(),
+  outcome: z.enum(['PAYMENT_ACCEPTED', 'IGNORED']),
+});
+
 export const OpenApiJson = z.record(z.string(), z.unknown());
 
 export const Health = z.strictObject({ db: z.enum(['ok', 'down']), temporal: z.enum(['ok', 'down']) });

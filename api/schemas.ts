@@ -94,6 +94,22 @@ export const PaymentCallbackBody = z.strictObject({
   paidAt: z.iso.datetime({ offset: true }),
 });
 
+/**
+ * A Stripe event as Stripe posts it: only its envelope is described here, since the official client
+ * reads it (activities/third-party/stripe/events.ts) once its signature holds. Loose: Stripe adds fields.
+ */
+export const StripeEventBody = z
+  .looseObject({
+    id: z.string(),
+    type: z.string(),
+    created: z.number().int(),
+    data: z.looseObject({ object: z.looseObject({}) }),
+  })
+  .meta({
+    description:
+      "A Stripe [Event](https://docs.stripe.com/api/events/object). `payment_intent.succeeded` pays the order named by the intent's `metadata.order_id`; every other type is acknowledged and ignored.",
+  });
+
 export const RetryStepParams = z.object({
   id: z.uuid(),
   step: z.enum(FULFILLMENT_STEP_NAMES),

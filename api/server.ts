@@ -44,6 +44,7 @@ async function main(): Promise<void> {
       taskQueue: config.temporal.taskQueue,
       adminToken: config.adminToken,
       webhookSecret: config.webhookSecret,
+      stripeWebhookSecret: config.stripe?.webhookSecret,
       customerTokens: config.customerTokens,
       orderIdSecret: config.orderIdSecret,
       ordersRateLimit: { limit: config.ordersPerMinutePerClient, windowMs: 60_000 },

@@ -29,8 +29,6 @@ export interface PaymentDeps {
 
 /**
  * The payment provider's webhook; its signature was checked on the raw body before it was parsed.
- * The payment is recorded first (activities/received-payments.ts): what settles it is that record, so
- * the hand-over to Temporal names the payment and carries nothing to trust.
  */
 export const acceptPayment: Handler<
   { body: typeof PaymentCallbackBody },
@@ -38,22 +36,35 @@ export const acceptPayment: Handler<
   PaymentDeps,
   typeof PaymentAccepted
 > = async ({ body: callback }, deps) => {
-  const arrivedAt = deps.clock ? await deps.clock() : null;
-  if (!(await recordReceivedPayment(deps.db.pool, callback, arrivedAt))) throw businessError('UNKNOWN_ORDER');
-
-  await handOver(deps, callback);
-  deps.metrics.paymentsAccepted.inc();
-  deps.logger.info(
-    { orderId: callback.orderId, paymentId: callback.paymentId, workflowId: orderWorkflowId(callback.orderId) },
-    'payment accepted',
-  );
+  if (!(await acceptVerifiedPayment(deps, callback))) throw businessError('UNKNOWN_ORDER');
   return { accepted: true, paymentId: callback.paymentId };
 };
 
 /**
+ * What every webhook does with a payment its signature vouches for, once: it is recorded first
+ * (activities/received-payments.ts), since what settles it is that record, so the hand-over to Temporal
+ * names the payment and carries nothing to trust. Resolves true once the payment is durably with
+ * Temporal; false, having changed nothing, when no such order exists. A redelivery does it again
+ * with one effect: the first record stays, and Temporal's side drops the second notice.
+ */
+export async function acceptVerifiedPayment(deps: PaymentDeps, payment: VerifiedPayment): Promise<boolean> {
+  const arrivedAt = deps.clock ? await deps.clock() : null;
+  if (!(await recordReceivedPayment(deps.db.pool, payment, arrivedAt))) return false;
+
+  await handOver(deps, payment);
+  deps.metrics.paymentsAccepted.inc();
+  deps.logger.info(
+    { orderId: payment.orderId, paymentId: payment.paymentId, workflowId: orderWorkflowId(payment.orderId) },
+    'payment accepted',
+  );
+  return true;
+}
+
+/**
  * Resolves once the payment is durably with Temporal: as a signal to the order's workflow, or,
- * when that workflow has ended, as a workflow of its own that refunds it. 202 means exactly that.
- * Every other failure of Temporal's is a 500, and the provider redelivers.
+ * when that workflow has ended, as a workflow of its own that settles it (a refund, unless it is
+ * the order's payment already captured). The webhooks' success means exactly that. Every other
+ * failure of Temporal's is a 500, and the provider redelivers.
  */
 async function handOver({ temporal, taskQueue }: PaymentDeps, payment: VerifiedPayment): Promise<void> {
   const notice: PaymentNotice = { paymentId: payment.paymentId, orderId: payment.orderId };

@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Endpoint } from '../../api/endpoint.js';
-import { DEV_ENDPOINTS, ENDPOINTS } from '../../api/endpoint-table.js';
+import { DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from '../../api/endpoint-table.js';
 import type { ErrorCode } from '../../api/errors.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../../domain/order-total.js';
 import { FAULT_ENDPOINTS } from '../../dev/fakes/fault-endpoints.js';
+import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
 import { signedHeaders } from '../../api/webhook-signature.js';
+import { FakeStripeAccount } from '../../dev/fakes/stripe/account.js';
+import { signedIntentEvent } from '../../dev/fakes/stripe/events.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import {
@@ -28,6 +32,7 @@ import {
  */
 const NOT_DRIVEN: ErrorCode[] = ['INTERNAL', 'TOO_MANY_FAILED_ATTEMPTS'];
 const RATE_LIMIT = 3;
+const STRIPE_WEBHOOK_SECRET = 'whsec_openapi_errors_endpoint_0123456789';
 const UNITS_LIMIT = 5;
 
 let h: OrderHarness;
@@ -66,6 +71,7 @@ beforeAll(async () => {
     maxOpenOrdersPerCustomer: 1,
     maxUnpaidUnitsPerProduct: UNITS_LIMIT,
     ordersRateLimit: { limit: RATE_LIMIT, windowMs: 60_000 },
+    stripeWebhookSecret: STRIPE_WEBHOOK_SECRET,
   });
   document = (await h.http('GET', '/openapi.json')).body;
   f = await fixture();
@@ -147,6 +153,12 @@ const customer = (method: string, path: string, body?: unknown, headers: Record<
   h.asCustomer(someone(), method, path, body, headers);
 const signed = (body: string, headers: Record<string, string> = {}) =>
   h.http('POST', '/payments/callback', body, { ...signedHeaders(WEBHOOK_SECRET, body), ...headers });
+/** Posts `payload` to Stripe's webhook, signed by Stripe's scheme with the endpoint's secret. */
+const stripeSigned = (payload: string, headers: Record<string, string> = {}) =>
+  h.http('POST', STRIPE_WEBHOOK_PATH, payload, {
+    'Stripe-Signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: STRIPE_WEBHOOK_SECRET }),
+    ...headers,
+  });
 /** Over the JSON body parser's 64 kB. */
 const huge = JSON.stringify({ name: 'x'.repeat(70_000) });
 /** body-parser refuses an encoding it cannot decode with 415. */
@@ -330,6 +342,21 @@ const PROBES: Record<string, Probes> = {
       CALLBACK_REFUSED: () => admin('POST', `/dev/orders/${f.unpayable.id}/simulate-payment`),
     },
   },
+  'POST /webhooks/stripe': {
+    // An event of a type the service acknowledges and ignores.
+    success: () => {
+      const stripe = new FakeStripeAccount();
+      const intent = stripe.createIntent({ amount: 100, currency: 'eur', metadata: {} });
+      const event = signedIntentEvent(stripe, intent.id, 'payment_intent.created', STRIPE_WEBHOOK_SECRET);
+      return h.http('POST', STRIPE_WEBHOOK_PATH, event.payload, { 'Stripe-Signature': event.signature });
+    },
+    errors: {
+      INVALID_STRIPE_SIGNATURE: () => h.http('POST', STRIPE_WEBHOOK_PATH, { id: 'evt_1', type: 'charge.succeeded' }),
+      VALIDATION_FAILED: () => stripeSigned('not json'),
+      PAYLOAD_TOO_LARGE: () => stripeSigned('x'.repeat(20_000)), // the webhooks' own limit: 16 kB
+      UNSUPPORTED_MEDIA_TYPE: () => stripeSigned('{}', unknownEncoding),
+    },
+  },
   'PUT /admin/faults/{service}': {
     success: () => admin('PUT', '/admin/faults/invoice', { latencyMs: 0 }),
     errors: {
@@ -349,7 +376,7 @@ const PROBES: Record<string, Probes> = {
 };
 
 const ENDPOINT_OF = new Map<string, Endpoint<never>>(
-  [...ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [
+  [...ENDPOINTS, ...STRIPE_ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [
     `${e.method.toUpperCase()} ${e.path.replace(/:(\w+)/g, '{$1}')}`,
     e,
   ]),

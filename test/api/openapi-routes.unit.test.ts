@@ -55,8 +55,18 @@ describe('GET /openapi.json', () => {
     expect(documentedRoutes(served.body)).toEqual(mounted);
   });
 
+  it.each([true, false])(
+    "names Stripe's webhook exactly when its signing secret is configured (%s)",
+    async (stripe) => {
+      const app = appWithoutBackends({ faultsEnabled: false, ...(stripe ? { stripeWebhookSecret: 'whsec_s' } : {}) });
+      const mounted = mountedRoutes(app);
+      expect(mounted.includes('POST /webhooks/stripe')).toBe(stripe);
+      expect(documentedRoutes((await fetchDocument(app)).body)).toEqual(mounted);
+    },
+  );
+
   it('is a valid OpenAPI 3.1 document', async () => {
-    const { body } = await fetchDocument(appWithoutBackends({ faultsEnabled: true }));
+    const { body } = await fetchDocument(appWithoutBackends({ faultsEnabled: true, stripeWebhookSecret: 'whsec_s' }));
     const result = await new Validator().validate(body);
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
@@ -68,6 +78,12 @@ describe('GET /openapi.json', () => {
     const bodyOf = (path: string, method: string) => document.paths[path][method].requestBody;
     expect(bodyOf('/orders', 'post').description).toContain(`at most ${JSON_BODY_LIMIT_KB} kB`);
     expect(bodyOf('/payments/callback', 'post').description).toContain(`at most ${WEBHOOK_BODY_LIMIT_KB} kB`);
+    const withStripe = (
+      await fetchDocument(appWithoutBackends({ faultsEnabled: false, stripeWebhookSecret: 'whsec_s' }))
+    ).body;
+    expect(withStripe.paths['/webhooks/stripe'].post.requestBody.description).toContain(
+      `at most ${WEBHOOK_BODY_LIMIT_KB} kB, read raw`,
+    );
     const product = bodyOf('/products/{sku}', 'put').content['application/json'].schema.properties;
     expect(product.name.description).toMatch(/trimmed first/);
   });

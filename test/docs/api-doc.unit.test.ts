@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { Endpoint } from '../../api/endpoint.js';
-import { DEV_ENDPOINTS, ENDPOINTS } from '../../api/endpoint-table.js';
+import { SIGNED_BODY_ACCESS, type Endpoint } from '../../api/endpoint.js';
+import { DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from '../../api/endpoint-table.js';
 import { ERRORS } from '../../api/errors.js';
 import { FAULT_ENDPOINTS } from '../../dev/fakes/fault-endpoints.js';
 import { codeIn, readDoc, tableRows } from '../helpers/markdown.js';
 
 const page = readDoc('api.md');
 const endpoints = new Map<string, Endpoint<never>>(
-  [...ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [`${e.method.toUpperCase()} ${e.path}`, e]),
+  [...ENDPOINTS, ...STRIPE_ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [
+    `${e.method.toUpperCase()} ${e.path}`,
+    e,
+  ]),
 );
 
 describe('docs/api.md says what the code does', () => {
@@ -31,7 +34,7 @@ describe('docs/api.md says what the code does', () => {
       expect(who, route).toEqual({
         anonymous: endpoint.access === 'public',
         customerRefused: endpoint.access === 'operator' || endpoint.access === 'scraper',
-        provider: endpoint.access === 'paymentProvider',
+        provider: SIGNED_BODY_ACCESS.includes(endpoint.access),
         scraper: endpoint.access === 'scraper',
         devOnly: endpoint.devOnly === true,
       });

@@ -16,10 +16,13 @@ export function appWithoutBackends({
   faultsEnabled,
   metricsToken,
   authFailureLimit = { limit: 0, windowMs: 60_000 },
+  stripeWebhookSecret,
 }: {
   faultsEnabled: boolean;
   metricsToken?: string;
   authFailureLimit?: { limit: number; windowMs: number };
+  /** Mounts `POST /webhooks/stripe`. */
+  stripeWebhookSecret?: string;
 }): Express {
   const untouchable = new Proxy(
     {},
@@ -35,6 +38,7 @@ export function appWithoutBackends({
     taskQueue: 'q',
     adminToken: ADMIN_TOKEN,
     webhookSecret: 's',
+    stripeWebhookSecret,
     customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32), maxAgeSeconds: 3600 },
     orderIdSecret: 's'.repeat(32),
     ordersRateLimit: { limit: 0, windowMs: 60_000 },

@@ -109,6 +109,8 @@ export interface HarnessOptions {
    * arrived), or `cancellable`, closed first at the deadline (chargeFakePayment plays the customer).
    */
   payments?: FakePaymentsMode;
+  /** Mounts Stripe's webhook, `POST /webhooks/stripe`, with this signing secret. */
+  stripeWebhookSecret?: string;
 }
 
 export async function startOrderHarness(options: HarnessOptions = {}): Promise<OrderHarness> {
@@ -180,6 +182,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     taskQueue,
     adminToken: ADMIN_TOKEN,
     webhookSecret: WEBHOOK_SECRET,
+    stripeWebhookSecret: options.stripeWebhookSecret,
     customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET, maxAgeSeconds: 3600 },
     orderIdSecret: ORDER_ID_SECRET,
     ordersRateLimit: options.ordersRateLimit ?? { limit: 0, windowMs: 60_000 },

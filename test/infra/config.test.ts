@@ -240,18 +240,19 @@ it.each([
   expect(() => loadConfig(env)).toThrow(message);
 });
 
+const STRIPE_SIGNING_SECRET = `whsec_Secret${'0'.repeat(26)}`;
 const STRIPE = {
   ...SECRETS,
   DATABASE_URL: 'postgresql://db/orders',
   THIRD_PARTIES: 'stripe',
   STRIPE_SECRET_KEY: 'sk_test_51Secret',
-  STRIPE_WEBHOOK_SECRET: 'whsec_Secret',
+  STRIPE_WEBHOOK_SECRET: STRIPE_SIGNING_SECRET,
 };
 
 it('reads the Stripe settings with THIRD_PARTIES=stripe, and only then', () => {
   expect(loadConfig(STRIPE).stripe).toEqual({
     secretKey: 'sk_test_51Secret',
-    webhookSecret: 'whsec_Secret',
+    webhookSecret: STRIPE_SIGNING_SECRET,
     apiBase: undefined,
   });
   expect(loadConfig({ ...STRIPE, STRIPE_API_BASE: 'http://127.0.0.1:12111' }).stripe?.apiBase).toBe(
@@ -261,6 +262,10 @@ it('reads the Stripe settings with THIRD_PARTIES=stripe, and only then', () => {
     'rk_live_51Restricted',
   );
   expect(loadConfig({ ...STRIPE, THIRD_PARTIES: 'fake' }).stripe).toBeUndefined();
+  // The embedded stack, like its other secrets, may keep a short one.
+  const { DATABASE_URL: _, ...embedded } = STRIPE;
+  const short = { ...embedded, FAULTS_ENABLED: 'false', STRIPE_WEBHOOK_SECRET: 'whsec_Secret' };
+  expect(loadConfig(short).stripe?.webhookSecret).toBe('whsec_Secret');
 });
 
 it('runs the worker on Stripe when chosen, and on nothing by default outside the embedded stack', () => {
@@ -285,6 +290,7 @@ it.each([
   [{ STRIPE_WEBHOOK_SECRET: undefined }, /^STRIPE_WEBHOOK_SECRET: required with THIRD_PARTIES=stripe$/],
   [{ STRIPE_SECRET_KEY: 'pk_test_51Publishable' }, /^STRIPE_SECRET_KEY: must be a Stripe secret or restricted key/],
   [{ STRIPE_WEBHOOK_SECRET: 'Secret' }, /^STRIPE_WEBHOOK_SECRET: must be a webhook endpoint's signing secret/],
+  [{ STRIPE_WEBHOOK_SECRET: 'whsec_Secret' }, /^STRIPE_WEBHOOK_SECRET: must be at least 32 characters outside/],
   [{ STRIPE_API_BASE: 'not a url' }, /^STRIPE_API_BASE: /],
   [{ STRIPE_API_BASE: 'ftp://127.0.0.1:12111' }, /^STRIPE_API_BASE: must be an http or https URL$/],
   [{ STRIPE_API_BASE: 'http://127.0.0.1:12111/v1' }, /^STRIPE_API_BASE: must be an origin/],

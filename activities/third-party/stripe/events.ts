@@ -11,6 +11,11 @@ export const PAYMENT_EVENT_TYPES = [
 ] as const;
 export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
 
+/** The header Stripe signs its posts with. */
+export const SIGNATURE_HEADER = 'Stripe-Signature';
+/** How old a signature may be (Stripe's own default): a captured post cannot be replayed later. */
+export const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
+
 export interface PaymentEvent {
   /** Stripe's event id: the same event redelivered has the same id. */
   eventId: string;
@@ -24,8 +29,8 @@ export class StripeSignatureError extends Error {
 }
 
 /**
- * A posted event, once its signature (HMAC over the raw body, with a timestamp Stripe's default
- * tolerance of 5 minutes keeps from being replayed later) checks out. undefined: a genuine event of
+ * A posted event, once its signature (HMAC over the raw body, with a timestamp no older than
+ * SIGNATURE_TOLERANCE_SECONDS) checks out. undefined: a genuine event of
  * another type, to be acknowledged and ignored.
  */
 export function readPaymentEvent(
@@ -35,7 +40,7 @@ export function readPaymentEvent(
 ): PaymentEvent | undefined {
   let event: Stripe.Event;
   try {
-    event = Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret);
+    event = Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret, SIGNATURE_TOLERANCE_SECONDS);
   } catch (err) {
     if (err instanceof Stripe.errors.StripeSignatureVerificationError) throw new StripeSignatureError(err.message);
     throw err;

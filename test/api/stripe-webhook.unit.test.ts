@@ -1,0 +1,120 @@
+import Stripe from 'stripe';
+import { describe, expect, it } from 'vitest';
+import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
+import { MAX_ORDER_TOTAL_CENTS } from '../../domain/order-total.js';
+import { FakeStripeAccount } from '../../dev/fakes/stripe/account.js';
+import { signedIntentEvent, type SignedEvent } from '../../dev/fakes/stripe/events.js';
+import { appWithoutBackends, listening } from '../helpers/app-without-backends.js';
+
+/**
+ * Stripe's webhook on the app without backends: whatever touches the database or Temporal answers
+ * 500, so each answer here shows that the request changed nothing.
+ */
+const SECRET = 'whsec_unit_test_endpoint_secret_0123456789';
+const ORDER_ID = '4b0f8a4e-6a4e-4e0b-9d5e-0f6f3c1d2a10';
+
+const app = appWithoutBackends({ faultsEnabled: false, stripeWebhookSecret: SECRET });
+
+async function post(
+  event: { payload: string; signature?: string },
+  on = app,
+): Promise<{ status: number; body: any; cacheControl: string | null }> {
+  return listening(on, async (base) => {
+    const res = await fetch(base + STRIPE_WEBHOOK_PATH, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        ...(event.signature === undefined ? {} : { 'Stripe-Signature': event.signature }),
+      },
+      body: event.payload,
+    });
+    return { status: res.status, body: await res.json(), cacheControl: res.headers.get('cache-control') };
+  });
+}
+
+/** A succeeded intent's event, signed with `secret`. */
+function succeeded(
+  metadata: Record<string, string> = { order_id: ORDER_ID },
+  { amount = 2200, secret = SECRET, sentAt = new Date() } = {},
+): SignedEvent {
+  const account = new FakeStripeAccount();
+  const intent = account.createIntent({ amount, currency: 'eur', metadata });
+  account.succeed(intent.id);
+  return signedIntentEvent(account, intent.id, 'payment_intent.succeeded', secret, { sentAt });
+}
+
+const refused = {
+  status: 400,
+  body: { error: { code: 'INVALID_STRIPE_SIGNATURE', message: expect.stringContaining('Stripe-Signature') } },
+  cacheControl: 'no-store',
+};
+
+describe('POST /webhooks/stripe refuses what Stripe did not sign, before anything is read or changed', () => {
+  it.each([
+    ['no Stripe-Signature', () => ({ payload: succeeded().payload })],
+    ['an empty one', () => ({ ...succeeded(), signature: '' })],
+    ['a malformed one', () => ({ ...succeeded(), signature: 'sha256=00' })],
+    ['another endpoint’s secret', () => succeeded(undefined, { secret: 'whsec_another_endpoint' })],
+    ['a changed body', () => ({ ...succeeded(), payload: succeeded().payload })],
+    [
+      'an amount changed after signing',
+      () => {
+        const event = succeeded();
+        return { ...event, payload: event.payload.replaceAll('2200', '1') };
+      },
+    ],
+    ['a signature older than 5 minutes', () => succeeded(undefined, { sentAt: new Date(Date.now() - 6 * 60_000) })],
+  ])('%s: 400 INVALID_STRIPE_SIGNATURE', async (_, event) => {
+    expect(await post(event())).toEqual(refused);
+  });
+
+  it('a body Stripe signed that is not JSON: 400 VALIDATION_FAILED, never a 5xx Stripe would retry', async () => {
+    const payload = 'not json';
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
+    expect(await post({ payload, signature })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'VALIDATION_FAILED' } },
+    });
+  });
+
+  it('is not mounted without a signing secret: 404 like any unknown path', async () => {
+    const withoutStripe = appWithoutBackends({ faultsEnabled: false });
+    expect(await post(succeeded(), withoutStripe)).toMatchObject({
+      status: 404,
+      body: { error: { code: 'NOT_FOUND' } },
+    });
+  });
+});
+
+describe('POST /webhooks/stripe acknowledges, and ignores, what pays no order', () => {
+  const ignored = (event: SignedEvent) => ({
+    status: 200,
+    body: { eventId: JSON.parse(event.payload).id, outcome: 'IGNORED' },
+    cacheControl: 'no-store',
+  });
+
+  it.each(['payment_intent.created', 'payment_intent.processing', 'payment_intent.payment_failed', 'charge.succeeded'])(
+    '%s: 200 IGNORED',
+    async (type) => {
+      const account = new FakeStripeAccount();
+      const intent = account.createIntent({ amount: 2200, currency: 'eur', metadata: { order_id: ORDER_ID } });
+      const event = signedIntentEvent(account, intent.id, type, SECRET);
+      expect(await post(event)).toEqual(ignored(event));
+    },
+  );
+
+  it.each([
+    ['names no order (not made by this service)', {}, 2200],
+    ['names an order id that is not one of ours', { order_id: 'order-1' }, 2200],
+    ['is above the largest order total', { order_id: ORDER_ID }, MAX_ORDER_TOTAL_CENTS + 1],
+  ])('a payment_intent.succeeded that %s: 200 IGNORED', async (_, metadata, amount) => {
+    const event = succeeded(metadata, { amount });
+    expect(await post(event)).toEqual(ignored(event));
+  });
+});
+
+describe('POST /webhooks/stripe answers 5xx only when the payment could not be handed over', () => {
+  it('a payment for an order, with the database unreachable: 500 INTERNAL, so that Stripe redelivers', async () => {
+    expect(await post(succeeded())).toMatchObject({ status: 500, body: { error: { code: 'INTERNAL' } } });
+  });
+});
