@@ -62,7 +62,9 @@ function toView(row: OrderRow, now: Date): OrderView {
     items: row.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unitPriceCents: i.unitPriceCents })),
     couponCode: row.couponCode,
     workflowId: orderWorkflowId(row.id),
-    payment: row.providerPaymentId ? { paymentId: row.providerPaymentId, clientSecret: row.paymentClientSecret! } : null,
+    payment: row.providerPaymentId
+      ? { paymentId: row.providerPaymentId, clientSecret: row.paymentClientSecret! }
+      : null,
     payments: row.payments.map((p) => ({
       paymentId: p.paymentId,
       amountCents: p.amountCents,

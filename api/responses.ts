@@ -47,7 +47,9 @@ const OrderItem = z.strictObject({ sku: z.string(), quantity: z.int(), unitPrice
 const OrderPaymentView = z
   .strictObject({
     paymentId: z.string().meta({ description: "the provider's id of the payment (Stripe: the PaymentIntent)" }),
-    clientSecret: z.string().meta({ description: "what the customer's client needs to pay it (Stripe.js: the client secret)" }),
+    clientSecret: z
+      .string()
+      .meta({ description: "what the customer's client needs to pay it (Stripe.js: the client secret)" }),
   })
   .nullable()
   .meta({
