@@ -44,13 +44,14 @@ export function createProviderPaymentActivities(deps: ActivityDeps) {
     async closePayment(input: { orderId: string; reason: CancelReason }): Promise<ClosingOutcome> {
       if (!paymentProvider.cancelsPayments) return { outcome: 'NOT_CANCELLABLE' };
       const now = await asOf(deps);
-      const due = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`AND expires_at <= ${nowOr(now)}` : Prisma.empty;
+      // A customer's cancel closes at once; a timeout only once due by the database's clock.
+      const due = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`expires_at <= ${nowOr(now)}` : Prisma.sql`true`;
       const { rows: marked } = await query<{ provider_payment_id: string | null }>(
         db.pool,
         Prisma.sql`
           UPDATE orders SET closing_since = COALESCE(closing_since, ${nowOr(now)})
           WHERE id = ${input.orderId}::uuid AND ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)}
-            AND (closing_since IS NOT NULL ${due})
+            AND (closing_since IS NOT NULL OR ${due})
           RETURNING provider_payment_id`,
       );
       if (marked.length === 0) return notClosing(input.orderId);

@@ -1,5 +1,6 @@
 import { CancellationScope, condition, isCancellation, log } from '@temporalio/workflow';
 import ms from 'ms';
+import type { ClosingOutcome } from '../activities/provider-payments.js';
 import type { CancelReason, OrderStatus } from '../domain/statuses.js';
 import { money } from './activity-proxies.js';
 import { STUCK_AFTER } from './activity-options.js';
@@ -46,9 +47,7 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
       log.warn('cancel forced by an operator without the provider closing the payment', { orderId: run.orderId });
       return done(run, { outcome: 'CLOSED' });
     }
-    const answer = await run.keepTrying.mustSucceed('closePayment', () =>
-      money.closePayment({ orderId: run.orderId, reason }),
-    );
+    const answer = await closeAtProvider(run, reason);
     let waitMs: number;
     switch (answer.outcome) {
       case 'CLOSED':
@@ -72,10 +71,36 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
         unavailableWaitMs = Math.min(unavailableWaitMs * 2, UNAVAILABLE_MAX_WAIT_MS);
         if (Date.now() - since >= SILENT_PROVIDER_ALERT_MS) flagSilentProvider(run, since);
         break;
+      case 'REFUSED':
+        waitMs = UNAVAILABLE_MAX_WAIT_MS;
+        run.attention.note(
+          ATTENTION_KEY,
+          `the payment provider refused to close the payment (${answer.error}): the order is held; check the payment ` +
+            `at the provider, then POST /orders/${run.orderId}/force-cancel (a payment that still arrives is refunded)`,
+        );
+        break;
     }
     // A webhook's payment, or an operator's force-cancel, ends the wait early.
     await condition(() => run.status !== 'UNPAID' || run.forceCancelRequested, waitMs);
     if (run.status === 'PAID') return done(run, { outcome: 'PAID' });
+  }
+}
+
+/**
+ * The closing activity's answer, or REFUSED when the provider rejected the cancel for good (a
+ * payment it does not know): nothing is known then either, so the order is held for an operator.
+ */
+async function closeAtProvider(
+  run: OrderRun,
+  reason: CancelReason,
+): Promise<ClosingOutcome | { outcome: 'REFUSED'; error: string }> {
+  try {
+    return await run.keepTrying.mustSucceed('closePayment', () => money.closePayment({ orderId: run.orderId, reason }));
+  } catch (err) {
+    if (failureKind(err) !== 'refused') throw err;
+    const error = rootCauseMessage(err);
+    log.error('the payment provider refused to close the payment: the order is held', { orderId: run.orderId, error });
+    return { outcome: 'REFUSED', error };
   }
 }
 

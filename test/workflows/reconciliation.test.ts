@@ -47,7 +47,10 @@ describe('reconciliation sweep', () => {
 
     expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0 });
     expect(await couponOf(h, couponCode)).toMatchObject({ status: 'AVAILABLE', orderId: null });
-    expect(await h.fakeCount('payments', 'closeIntent', lost.id)).toEqual({ effects: 1, calls: 1 });
+    expect(await h.fakeCount('notification', 'ORDER_CANCELLED', `${lost.id}:ORDER_CANCELLED`)).toEqual({
+      effects: 1,
+      calls: 1,
+    });
     expect(await sweep()).toEqual({ scanned: 0, adopted: [] }); // nothing left: the next sweep hits nothing
   });
 

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orderWorkflowId, statusQuery } from '../../domain/messages.js';
+import { chargeFakePayment, findFakePayment } from '../../dev/fakes/payment-provider.js';
+import { FAKE_EFFECT_INVARIANTS } from '../../dev/fakes/invariants.js';
+import { BUSINESS_INVARIANTS, checkInvariants } from '../../ops/invariants.js';
+import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
+import { eventually } from '../helpers/eventually.js';
+import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+
+/**
+ * Provider first, end to end on PostgreSQL and Temporal with the cancellable local provider: the
+ * order's payment is created with it, closed at the provider before the order is cancelled, and a
+ * provider that is down at the deadline holds orders instead of cancelling them, while customers pay.
+ */
+const MINUTE = 60_000;
+let h: OrderHarness;
+
+beforeAll(async () => {
+  h = await startOrderHarness({ payments: 'cancellable' });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const handleOf = (orderId: string) => h.clockStoppedClient.workflow.getHandle(orderWorkflowId(orderId));
+const statusOf = async (orderId: string) => (await h.db.order.findUniqueOrThrow({ where: { id: orderId } })).status;
+
+/** The customer pays the order's payment at the provider; its webhook comes now, or never (`deliver: false`). */
+async function customerPays(order: { id: string; totalCents: number }, { deliver = true } = {}) {
+  const charge = await chargeFakePayment(h.db, { orderId: order.id, amountCents: order.totalCents });
+  expect(charge.outcome).toBe('SUCCEEDED');
+  if (charge.outcome !== 'SUCCEEDED') throw new Error('unreachable');
+  if (deliver) {
+    const { paymentId, paidAt } = charge.payment;
+    const webhook = await h.pay({ paymentId, paidAt: paidAt!, orderId: order.id, amountCents: order.totalCents });
+    expect(webhook.status).toBe(202);
+  }
+  return charge.payment;
+}
+
+describe('provider first', () => {
+  it('creates the payment with the order, shows it to its customer only, and closes it before the order', async () => {
+    const { sku } = await seedCatalog(h);
+    const placed = await h.asCustomer('cust-1', 'POST', '/orders', { items: [{ sku, quantity: 1 }] });
+    expect(placed.status).toBe(201);
+    const payment = placed.body.payment;
+    expect(payment).toEqual({ paymentId: expect.stringMatching(/^pi_fake_/), clientSecret: expect.any(String) });
+    expect((await h.asCustomer('cust-1', 'GET', `/orders/${placed.body.id}`)).body).toMatchObject({
+      payable: true,
+      payment,
+    });
+    expect((await h.admin('GET', `/orders/${placed.body.id}`)).body.payment).toBeNull();
+
+    await h.env.sleep(30 * MINUTE + 1_000);
+    expect(await handleOf(placed.body.id).result()).toMatchObject({ status: 'CANCELLED' });
+    const order = await h.db.order.findUniqueOrThrow({ where: { id: placed.body.id } });
+    const atProvider = await h.db.$queryRaw<[{ status: string; cancelled_at: Date }]>`
+      SELECT status, cancelled_at FROM fakes.payment_intents WHERE payment_id = ${payment.paymentId}`;
+    expect(atProvider[0].status).toBe('CANCELLED');
+    expect(order.closingSince!.getTime()).toBeGreaterThanOrEqual(order.expiresAt.getTime()); // never early
+    // The customer who tries now is refused by the provider, as `npm run pay` shows.
+    expect(await chargeFakePayment(h.db, { orderId: order.id, amountCents: order.totalCents })).toEqual({
+      outcome: 'REFUSED',
+      status: 'CANCELLED',
+    });
+  });
+
+  it('the provider down at the deadline for minutes while customers pay: no paid order cancelled, nothing refunded, all settled when it returns', async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const place = (customerId: string) => placeOrder(h, { sku, quantity: 1, customerId });
+    const onTime = await place('c-on-time'); // paid before the deadline, as usual
+    const duringOutage = await place('c-during'); // paid at the provider during the outage, webhook on time
+    const webhookLost = await place('c-lost'); // paid during the outage, its webhook never comes
+    const neverPaid = await place('c-never');
+    await customerPays(onTime);
+
+    await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 }); // the provider's API is down
+    try {
+      await h.env.sleep(30 * MINUTE + 1_000);
+      await eventually(async () => (await handleOf(neverPaid.id).query(statusQuery)).phase === 'closing-payment');
+      expect(await statusOf(neverPaid.id)).toBe('UNPAID'); // held, not cancelled
+      expect((await h.asCustomer('c-never', 'GET', `/orders/${neverPaid.id}`)).body.payable).toBe(false);
+
+      await h.env.sleep(MINUTE);
+      await customerPays(duringOutage);
+      await eventually(async () => (await statusOf(duringOutage.id)) === 'PAID');
+      await customerPays(webhookLost, { deliver: false });
+
+      await h.env.sleep(6 * MINUTE); // past the 5 minutes after which a held order is flagged
+      const held = await handleOf(neverPaid.id).query(statusQuery);
+      expect(held).toMatchObject({ status: 'UNPAID', phase: 'closing-payment' });
+      expect(held.needsAttention).toEqual([expect.stringContaining('the payment provider has not answered since')]);
+      expect(await statusOf(webhookLost.id)).toBe('UNPAID');
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+
+    await h.env.sleep(2 * MINUTE); // the next question reaches the provider, which answers now
+    const ends = await Promise.all([onTime, duringOutage, webhookLost, neverPaid].map((o) => handleOf(o.id).result()));
+    expect(ends.map((e) => e.status)).toEqual(['PAID', 'PAID', 'PAID', 'CANCELLED']);
+    expect(ends.map((e) => e.needsAttention)).toEqual([[], [], [], []]);
+    expect(await stockOf(h, sku)).toMatchObject({ available: 7, reserved: 0, sold: 3 });
+    expect(await h.db.payment.findMany({ where: { orderId: webhookLost.id } })).toEqual([
+      expect.objectContaining({ paymentId: expect.stringMatching(/^pi_fake_/), status: 'CAPTURED' }),
+    ]);
+    for (const order of [onTime, duringOutage, webhookLost]) {
+      expect(
+        await h.fakeCount('payments', 'refund', (await findFakePayment(h.db.pool, { orderId: order.id }))!.paymentId),
+      ).toEqual({
+        effects: 0,
+        calls: 0,
+      });
+    }
+    // The lost webhook, redelivered at last, changes nothing.
+    const late = (await findFakePayment(h.db.pool, { orderId: webhookLost.id }))!;
+    const redelivery = { paymentId: late.paymentId, paidAt: late.paidAt!, amountCents: late.amountCents };
+    expect((await h.pay({ ...redelivery, orderId: webhookLost.id })).status).toBe(202);
+    expect(await h.db.payment.count({ where: { orderId: webhookLost.id } })).toBe(1);
+
+    const report = await checkInvariants(h.db, [...BUSINESS_INVARIANTS, ...FAKE_EFFECT_INVARIANTS], { graceMs: 0 });
+    expect(report.violations).toEqual([]);
+  }, 60_000);
+
+  it('an operator may force the cancel of an order held for a silent provider; a payment that still comes is refunded', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku, quantity: 1, customerId: 'c-forced' });
+    expect((await h.admin('POST', `/orders/${order.id}/force-cancel`)).body.error.code).toBe('ORDER_NOT_CLOSING');
+
+    await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
+    try {
+      await h.env.sleep(30 * MINUTE + 6 * MINUTE);
+      const forced = await h.admin('POST', `/orders/${order.id}/force-cancel`);
+      expect(forced.status, JSON.stringify(forced.body)).toBe(200);
+      expect(forced.body).toEqual({ orderId: order.id, status: 'CANCELLED' });
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+    expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0 });
+
+    // The provider never closed it: the customer can still pay, and that payment goes back.
+    const paid = await customerPays(order);
+    await eventually(
+      async () => (await h.db.payment.findUnique({ where: { paymentId: paid.paymentId } }))?.status === 'REFUNDED',
+      30_000,
+    );
+    expect(await h.fakeCount('payments', 'refund', paid.paymentId)).toMatchObject({ effects: 1 });
+    expect(await statusOf(order.id)).toBe('CANCELLED');
+  }, 60_000);
+});
