@@ -36,7 +36,7 @@ export const FAKE_EFFECT_INVARIANTS: readonly Invariant[] = [
     query: () => Prisma.sql`
       SELECT format('order %s: cancelled at %s, its payment %s cancelled at %s', o.id, o.cancelled_at, i.payment_id, i.cancelled_at) AS detail
         FROM fakes.payment_intents i JOIN orders o ON o.id = i.order_id
-       WHERE i.status = 'CANCELLED' AND (o.status <> 'CANCELLED' OR i.cancelled_at > o.cancelled_at)`,
+       WHERE i.state = 'CANCELLED' AND (o.status <> 'CANCELLED' OR i.cancelled_at > o.cancelled_at)`,
   },
   {
     name: 'provider-payments-settled',
@@ -46,7 +46,7 @@ export const FAKE_EFFECT_INVARIANTS: readonly Invariant[] = [
       SELECT format('order %s: the provider took payment %s (%s cents), the service has it %s', i.order_id, i.payment_id,
                     i.amount_received, COALESCE(p.status::text, 'nowhere')) AS detail
         FROM fakes.payment_intents i LEFT JOIN payments p ON p.payment_id = i.payment_id
-       WHERE i.status = 'SUCCEEDED' AND i.paid_at < ${cutoff} AND (p.status IS NULL OR p.status = 'RECEIVED')`,
+       WHERE i.state = 'SUCCEEDED' AND i.paid_at < ${cutoff} AND (p.status IS NULL OR p.status = 'RECEIVED')`,
   },
   {
     name: 'cancellation-notified-once',

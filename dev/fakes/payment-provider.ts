@@ -43,7 +43,7 @@ export class FakePaymentProvider implements PaymentProvider {
     const { rows } = await query<{ payment_id: string; client_secret: string }>(
       this.db.pool,
       Prisma.sql`
-        INSERT INTO fakes.payment_intents (payment_id, order_id, amount_cents, currency, client_secret, status)
+        INSERT INTO fakes.payment_intents (payment_id, order_id, amount_cents, currency, client_secret, state)
         VALUES (${fakePaymentId(request.orderId)}, ${request.orderId}::uuid, ${request.amountCents}, ${request.currency},
                 ${clientSecret}, ${'OPEN' satisfies ProviderPaymentStatus})
         ON CONFLICT (order_id) DO UPDATE SET order_id = EXCLUDED.order_id
@@ -63,8 +63,8 @@ export class FakePaymentProvider implements PaymentProvider {
     await query(
       this.db.pool,
       Prisma.sql`
-        UPDATE fakes.payment_intents SET status = 'CANCELLED', cancelled_at = now()
-        WHERE ${matches(request)} AND status = 'OPEN'`,
+        UPDATE fakes.payment_intents SET state = 'CANCELLED', cancelled_at = now()
+        WHERE ${matches(request)} AND state = 'OPEN'`,
     );
     const payment = await findFakePayment(this.db.pool, request);
     switch (payment?.status) {
@@ -116,8 +116,8 @@ export async function chargeFakePayment(
   const { rowCount } = await query(
     db.pool,
     Prisma.sql`
-      UPDATE fakes.payment_intents SET status = 'SUCCEEDED', amount_received = ${charge.amountCents}, paid_at = now()
-      WHERE ${matches(ref)} AND status IN ('OPEN', 'PROCESSING')`,
+      UPDATE fakes.payment_intents SET state = 'SUCCEEDED', amount_received = ${charge.amountCents}, paid_at = now()
+      WHERE ${matches(ref)} AND state IN ('OPEN', 'PROCESSING')`,
   );
   const payment = await findFakePayment(db.pool, ref);
   if (!payment) return { outcome: 'NO_PAYMENT' };
@@ -128,7 +128,7 @@ export async function chargeFakePayment(
 export async function startFakePaymentProcessing(db: Pick<Db, 'pool'>, orderId: string): Promise<boolean> {
   const { rowCount } = await query(
     db.pool,
-    Prisma.sql`UPDATE fakes.payment_intents SET status = 'PROCESSING' WHERE ${matches({ orderId })} AND status = 'OPEN'`,
+    Prisma.sql`UPDATE fakes.payment_intents SET state = 'PROCESSING' WHERE ${matches({ orderId })} AND state = 'OPEN'`,
   );
   return rowCount === 1;
 }
@@ -145,7 +145,7 @@ export async function findFakePayment(on: Queryable, request: PaymentRef): Promi
   }>(
     on,
     Prisma.sql`
-      SELECT payment_id, order_id, amount_cents, amount_received, currency, status, paid_at
+      SELECT payment_id, order_id, amount_cents, amount_received, currency, state AS status, paid_at
       FROM fakes.payment_intents WHERE ${matches(request)}`,
   );
   const row = rows[0];

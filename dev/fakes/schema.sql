@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS fakes.payment_intents (
   amount_cents    bigint NOT NULL,
   currency        text NOT NULL,
   client_secret   text NOT NULL,
-  status          text NOT NULL CHECK (status IN ('OPEN', 'PROCESSING', 'SUCCEEDED', 'CANCELLED')),
+  -- Its state at the provider (the service's own statuses are another matter: domain/statuses.ts).
+  state           text NOT NULL CHECK (state IN ('OPEN', 'PROCESSING', 'SUCCEEDED', 'CANCELLED')),
   amount_received bigint,
   paid_at         timestamptz(3),
   cancelled_at    timestamptz(3),

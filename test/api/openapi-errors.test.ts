@@ -5,7 +5,9 @@ import { z } from 'zod';
 import type { Endpoint } from '../../api/endpoint.js';
 import { DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from '../../api/endpoint-table.js';
 import type { ErrorCode } from '../../api/errors.js';
+import { orderWorkflowId, statusQuery } from '../../domain/messages.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../../domain/order-total.js';
+import { createFakeThirdParties } from '../../dev/fakes/index.js';
 import { FAULT_ENDPOINTS } from '../../dev/fakes/fault-endpoints.js';
 import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
 import { signedHeaders } from '../../api/webhook-signature.js';
@@ -160,6 +162,31 @@ const stripeSigned = (payload: string, headers: Record<string, string> = {}) =>
     ...headers,
   });
 /** Over the JSON body parser's 64 kB. */
+/**
+ * An order held while closing its payment: placed with a provider that cancels payments, then
+ * cancelled by its customer while that provider does not answer (the harness runs callback-only).
+ */
+async function heldForSilentProvider(): Promise<Order> {
+  const callbackOnly = h.thirdParties.paymentProvider;
+  const cancellable = createFakeThirdParties(h.db, 'cancellable').paymentProvider;
+  h.thirdParties.paymentProvider = {
+    cancelsPayments: true,
+    createPayment: (request) => cancellable.createPayment(request),
+    cancelPayment: async () => ({ outcome: 'UNAVAILABLE' }),
+    lookupPayment: (request) => cancellable.lookupPayment(request),
+    refund: (request) => cancellable.refund(request),
+  };
+  try {
+    const order = await placeOrder(h, { sku: f.sku, quantity: 1, customerId: 'forcer' });
+    expect((await h.asCustomer('forcer', 'POST', `/orders/${order.id}/cancel`)).status).toBe(202);
+    const run = h.clockStoppedClient.workflow.getHandle(orderWorkflowId(order.id));
+    await eventually(async () => (await run.query(statusQuery)).phase === 'closing-payment');
+    return order;
+  } finally {
+    h.thirdParties.paymentProvider = callbackOnly;
+  }
+}
+
 const huge = JSON.stringify({ name: 'x'.repeat(70_000) });
 /** body-parser refuses an encoding it cannot decode with 415. */
 const unknownEncoding = { 'content-encoding': 'x-unknown' };
@@ -287,6 +314,16 @@ const PROBES: Record<string, Probes> = {
       ORDER_NOT_UNPAID: () => admin('POST', `/orders/${f.paid.id}/extend`, { minutes: 5 }),
       PAYLOAD_TOO_LARGE: () => admin('POST', `/orders/${f.unpaid.id}/extend`, huge),
       UNSUPPORTED_MEDIA_TYPE: () => admin('POST', `/orders/${f.unpaid.id}/extend`, { minutes: 5 }, unknownEncoding),
+    },
+  },
+  'POST /orders/{id}/force-cancel': {
+    success: async () => admin('POST', `/orders/${(await heldForSilentProvider()).id}/force-cancel`),
+    errors: {
+      UNAUTHORIZED: () => h.asCustomer('holder', 'POST', `/orders/${f.unpaid.id}/force-cancel`),
+      VALIDATION_FAILED: () => admin('POST', '/orders/not-a-uuid/force-cancel'),
+      UNKNOWN_ORDER: () => admin('POST', `/orders/${randomUUID()}/force-cancel`),
+      ORDER_NOT_UNPAID: () => admin('POST', `/orders/${f.paid.id}/force-cancel`),
+      ORDER_NOT_CLOSING: () => admin('POST', `/orders/${f.unpaid.id}/force-cancel`),
     },
   },
   'POST /orders/{id}/fulfillment/{step}/retry': {

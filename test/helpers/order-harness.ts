@@ -130,10 +130,11 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
   const thirdParties: ThirdParties = createFakeThirdParties(db, options.payments ?? 'callback-only');
   const forward = <K extends keyof ThirdParties>(name: K): ThirdParties[K] =>
     new Proxy({} as ThirdParties[K], {
-      get:
-        (_target, method) =>
-        (...args: unknown[]) =>
-          (thirdParties[name] as any)[method](...args),
+      get: (_target, key) => {
+        // Read at each use: a method calls today's fake, and a property (cancelsPayments) is its value.
+        const value = (thirdParties[name] as any)[key];
+        return typeof value === 'function' ? (...args: unknown[]) => (thirdParties[name] as any)[key](...args) : value;
+      },
     });
   // On the real server the database's own clock judges deadlines, as in production.
   const clock = temporal === 'time-skipping' ? async () => new Date(await env.currentTimeMs()) : undefined;

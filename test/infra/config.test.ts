@@ -100,10 +100,12 @@ it('takes a METRICS_TOKEN of its own, never the admin token', () => {
   );
 });
 
-it('has no third parties to offer a worker unless THIRD_PARTIES=fake is chosen, and says so in one line', () => {
+it('has no third parties to offer a worker unless they are chosen, and says so in one line', () => {
   const none = () => requireThirdParties(loadConfig(DEPLOYED));
   expect(none).toThrow(ConfigError);
-  expect(none).toThrow(/^THIRD_PARTIES: no real payment provider.*set THIRD_PARTIES=fake [^\n]*$/);
+  expect(none).toThrow(
+    /^THIRD_PARTIES: no payment provider is configured; set THIRD_PARTIES=stripe .*or THIRD_PARTIES=fake [^\n]*$/,
+  );
   expect(requireThirdParties(loadConfig({}))).toBe('fake');
 });
 

@@ -23,11 +23,11 @@ const sql = Prisma.sql;
 function corruptions({ orders, payments }: CheckedHistory): Record<string, Prisma.Sql> {
   return {
     'payment-closed-before-order': sql`
-      INSERT INTO fakes.payment_intents (payment_id, order_id, amount_cents, currency, client_secret, status, cancelled_at)
+      INSERT INTO fakes.payment_intents (payment_id, order_id, amount_cents, currency, client_secret, state, cancelled_at)
       SELECT 'pi_late_close', id, total_cents, 'eur', 'secret', 'CANCELLED', cancelled_at + interval '1 minute'
         FROM orders WHERE id = ${orders.cancelled}::uuid`,
     'provider-payments-settled': sql`
-      INSERT INTO fakes.payment_intents (payment_id, order_id, amount_cents, currency, client_secret, status, amount_received, paid_at)
+      INSERT INTO fakes.payment_intents (payment_id, order_id, amount_cents, currency, client_secret, state, amount_received, paid_at)
       SELECT 'pi_never_recorded', id, total_cents, 'eur', 'secret', 'SUCCEEDED', total_cents, now() - interval '1 hour'
         FROM orders WHERE id = ${orders.unpaid}::uuid`,
     'cancellation-notified-once': sql`
