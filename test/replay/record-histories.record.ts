@@ -12,6 +12,8 @@ import {
   retryFulfillmentStepUpdate,
   statusQuery,
 } from '../../domain/messages.js';
+import { createFakeThirdParties } from '../../dev/fakes/index.js';
+import { chargeFakePayment } from '../../dev/fakes/payment-provider.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
@@ -138,7 +140,7 @@ it('records the main paths', async () => {
   await save('reconciliation-sweep', sweepId);
   await save('adopted-by-reconciliation', orderWorkflowId(lost.id));
 
-  // The provider rejects everything for good while a cancelled order compensates and a payment arrives.
+  // The provider rejects everything for good while a payment arrives for a cancelled order.
   const rejected = await placeOrder(h, { sku });
   await h.admin('PUT', '/admin/faults/payments', { failAlways: true, latencyMs: 2_000 });
   await h.env.sleep(30 * MINUTE + 1_000);
@@ -153,7 +155,7 @@ it('records the main paths', async () => {
   );
   await h.admin('DELETE', '/admin/faults/payments');
   await h.admin('POST', `/orders/${rejected.id}/payments/pay-${rejected.id}/refund/retry`);
-  await save('compensation-and-refund-rejected-then-refund-retried', orderWorkflowId(rejected.id));
+  await save('cancelled-then-refund-rejected-then-retried', orderWorkflowId(rejected.id));
 
   // A late payment whose refund the provider rejects: SettleLatePayment holds it until retried.
   await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
@@ -191,4 +193,21 @@ it('records the main paths', async () => {
   await h.env.sleep(15 * MINUTE);
   await h.workerDatabase!.up();
   await save('database-outage-then-paid', orderWorkflowId(outage.id));
+
+  // Provider first, with a provider that cancels payments (the local fake's cancellable kind).
+  h.thirdParties.paymentProvider = createFakeThirdParties(h.db, 'cancellable').paymentProvider;
+  const closed = await placeOrder(h, { sku });
+  await save('provider-closed-then-cancelled', orderWorkflowId(closed.id));
+
+  const paidAtProvider = await placeOrder(h, { sku });
+  // The customer pays; the webhook never comes: the closing at the deadline finds the payment.
+  await chargeFakePayment(h.db, { orderId: paidAtProvider.id, amountCents: paidAtProvider.totalCents });
+  await save('provider-paid-at-deadline', orderWorkflowId(paidAtProvider.id));
+
+  const silent = await placeOrder(h, { sku });
+  await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
+  await h.env.sleep(36 * MINUTE);
+  await h.admin('POST', `/orders/${silent.id}/force-cancel`);
+  await h.admin('DELETE', '/admin/faults/payments');
+  await save('provider-silent-then-force-cancelled', orderWorkflowId(silent.id));
 });

@@ -32,10 +32,13 @@ const PATHS = [
   'late-payment-after-close',
   'reconciliation-sweep',
   'adopted-by-reconciliation',
-  'compensation-and-refund-rejected-then-refund-retried',
+  'cancelled-then-refund-rejected-then-retried',
   'late-payment-refund-rejected-then-retried',
   'payment-during-update-at-end-refunded',
   'database-outage-then-paid',
+  'provider-closed-then-cancelled',
+  'provider-paid-at-deadline',
+  'provider-silent-then-force-cancelled',
 ];
 
 describe('replaying recorded histories', () => {
