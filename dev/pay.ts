@@ -11,9 +11,10 @@ import { runMain, StartupError } from './startup-error.js';
  * `npm run pay -- <orderId> [--amount <cents>] [--payment-id <id>]`: plays the customer and the
  * payment provider against the running API. Where the local provider holds a payment for the order
  * (FAKE_PAYMENTS=cancellable, npm start's default), the customer pays it first, and the provider
- * refuses a payment it has cancelled, as a real one would; then it sends the correctly signed
- * callback for the order's total (or the amount given). Send the same --payment-id twice to see a
- * redelivery have one effect.
+ * refuses a payment it has cancelled, as a real one would, and a second call delivers the paid
+ * payment's webhook again; then it sends the correctly signed callback for the order's total (or the
+ * amount given). With a callback-only provider, send the same --payment-id twice to see a redelivery
+ * have one effect.
  */
 runMain(async () => {
   const { positionals, values } = parseArgs({
@@ -33,14 +34,15 @@ runMain(async () => {
 
   const db = createDb(config.databaseUrl ?? embeddedDatabaseUrl(), { maxConnections: 1 });
   const charge = await chargeFakePayment(db, { orderId, amountCents }).finally(() => db.$disconnect());
-  if (charge.outcome === 'REFUSED') {
+  if (charge.outcome === 'REFUSED' && charge.status !== 'SUCCEEDED') {
     throw new StartupError(`the payment provider refused: the order's payment is ${charge.status}`);
   }
-  const paid = charge.outcome === 'SUCCEEDED' ? charge.payment : undefined;
+  // Paid already: the provider delivers that payment's webhook again.
+  const paid = charge.outcome === 'NO_PAYMENT' ? undefined : charge.payment;
   const { status, body, sent } = await sendPaymentCallback(api, config.webhookSecret, {
     paymentId: paid?.paymentId ?? values['payment-id'] ?? `pay-${randomUUID()}`,
     orderId,
-    amountCents,
+    amountCents: paid?.amountCents ?? amountCents,
     paidAt: paid?.paidAt ?? new Date().toISOString(),
   });
   console.log(`POST /payments/callback ${sent}\n→ ${status} ${body}`);

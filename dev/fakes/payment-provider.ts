@@ -99,8 +99,8 @@ export const fakePaymentId = (orderId: string): string => `pi_fake_${orderId.rep
 
 export type FakeCharge =
   | { outcome: 'SUCCEEDED'; payment: ProviderPayment }
-  /** The provider refuses: the payment was cancelled (or is paid already). */
-  | { outcome: 'REFUSED'; status: ProviderPaymentStatus }
+  /** The provider refuses: the payment was cancelled, or is paid already (`payment` says which). */
+  | { outcome: 'REFUSED'; status: ProviderPaymentStatus; payment: ProviderPayment }
   /** The order has no payment at this provider (callback-only, or not created yet). */
   | { outcome: 'NO_PAYMENT' };
 
@@ -121,7 +121,7 @@ export async function chargeFakePayment(
   );
   const payment = await findFakePayment(db.pool, ref);
   if (!payment) return { outcome: 'NO_PAYMENT' };
-  return rowCount === 1 ? { outcome: 'SUCCEEDED', payment } : { outcome: 'REFUSED', status: payment.status };
+  return rowCount === 1 ? { outcome: 'SUCCEEDED', payment } : { outcome: 'REFUSED', status: payment.status, payment };
 }
 
 /** A bank or 3-D Secure step begins: the payment can neither be cancelled nor counted as paid until it ends. */
