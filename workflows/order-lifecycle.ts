@@ -74,8 +74,7 @@ async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
       const closing = await closePaymentFirst(run, reason);
       if (closing.outcome === 'PAID') continue;
       if (closing.outcome !== 'CLOSED') {
-        decidedElsewhere(run, closing);
-        if (closing.outcome === 'NOT_DUE') minimumWaitMs = NOT_DUE_RECHECK_MS;
+        minimumWaitMs = decidedElsewhere(run, closing);
         continue;
       }
     }
@@ -83,20 +82,25 @@ async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
       database.cancelOrder({ orderId: run.orderId, reason }),
     );
     if (decided.outcome === 'CANCELLED') run.cancelled(reason);
-    else {
-      decidedElsewhere(run, decided);
-      if (decided.outcome === 'NOT_DUE') minimumWaitMs = NOT_DUE_RECHECK_MS;
-    }
+    else minimumWaitMs = decidedElsewhere(run, decided);
   }
+  await creating?.stop(); // paid meanwhile: nothing left to create
 }
 
-/** Someone else decided (a payment), or the deadline is not due by the database's clock yet (moved, or our clock ran ahead). */
+/**
+ * Someone else decided (a payment), or the deadline is not due by the database's clock yet (moved,
+ * or our clock ran ahead). Returns how long to wait at least before looking again.
+ */
 function decidedElsewhere(
   run: OrderRun,
   decided: { outcome: 'NOT_DUE'; expiresAt: string } | { outcome: 'ALREADY_FINAL'; status: OrderStatus },
-): void {
-  if (decided.outcome === 'ALREADY_FINAL') run.settledElsewhere(decided.status);
-  else run.deadlineMoved(decided.expiresAt);
+): number {
+  if (decided.outcome === 'ALREADY_FINAL') {
+    run.settledElsewhere(decided.status);
+    return 0;
+  }
+  run.deadlineMoved(decided.expiresAt);
+  return NOT_DUE_RECHECK_MS;
 }
 
 /** What ends the wait: a message, or the deadline's timer. */

@@ -39,13 +39,15 @@ function runWorker(env: Record<string, string>): { status: number | null; lines:
   return { status: run.status, lines };
 }
 
-it('refuses to start without THIRD_PARTIES, saying no real provider is configured and how to opt into the fakes', () => {
+it('refuses to start without THIRD_PARTIES, saying no provider is configured and how to choose Stripe or the fakes', () => {
   const { status, lines } = runWorker({});
   expect(status).toBe(1);
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatchObject({
     level: 50,
-    msg: expect.stringMatching(/^THIRD_PARTIES: no real payment provider.*set THIRD_PARTIES=fake/),
+    msg: expect.stringMatching(
+      /^THIRD_PARTIES: no payment provider is configured; set THIRD_PARTIES=stripe .*THIRD_PARTIES=fake/,
+    ),
   });
 }, 90_000);
 

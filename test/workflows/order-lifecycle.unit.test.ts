@@ -397,6 +397,21 @@ describe('OrderLifecycle with a provider that cancels payments: provider first a
     expect(called('cancelOrder')).toHaveLength(1);
   }, 30_000);
 
+  it('a provider that refuses to close the payment for good holds the order for an operator', async () => {
+    overrides.closePayment = async () => {
+      throw ApplicationFailure.nonRetryable('no such payment intent', THIRD_PARTY_FAILURES.rejected);
+    };
+    const end = await withOrder(async (orderId) => {
+      await env.sleep(31 * MINUTE);
+      const held = await handleOf(orderId).query(statusQuery);
+      expect(held).toMatchObject({ status: 'UNPAID', phase: 'closing-payment' });
+      expect(held.needsAttention).toEqual([expect.stringContaining('refused to close the payment')]);
+      await handleOf(orderId).executeUpdate(forceCancelUpdate);
+      return result(orderId);
+    });
+    expect(end).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
+  }, 30_000);
+
   it('a payment the placement could not create is created while the order waits', async () => {
     overrides.placeOrder = async (request: { orderId: string }) => ({
       ...(await placedOrder(request.orderId)),

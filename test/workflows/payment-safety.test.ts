@@ -60,12 +60,14 @@ async function needsAttention(workflowId: string): Promise<boolean | undefined> 
 }
 
 describe('every accepted payment is settled before the run ends', () => {
-  it('a payment that arrives after the cancel while the provider rejects refunds is held, flagged, and re-driven', async () => {
+  it('a payment that arrives while compensation hangs, with refunds rejected for good, is held by the run and re-driven', async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku, quantity: 1 });
     const paymentId = `during-compensation-${order.id}`;
-    // The provider hangs, then rejects everything for good: the refund too.
-    await h.admin('PUT', '/admin/faults/payments', { failAlways: true, latencyMs: 3_000 });
+    // The customer's notice hangs, so the run is still compensating when the payment arrives; the
+    // provider rejects every refund for good.
+    await h.admin('PUT', '/admin/faults/notification', { latencyMs: 10_000 });
+    await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
     try {
       await h.env.sleep(30 * MINUTE + 1_000);
       await eventually(
@@ -90,6 +92,7 @@ describe('every accepted payment is settled before the run ends', () => {
       expect(await h.workerMetrics.refundFailures.get()).toMatchObject({ values: [{ value: 1 }] });
     } finally {
       await h.admin('DELETE', '/admin/faults/payments');
+      await h.admin('DELETE', '/admin/faults/notification');
     }
 
     const retried = await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`);
