@@ -31,6 +31,7 @@ export function appWithoutBackends({
   );
   return createApp({
     db: untouchable as Db,
+    publicDb: untouchable as Db,
     temporal: untouchable as Client,
     taskQueue: 'q',
     adminToken: ADMIN_TOKEN,
