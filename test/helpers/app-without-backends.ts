@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
 import { createApp } from '../../api/app.js';
 import { fakeFaultInjection } from '../../dev/fakes/index.js';
+import type { TrustProxy } from '../../lib/config.js';
 import type { Db } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
 
@@ -16,10 +17,12 @@ export function appWithoutBackends({
   faultsEnabled,
   metricsToken,
   authFailureLimit = { limit: 0, windowMs: 60_000 },
+  trustProxy,
 }: {
   faultsEnabled: boolean;
   metricsToken?: string;
   authFailureLimit?: { limit: number; windowMs: number };
+  trustProxy?: TrustProxy;
 }): Express {
   const untouchable = new Proxy(
     {},
@@ -41,6 +44,7 @@ export function appWithoutBackends({
     ordersRateLimit: { limit: 0, windowMs: 60_000 },
     metricsToken,
     authFailureLimit,
+    trustProxy,
     ...(faultsEnabled ? { faultInjection: fakeFaultInjection(untouchable as Db) } : {}),
     temporalUiUrl: 'http://localhost:8233',
     logger: createLogger('test', 'silent'),
