@@ -1,0 +1,156 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { HEALTH_MAX_AGE_MS } from '../../api/health-check.js';
+import { placeOrder, seedCatalog } from '../helpers/catalog.js';
+import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+
+/**
+ * Issue 22's shield, shown on loopback against the real app and PostgreSQL: while a bounded crowd of
+ * anonymous callers floods GET /healthz and GET /products/:sku far past what the database can
+ * answer, the payment webhook's p99 stays under a second, and /healthz costs the database about
+ * one `SELECT 1` a second however many ask.
+ *
+ * The API reaches PostgreSQL through a proxy that holds each packet DB_DELAY_MS each way: a
+ * database a network hop away, where the pools' connections, not this machine's CPU, bound what the
+ * API can ask of it. On the old code (one shared pool, a probe per /healthz) the flood queues
+ * hundreds of statements in front of the webhook's (about MAX_IN_FLIGHT / (10 connections / 40 ms)
+ * = 2 s each); on the new one it queues on the public pool only. The flood arrives at fixed rates
+ * (open loop) with a cap on what is in flight, so it neither waits for the service nor grows
+ * without bound, and stops by itself.
+ */
+const DB_DELAY_MS = 20;
+const FLOOD_MS = 12_000;
+/** Requests per second of each kind, and how many of each may be unanswered at once. */
+const FLOOD = { healthz: { perSecond: 150, maxInFlight: 150 }, product: { perSecond: 150, maxInFlight: 350 } };
+/** The webhook calls one at a time, one every this, each paying an order of its own. */
+const WEBHOOK_EVERY_MS = 100;
+const WEBHOOK_CALLS = Math.floor(FLOOD_MS / WEBHOOK_EVERY_MS);
+
+let h: OrderHarness;
+beforeAll(async () => {
+  h = await startOrderHarness({ taskQueue: 'orders-anonymous-flood', apiDatabaseDelayMs: DB_DELAY_MS });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+it('under a flood of anonymous /healthz and product reads, the webhook p99 stays under 1 s and /healthz probes about once a second', async () => {
+  const { sku } = await seedCatalog(h, { stock: WEBHOOK_CALLS });
+  const orders = [];
+  for (let i = 0; i < WEBHOOK_CALLS; i += 10)
+    orders.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(10, WEBHOOK_CALLS - i) }, (_, j) =>
+          placeOrder(h, { sku, quantity: 1, customerId: `flooded-${i + j}` }),
+        ),
+      )),
+    );
+
+  // Warm, as a running service is: each pool's first query also starts its Prisma client.
+  expect((await h.http('GET', `/products/${sku}`)).status).toBe(200);
+  expect((await h.http('GET', '/healthz')).status).toBe(200);
+
+  const probes = countProbes(h);
+  const floodStarted = performance.now();
+  const flood = startFlood(h.baseUrl, { healthz: '/healthz', product: `/products/${sku}` });
+
+  const webhookMs: number[] = [];
+  for (const [i, order] of orders.entries()) {
+    const slot = floodStarted + i * WEBHOOK_EVERY_MS;
+    await sleep(Math.max(0, slot - performance.now()));
+    const sent = performance.now();
+    const res = await h.pay({ paymentId: `pay-${order.id}`, orderId: order.id, amountCents: order.totalCents });
+    webhookMs.push(performance.now() - sent);
+    expect(res.status).toBe(202);
+  }
+  const floodSeconds = (performance.now() - floodStarted) / 1000;
+  const probesDuringFlood = probes.count;
+  const answered = await flood.stop();
+  probes.stop();
+
+  const sorted = [...webhookMs].sort((a, b) => a - b);
+  const percentile = (p: number) => sorted[Math.ceil((p / 100) * sorted.length) - 1]!;
+  console.log(
+    `anonymous flood for ${floodSeconds.toFixed(1)} s: ${JSON.stringify(answered)}; ` +
+      `webhook ${sorted.length} calls p50 ${percentile(50).toFixed(0)} ms, p99 ${percentile(99).toFixed(0)} ms, ` +
+      `max ${sorted.at(-1)!.toFixed(0)} ms; /healthz SELECT 1 probes ${probesDuringFlood}`,
+  );
+
+  // It was a flood: offered at about its rates (sent, or skipped while its cap was unanswered).
+  for (const kind of ['healthz', 'product'] as const)
+    expect(answered[kind].sent + answered[kind].skipped).toBeGreaterThan(FLOOD[kind].perSecond * floodSeconds * 0.8);
+  expect(percentile(99)).toBeLessThan(1_000);
+  // One probe per HEALTH_MAX_AGE_MS after the last one came back: at most one a second, and one
+  // more for the probe already running when the flood began or ended.
+  expect(probesDuringFlood).toBeLessThanOrEqual(Math.ceil((floodSeconds * 1000) / HEALTH_MAX_AGE_MS) + 1);
+  expect(answered.healthz.byStatus['200']).toBeGreaterThan(0);
+});
+
+/** Counts the `SELECT 1` probes that reach the API's main pool, from now until stop(). */
+function countProbes(h: OrderHarness) {
+  const pool = h.apiDb.pool;
+  const query = pool.query;
+  const counter = { count: 0, stop: () => void (pool.query = query) };
+  pool.query = ((...args: Parameters<typeof query>) => {
+    const text: unknown = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown }).text;
+    if (typeof text === 'string' && /^\s*SELECT 1\s*$/i.test(text)) counter.count++;
+    return (query as (...a: unknown[]) => unknown).apply(pool, args);
+  }) as typeof query;
+  return counter;
+}
+
+type Kind = keyof typeof FLOOD;
+
+/** Sends each kind at its rate while fewer than its cap are unanswered; stop() waits for the rest. */
+function startFlood(baseUrl: string, paths: Record<Kind, string>) {
+  const started = performance.now();
+  const tally = Object.fromEntries(
+    (Object.keys(FLOOD) as Kind[]).map((k) => [
+      k,
+      { sent: 0, skipped: 0, inFlight: 0, byStatus: {} as Record<string, number> },
+    ]),
+  ) as Record<Kind, { sent: number; skipped: number; inFlight: number; byStatus: Record<string, number> }>;
+  const pending = new Set<Promise<void>>();
+  const send = (kind: Kind) => {
+    const t = tally[kind];
+    t.sent++;
+    t.inFlight++;
+    const request = fetch(baseUrl + paths[kind])
+      .then(async (res) => {
+        await res.arrayBuffer();
+        return String(res.status);
+      })
+      .catch(() => 'network error')
+      .then((status) => {
+        t.byStatus[status] = (t.byStatus[status] ?? 0) + 1;
+        t.inFlight--;
+        pending.delete(request);
+      });
+    pending.add(request);
+  };
+  let running = true;
+  const loop = (async () => {
+    while (running && performance.now() - started < FLOOD_MS) {
+      const elapsedS = (performance.now() - started) / 1000;
+      for (const kind of Object.keys(FLOOD) as Kind[]) {
+        const t = tally[kind];
+        const due = Math.floor(elapsedS * FLOOD[kind].perSecond) - t.sent - t.skipped;
+        for (let i = 0; i < due; i++) {
+          if (t.inFlight < FLOOD[kind].maxInFlight) send(kind);
+          else t.skipped++;
+        }
+      }
+      await sleep(5);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      await Promise.all(pending);
+      return Object.fromEntries(
+        Object.entries(tally).map(([k, { sent, skipped, byStatus }]) => [k, { sent, skipped, byStatus }]),
+      ) as Record<Kind, { sent: number; skipped: number; byStatus: Record<string, number> }>;
+    },
+  };
+}
