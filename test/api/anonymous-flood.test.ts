@@ -127,10 +127,7 @@ function get(url: string): Promise<string> {
 function startFlood(baseUrl: string, paths: Record<Kind, string>) {
   const started = performance.now();
   const tally = Object.fromEntries(
-    (Object.keys(FLOOD) as Kind[]).map((k) => [
-      k,
-      { sent: 0, skipped: 0, inFlight: 0, byStatus: {} },
-    ]),
+    (Object.keys(FLOOD) as Kind[]).map((k) => [k, { sent: 0, skipped: 0, inFlight: 0, byStatus: {} }]),
   ) as Record<Kind, { sent: number; skipped: number; inFlight: number; byStatus: Record<string, number> }>;
   const pending = new Set<Promise<void>>();
   const send = (kind: Kind) => {
