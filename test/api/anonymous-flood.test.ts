@@ -1,8 +1,8 @@
-import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HEALTH_MAX_AGE_MS } from '../../api/health-check.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
+import { startHttpFlood } from '../helpers/http-flood.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
 
 /**
@@ -54,7 +54,13 @@ it('under a flood of anonymous /healthz and product reads, the webhook p99 stays
   expect((await h.http('GET', '/healthz')).status).toBe(200);
 
   const probes = countProbes(h);
-  const flood = startFlood(h.baseUrl, { healthz: '/healthz', product: `/products/${sku}` });
+  const flood = startHttpFlood(
+    {
+      healthz: { url: `${h.baseUrl}/healthz`, ...FLOOD.healthz },
+      product: { url: `${h.baseUrl}/products/${sku}`, ...FLOOD.product },
+    },
+    { maxMs: MAX_FLOOD_MS },
+  );
   // One call at a time, at most one every WEBHOOK_EVERY_MS: the latency each call meets under the
   // flood, not a queue of our own calls (the test server settles a few payments a second at most).
   const webhookMs: number[] = [];
@@ -68,9 +74,8 @@ it('under a flood of anonymous /healthz and product reads, the webhook p99 stays
     expect(res.status).toBe(202);
   }
   const probesDuringFlood = probes.count;
-  const answered = await flood.stop();
+  const { seconds: floodSeconds, kinds: answered } = await flood.stop();
   probes.stop();
-  const floodSeconds = answered.seconds;
 
   const sorted = [...webhookMs].sort((a, b) => a - b);
   const percentile = (p: number) => sorted[Math.ceil((p / 100) * sorted.length) - 1]!;
@@ -82,12 +87,12 @@ it('under a flood of anonymous /healthz and product reads, the webhook p99 stays
 
   // It was a flood: offered at about its rates (sent, or skipped while its cap was unanswered).
   for (const kind of ['healthz', 'product'] as const)
-    expect(answered[kind].sent + answered[kind].skipped).toBeGreaterThan(FLOOD[kind].perSecond * floodSeconds * 0.8);
+    expect(answered[kind]!.sent + answered[kind]!.skipped).toBeGreaterThan(FLOOD[kind].perSecond * floodSeconds * 0.8);
   expect(percentile(99)).toBeLessThan(1_000);
   // One probe per HEALTH_MAX_AGE_MS after the last one came back: at most one a second, and one
   // more for the probe already running when the flood began or ended.
   expect(probesDuringFlood).toBeLessThanOrEqual(Math.ceil((floodSeconds * 1000) / HEALTH_MAX_AGE_MS) + 1);
-  expect(answered.healthz.byStatus['200']).toBeGreaterThan(0);
+  expect(answered.healthz!.byStatus['200']).toBeGreaterThan(0);
 });
 
 /** Counts the `SELECT 1` probes that reach the API's main pool, from now until stop(). */
@@ -101,72 +106,4 @@ function countProbes(h: OrderHarness) {
     return (query as (...a: unknown[]) => unknown).apply(pool, args);
   }) as typeof query;
   return counter;
-}
-
-type Kind = keyof typeof FLOOD;
-
-/** Node's own client on keep-alive sockets: a fraction of fetch's CPU, which the flood would otherwise take from the app. */
-const agent = new Agent({ keepAlive: true });
-
-/** A GET's status, or `network error`. */
-function get(url: string): Promise<string> {
-  return new Promise((resolve) => {
-    request(url, { agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(String(res.statusCode)));
-    })
-      .on('error', () => resolve('network error'))
-      .end();
-  });
-}
-
-/**
- * Sends each kind at its rate while fewer than its cap are unanswered, until stop() (or
- * MAX_FLOOD_MS, whichever comes first), which waits for the rest.
- */
-function startFlood(baseUrl: string, paths: Record<Kind, string>) {
-  const started = performance.now();
-  const tally = Object.fromEntries(
-    (Object.keys(FLOOD) as Kind[]).map((k) => [k, { sent: 0, skipped: 0, inFlight: 0, byStatus: {} }]),
-  ) as Record<Kind, { sent: number; skipped: number; inFlight: number; byStatus: Record<string, number> }>;
-  const pending = new Set<Promise<void>>();
-  const send = (kind: Kind) => {
-    const t = tally[kind];
-    t.sent++;
-    t.inFlight++;
-    const request = get(baseUrl + paths[kind]).then((status) => {
-      t.byStatus[status] = (t.byStatus[status] ?? 0) + 1;
-      t.inFlight--;
-      pending.delete(request);
-    });
-    pending.add(request);
-  };
-  let running = true;
-  const loop = (async () => {
-    while (running && performance.now() - started < MAX_FLOOD_MS) {
-      const elapsedS = (performance.now() - started) / 1000;
-      for (const kind of Object.keys(FLOOD) as Kind[]) {
-        const t = tally[kind];
-        const due = Math.floor(elapsedS * FLOOD[kind].perSecond) - t.sent - t.skipped;
-        for (let i = 0; i < due; i++) {
-          if (t.inFlight < FLOOD[kind].maxInFlight) send(kind);
-          else t.skipped++;
-        }
-      }
-      await sleep(5);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      const seconds = (performance.now() - started) / 1000;
-      await Promise.all(pending);
-      agent.destroy();
-      const byKind = Object.fromEntries(
-        Object.entries(tally).map(([k, { sent, skipped, byStatus }]) => [k, { sent, skipped, byStatus }]),
-      ) as Record<Kind, { sent: number; skipped: number; byStatus: Record<string, number> }>;
-      return { seconds, ...byKind };
-    },
-  };
 }
