@@ -30,20 +30,14 @@ export function healthCheck({ db, temporal }: { db: Db; temporal: Client }): Hea
  * settled; the first caller after that starts it again. At most one run at a time, so at most one
  * per `maxAgeMs` plus its own duration. `run` must not reject (a probe reports "down" instead).
  */
-export function sharedFor<T>(
-  maxAgeMs: number,
-  run: () => Promise<T>,
-  now: () => number = performance.now.bind(performance),
-) {
+function sharedFor<T>(maxAgeMs: number, run: () => Promise<T>): () => Promise<T> {
   let current: Promise<T> | undefined;
   let settledAt: number | undefined;
-  return (): Promise<T> => {
-    if (current === undefined || (settledAt !== undefined && now() - settledAt >= maxAgeMs)) {
+  return () => {
+    // performance.now(), not Date.now(): a wall clock set back would keep an old result for good.
+    if (current === undefined || (settledAt !== undefined && performance.now() - settledAt >= maxAgeMs)) {
       settledAt = undefined;
-      const started = run().finally(() => {
-        if (current === started) settledAt = now();
-      });
-      current = started;
+      current = run().finally(() => (settledAt = performance.now()));
     }
     return current;
   };
