@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { CustomerTokenSettings } from '../lib/config.js';
+import type { CustomerTokenSettings, TrustProxy } from '../lib/config.js';
 import type { Db } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
 import { CheckoutPriority } from './checkout-priority.js';
@@ -9,6 +9,7 @@ import { customerTokenVerifier, type VerifyCustomerToken } from './customer-toke
 import { withDeps, type Endpoint } from './endpoint.js';
 import { DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from './endpoint-table.js';
 import { errorHandler, notFound } from './errors.js';
+import { healthCheck, type HealthCheck } from './health-check.js';
 import { createApiMetrics, type ApiMetrics } from './metrics.js';
 import { mountEndpoints } from './mount-endpoints.js';
 import { observeRequests } from './observe-requests.js';
@@ -17,7 +18,14 @@ import { ordersPageFiles } from './routes/orders-page.js';
 import { traceRequests } from './tracing.js';
 
 export interface AppDeps {
+  /** The main pool: the payment webhook, checkout, the operators' routes. */
   db: Db;
+  /**
+   * A small pool of its own for the reads anyone may make without a token (GET /products/:sku), so
+   * that a crowd of them queues there and never in front of the webhook and checkout on `db`
+   * (config: DATABASE_PUBLIC_POOL_SIZE).
+   */
+  publicDb: Db;
   temporal: Client;
   taskQueue: string;
   adminToken: string;
@@ -32,6 +40,8 @@ export interface AppDeps {
   metricsToken?: string | undefined;
   /** Refused bearer tokens per client address per window before it is refused (config: AUTH_FAILURES_PER_MINUTE_PER_ADDRESS); 0: no limit. */
   authFailureLimit: { limit: number; windowMs: number };
+  /** Express's `trust proxy`, which decides the client address the throttle counts (config: TRUST_PROXY); unset: false. */
+  trustProxy?: TrustProxy | undefined;
   /**
    * FAULTS_ENABLED (contract: dev and tests only): the local fakes' fault-injection endpoints
    * (dev/fakes), mounted and documented with the API's dev-only ones; their presence also puts the
@@ -57,6 +67,7 @@ export interface ApiDeps extends AppDeps {
   verifyCustomerToken: VerifyCustomerToken;
   checkoutPriority: CheckoutPriority;
   openApiDocument: OpenApiDocument;
+  healthCheck: HealthCheck;
 }
 
 /** The HTTP API, built from its dependencies; it does not listen (server.ts and tests do). */
@@ -73,12 +84,15 @@ export function createApp(deps: AppDeps): Express {
     metrics: createApiMetrics(deps.db),
     verifyCustomerToken: customerTokenVerifier(deps.customerTokens),
     checkoutPriority: new CheckoutPriority(deps.temporal, deps.logger),
+    healthCheck: healthCheck(deps),
     // The document names exactly the endpoints mounted here: Stripe's and the dev-only ones only when they are.
     openApiDocument: openApiDocument([...ownEndpoints, ...devEndpoints]),
   };
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple'); // `?a[b]=c` stays a string, never an object
+  // Which X-Forwarded-For hops req.ip believes (none by default): the throttle counts per req.ip.
+  app.set('trust proxy', deps.trustProxy ?? false);
 
   // Security headers on every answer, the orders page's above all: its script and stylesheet come
   // from this origin only, nothing inline. No upgrade-insecure-requests: the service is also

@@ -11,9 +11,9 @@ const MAX_TRACKED = 50_000;
  * window ends, the right token included, so a guesser learns nothing more meanwhile. Only refusals
  * count: any number of good calls, however concurrent, never trips it. IPv6 addresses count by /56
  * (express-rate-limit's ipKeyGenerator), so rotating within one allocation does not reset the count.
- * The address is the connection's (no `trust proxy`): behind a reverse proxy every client shares
- * the proxy's, which the limit's configuration (AUTH_FAILURES_PER_MINUTE_PER_ADDRESS, 0: off)
- * must allow for. Counts live in this process's memory.
+ * The address is Express's req.ip: the connection's, unless `trust proxy` (TRUST_PROXY) names the
+ * load balancers in front, whose X-Forwarded-For then gives the client's; without it every client
+ * behind a balancer shares the balancer's count. Counts live in this process's memory.
  */
 export function authFailureThrottle({ limit, windowMs }: { limit: number; windowMs: number }): RequestHandler {
   if (limit === 0) return (_req, _res, next) => next();
@@ -37,7 +37,7 @@ export function authFailureThrottle({ limit, windowMs }: { limit: number; window
     failures.set(key, { count: 1, resetAt: now + windowMs });
   };
   return (req, res, next) => {
-    const key = ipKeyGenerator(req.socket.remoteAddress ?? '');
+    const key = ipKeyGenerator(req.ip ?? '');
     const now = Date.now();
     const entry = current(key, now);
     if (entry !== undefined && entry.count >= limit) {

@@ -64,6 +64,8 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
   ...apiRoute('/healthz', {
     get: operation({
       summary: 'Whether the database and Temporal answer',
+      description:
+        'From one probe shared by every caller, at most about a second old: a crowd of callers costs one probe a second.',
       access: 'public',
       success: { status: 200, description: 'both answer', schema: Health },
       otherResponses: [{ status: 503, description: 'one of them does not: its field is "down"', schema: Health }],

@@ -146,6 +146,7 @@ export const StripeEventAcknowledged = z.strictObject({
 export const OpenApiJson = z.record(z.string(), z.unknown());
 
 export const Health = z.strictObject({ db: z.enum(['ok', 'down']), temporal: z.enum(['ok', 'down']) });
+export type Health = z.infer<typeof Health>;
 
 export const UiConfig = z.strictObject({
   temporalUiUrl: z.string(),

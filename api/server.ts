@@ -2,10 +2,10 @@ import { once } from 'node:events';
 import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { ConfigError, loadConfig, temporalUnreachable } from '../lib/config.js';
-import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
 import { startTracing } from '../lib/tracing.js';
 import { createApp } from './app.js';
+import { createApiDatabases } from './databases.js';
 import { loadFaultInjection } from './fault-injection.js';
 import { closeGracefully } from './graceful-close.js';
 import { createHttpServer } from './http-server.js';
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     );
   }
   const tracing = config.otlpEndpoint ? startTracing('order-api', { otlpEndpoint: config.otlpEndpoint }) : undefined;
-  const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize });
+  const { db, publicDb } = createApiDatabases(config.databaseUrl, config);
   // Set once opened: a later start step failing closes it with the rest, so the process exits with
   // its one-line error instead of waiting for the pool's idle connections to time out.
   let connection: Connection | undefined;
@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     });
     const app = createApp({
       db,
+      publicDb,
       temporal,
       taskQueue: config.temporal.taskQueue,
       adminToken: config.adminToken,
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
       ordersRateLimit: { limit: config.ordersPerMinutePerClient, windowMs: 60_000 },
       metricsToken: config.metricsToken,
       authFailureLimit: { limit: config.authFailuresPerMinutePerAddress, windowMs: 60_000 },
+      trustProxy: config.trustProxy,
       faultInjection,
       temporalUiUrl: config.temporal.uiUrl,
       logger,
@@ -67,7 +69,7 @@ async function main(): Promise<void> {
     outcome = await closeGracefully(server, config.shutdownGraceMs);
   } finally {
     await connection?.close();
-    await db.$disconnect();
+    await Promise.all([db.$disconnect(), publicDb.$disconnect()]);
     await tracing?.shutdown();
   }
   logger.info({ outcome }, 'API stopped');

@@ -1,5 +1,6 @@
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
+import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 
@@ -58,6 +59,7 @@ const EnvSchema = z.object({
   // Additions (docs/api.md, "Who may call what"): Prometheus's own token, and failed-credential throttling.
   METRICS_TOKEN: nonEmpty.optional(),
   AUTH_FAILURES_PER_MINUTE_PER_ADDRESS: limit.default(20),
+  TRUST_PROXY: nonEmpty.optional(),
   FAULTS_ENABLED: z.enum(['true', 'false']).optional(),
   // Addition (docs/operations.md, "Configuration"): which third parties the worker calls.
   THIRD_PARTIES: z.enum(THIRD_PARTY_KINDS).optional(),
@@ -88,6 +90,10 @@ const EnvSchema = z.object({
     .default('127.0.0.1:9465'),
   SHUTDOWN_GRACE: nonEmpty.default('10s'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
+  // Additions (docs/operations.md, "Configuration"): the database shielded from anonymous load.
+  DATABASE_PUBLIC_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(2),
+  DATABASE_ACQUIRE_TIMEOUT: nonEmpty.default('5s'),
+  DATABASE_STATEMENT_TIMEOUT: nonEmpty.default('10s'),
   TEMPORAL_UI_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
     .default('http://localhost:8233'),
@@ -167,6 +173,13 @@ export interface Config {
    * whatever the number of concurrent activities: the rest wait for a connection in the process.
    */
   databasePoolSize: number;
+  /**
+   * The API's second, small pool, for what anyone may ask without a token (GET /products/:sku): a
+   * crowd of them queues there, never in front of the payment webhook and checkout on the main pool.
+   */
+  databasePublicPoolSize: number;
+  /** Every pool's bounds (lib/db.ts): the wait for a connection, and PostgreSQL's statement_timeout. */
+  databaseTimeouts: { acquireTimeoutMs: number; statementTimeoutMs: number };
   /** How customers' bearer tokens (JWTs) are verified. */
   customerTokens: CustomerTokenSettings;
   /** HMAC key that turns (customer, Idempotency-Key) into an order id nobody else can compute. */
@@ -181,7 +194,15 @@ export interface Config {
   metricsToken: string | undefined;
   /** Refused credentials one client address may send per minute before its bearer calls are refused (429); 0: no limit. */
   authFailuresPerMinutePerAddress: number;
+  /**
+   * Which proxies in front of the API are believed about the client's address (X-Forwarded-For),
+   * as Express's `trust proxy` takes it: false (none, the default), a hop count, or addresses and
+   * CIDRs. The refused-token throttle counts per that address.
+   */
+  trustProxy: TrustProxy;
 }
+
+export type TrustProxy = false | number | string[];
 
 /**
  * Either a shared secret (HS256), or an identity provider's public keys (RS256, from its JWKS URL),
@@ -276,6 +297,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''),
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databasePublicPoolSize: e.DATABASE_PUBLIC_POOL_SIZE,
+    databaseTimeouts: {
+      acquireTimeoutMs: positiveDuration('DATABASE_ACQUIRE_TIMEOUT', e.DATABASE_ACQUIRE_TIMEOUT),
+      statementTimeoutMs: positiveDuration('DATABASE_STATEMENT_TIMEOUT', e.DATABASE_STATEMENT_TIMEOUT),
+    },
     customerTokens: customerTokenSettings,
     orderIdSecret,
     maxOpenOrdersPerCustomer: e.MAX_OPEN_ORDERS_PER_CUSTOMER,
@@ -283,6 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ordersPerMinutePerClient: e.ORDERS_PER_MINUTE_PER_CLIENT,
     metricsToken,
     authFailuresPerMinutePerAddress: e.AUTH_FAILURES_PER_MINUTE_PER_ADDRESS,
+    trustProxy: trustProxy(e.TRUST_PROXY),
   };
 }
 
@@ -412,6 +439,38 @@ function duration(name: string, text: string): number {
   } catch (err) {
     throw new ConfigError(`${name}: ${(err as Error).message}`);
   }
+}
+
+/** A bound that 0 would turn off (pg reads 0 as "no timeout"): at least 1 ms. */
+function positiveDuration(name: string, text: string): number {
+  const ms = duration(name, text);
+  if (ms < 1) throw new ConfigError(`${name}: must be more than 0`);
+  return ms;
+}
+
+/**
+ * TRUST_PROXY: `false` (or unset), a hop count, or a comma-separated list of addresses, CIDRs and
+ * proxy-addr's names (loopback, linklocal, uniquelocal), each checked with the library Express
+ * itself compiles it with. Never `true`: trusting every hop lets any client write its own address.
+ */
+function trustProxy(text: string | undefined): TrustProxy {
+  if (text === undefined || text === 'false') return false;
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    if (hops < 1 || hops > 10) throw new ConfigError('TRUST_PROXY: a hop count must be 1 to 10 (or false)');
+    return hops;
+  }
+  if (text === 'true')
+    throw new ConfigError(
+      "TRUST_PROXY: `true` would believe any X-Forwarded-For a client writes; give the hop count or the proxies' addresses",
+    );
+  const entries = text.split(',').map((entry) => entry.trim());
+  try {
+    proxyAddr.compile(entries);
+  } catch (err) {
+    throw new ConfigError(`TRUST_PROXY: ${(err as Error).message} (want false, a hop count, or addresses and CIDRs)`);
+  }
+  return entries;
 }
 
 /** The SDK's own loader, fed this environment (not process.env behind our back). */

@@ -9,9 +9,27 @@ import pg from 'pg';
  */
 export type Db = ReturnType<typeof createDb>;
 
+export interface PoolOptions {
+  /** Connections this pool may open (default 10). */
+  maxConnections?: number;
+  /**
+   * How long a statement may wait for a connection (queued behind the others, or connecting) before
+   * it fails; unset: forever. A caller that cannot get one in time fails and is retried (an activity)
+   * or answered (a request), instead of waiting without end behind whatever holds the pool.
+   */
+  acquireTimeoutMs?: number;
+  /** PostgreSQL's statement_timeout on every connection (lock waits included); unset: none. */
+  statementTimeoutMs?: number;
+}
+
 /** Prisma over node-postgres: the Rust-free client needs no engine download. */
-export function createDb(databaseUrl: string, options: { maxConnections?: number } = {}) {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: options.maxConnections ?? 10 });
+export function createDb(databaseUrl: string, options: PoolOptions = {}) {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.maxConnections ?? 10,
+    ...(options.acquireTimeoutMs === undefined ? {} : { connectionTimeoutMillis: options.acquireTimeoutMs }),
+    ...(options.statementTimeoutMs === undefined ? {} : { statement_timeout: options.statementTimeoutMs }),
+  });
   // An idle connection the server dropped (a restart, an outage) is reported here, and the pool
   // discards it; unheard, the event would end the process. The next query reports the outage itself
   // (activities retry, /healthz says the database is down), so there is nothing more to do here.

@@ -31,11 +31,12 @@ export const putProduct: Handler<
   return productView(row!);
 };
 
-export const getProduct: Handler<{ params: typeof SkuParam }, 'public', { db: Db }, typeof ProductView> = async (
+/** Anyone may ask, so on the public pool (api/app.ts, `publicDb`). */
+export const getProduct: Handler<{ params: typeof SkuParam }, 'public', { publicDb: Db }, typeof ProductView> = async (
   { params: { sku } },
-  { db },
+  { publicDb },
 ) => {
-  const product = await db.product.findUnique({ where: { sku } });
+  const product = await publicDb.product.findUnique({ where: { sku } });
   if (!product) throw new ApiError('UNKNOWN_SKU', 'no product has that sku');
   const { name, priceCents, available, reserved, sold } = product;
   return { sku, name, priceCents, available, reserved, sold };

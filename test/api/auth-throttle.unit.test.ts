@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import type { TrustProxy } from '../../lib/config.js';
 import { ADMIN_TOKEN, appWithoutBackends, listening } from '../helpers/app-without-backends.js';
 
 /**
@@ -76,6 +77,53 @@ describe('refused bearer tokens, per client address', () => {
     await listening(appWithoutBackends({ faultsEnabled: false }), async (base) => {
       for (let i = 0; i < 30; i++) expect((await get(base, '/ui/config', bearer('guess'))).status).toBe(401);
       expect((await get(base, '/ui/config', bearer(ADMIN_TOKEN))).status).toBe(LET_IN);
+    });
+  });
+});
+
+describe('behind a load balancer (TRUST_PROXY)', () => {
+  const throttled = (trustProxy?: TrustProxy) =>
+    appWithoutBackends({ faultsEnabled: false, authFailureLimit: { limit: LIMIT, windowMs: 60_000 }, trustProxy });
+  /** What a balancer on this machine sends on: the client's address appended to X-Forwarded-For. */
+  const via = (client: string, token: string, forwardedBefore?: string) => ({
+    ...bearer(token),
+    'x-forwarded-for': forwardedBefore === undefined ? client : `${forwardedBefore}, ${client}`,
+  });
+  const guessFrom = async (base: string, client: string, forwardedBefore?: string) => {
+    for (let i = 0; i < LIMIT; i++)
+      expect((await get(base, '/ui/config', via(client, 'guess', forwardedBefore))).status).toBe(401);
+  };
+
+  for (const [setting, trustProxy] of [
+    ['one hop', 1],
+    ["the balancer's address", ['127.0.0.1']],
+    ["the balancer's network", ['127.0.0.0/8']],
+  ] as const) {
+    it(`trusting ${setting}, counts per client, and a client cannot write itself a fresh address`, async () => {
+      await listening(throttled(trustProxy as TrustProxy), async (base) => {
+        await guessFrom(base, '203.0.113.7');
+        expect(await get(base, '/ui/config', via('203.0.113.7', ADMIN_TOKEN))).toMatchObject({ status: 429 });
+        // Another client behind the same balancer keeps its own count.
+        expect((await get(base, '/ui/config', via('203.0.113.8', ADMIN_TOKEN))).status).toBe(LET_IN);
+        // A forged X-Forwarded-For in front of what the balancer appends changes nothing.
+        expect(await get(base, '/ui/config', via('203.0.113.7', ADMIN_TOKEN, '198.51.100.1'))).toMatchObject({
+          status: 429,
+        });
+      });
+    });
+  }
+
+  it('off (the default), X-Forwarded-For is not believed: every client behind the balancer shares its count', async () => {
+    await listening(throttled(), async (base) => {
+      await guessFrom(base, '203.0.113.7');
+      expect(await get(base, '/ui/config', via('203.0.113.8', ADMIN_TOKEN))).toMatchObject({ status: 429 });
+    });
+  });
+
+  it('trusting other addresses than the connection comes from, X-Forwarded-For is not believed either', async () => {
+    await listening(throttled(['10.0.0.0/8']), async (base) => {
+      await guessFrom(base, '203.0.113.7');
+      expect(await get(base, '/ui/config', via('203.0.113.8', ADMIN_TOKEN))).toMatchObject({ status: 429 });
     });
   });
 });

@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extendOpenOrders } from '../../api/routes/extend-open-orders.js';
 import { orderWorkflowId } from '../../domain/messages.js';
 import { OrderExpiresAtKey } from '../../domain/search-attributes.js';
+import { createDb } from '../../lib/db.js';
+import { createLogger } from '../../lib/logger.js';
+import { inTransaction } from '../../lib/sql.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
 
 /** POST /orders/extend: every open order's deadline moved in one statement, the workflows catching up at their timers. */
 const MINUTE = 60_000;
+/** How long the bulk extend waits on a lock in the last test: well past its pool's 200-ms bound. */
+const EXTEND_WAITS_MS = 1_000;
 let h: OrderHarness;
 
 beforeAll(async () => {
@@ -94,5 +101,40 @@ describe('POST /orders/extend', () => {
     const moved = await extend({ minutes: 5, customerId, expiringBefore: later(order.expiresAt, 1_000) });
     expect(moved.body).toEqual({ extended: 1, minutes: 5 });
     expect(await expiresAtInDb(order.id)).toBe(later(order.expiresAt, 5 * MINUTE));
+  });
+
+  it("runs past the pools' statement_timeout, under an allowance of its own", async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const customerId = `slow-${randomUUID()}`;
+    const order = await placeOrder(h, { sku, quantity: 1, customerId });
+    // A pool bounded far below how long the statement will wait for a lock on the orders.
+    const bounded = createDb(h.databaseUrl, { statementTimeoutMs: 200 });
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const holder = inTransaction(h.db.pool, async (tx) => {
+        await tx.query('LOCK TABLE orders IN SHARE MODE');
+        locked();
+        await held;
+      });
+      await isLocked;
+      // The bound, on any other statement that waits for the lock: query_canceled.
+      await expect(
+        bounded.pool.query('UPDATE orders SET expires_at = expires_at WHERE id = $1', [order.id]),
+      ).rejects.toMatchObject({ code: '57014' });
+      const extending = extendOpenOrders(
+        { body: { minutes: 5, customerId }, caller: { role: 'operator' }, localPort: 0 },
+        { db: bounded, logger: createLogger('test', 'silent') },
+      );
+      await sleep(EXTEND_WAITS_MS);
+      release();
+      await holder;
+      expect(await extending).toEqual({ extended: 1, minutes: 5 });
+      expect(await expiresAtInDb(order.id)).toBe(later(order.expiresAt, 5 * MINUTE));
+    } finally {
+      await bounded.$disconnect();
+    }
   });
 });

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
 import { createApp } from '../../api/app.js';
 import { fakeFaultInjection } from '../../dev/fakes/index.js';
+import type { TrustProxy } from '../../lib/config.js';
 import type { Db } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
 
@@ -17,12 +18,14 @@ export function appWithoutBackends({
   metricsToken,
   authFailureLimit = { limit: 0, windowMs: 60_000 },
   stripeWebhookSecret,
+  trustProxy,
 }: {
   faultsEnabled: boolean;
   metricsToken?: string;
   authFailureLimit?: { limit: number; windowMs: number };
   /** Mounts `POST /webhooks/stripe`. */
   stripeWebhookSecret?: string;
+  trustProxy?: TrustProxy;
 }): Express {
   const untouchable = new Proxy(
     {},
@@ -34,6 +37,7 @@ export function appWithoutBackends({
   );
   return createApp({
     db: untouchable as Db,
+    publicDb: untouchable as Db,
     temporal: untouchable as Client,
     taskQueue: 'q',
     adminToken: ADMIN_TOKEN,
@@ -44,6 +48,7 @@ export function appWithoutBackends({
     ordersRateLimit: { limit: 0, windowMs: 60_000 },
     metricsToken,
     authFailureLimit,
+    trustProxy,
     ...(faultsEnabled ? { faultInjection: fakeFaultInjection(untouchable as Db) } : {}),
     temporalUiUrl: 'http://localhost:8233',
     logger: createLogger('test', 'silent'),

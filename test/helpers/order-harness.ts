@@ -8,12 +8,14 @@ import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
 import type { Activities, ActivityDeps } from '../../activities/index.js';
 import type { ThirdParties } from '../../activities/third-party/index.js';
 import { createApp } from '../../api/app.js';
+import { createApiDatabases } from '../../api/databases.js';
 import { signedHeaders } from '../../api/webhook-signature.js';
 import { signCustomerToken } from '../../dev/customer-token.js';
 import { createFakeThirdParties, fakeFaultInjection } from '../../dev/fakes/index.js';
 import { countFakes } from '../../dev/fakes/recorder.js';
 import type { FakePaymentsMode } from '../../lib/config.js';
 import type { Db } from '../../lib/db.js';
+import { loadConfig } from '../../lib/config.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
 import { createWorkerMetrics, type WorkerMetrics } from '../../worker/metrics.js';
 import type { Tracing } from '../../lib/tracing.js';
@@ -50,6 +52,8 @@ export interface OrderHarness {
   /** A client that, unlike env.client, never lets the time-skipping server skip while it waits. */
   clockStoppedClient: Client;
   db: Db;
+  /** The API's main pool (api/databases.ts); its public pool is beside it, as in production. */
+  apiDb: Db;
   http(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult>;
   admin(method: string, path: string, body?: unknown): Promise<HttpResult>;
   /** A call with a valid bearer token of `customerId` (HS256, CUSTOMER_JWT_SECRET). */
@@ -111,6 +115,11 @@ export interface HarnessOptions {
   payments?: FakePaymentsMode;
   /** Mounts Stripe's webhook, `POST /webhooks/stripe`, with this signing secret. */
   stripeWebhookSecret?: string;
+  /**
+   * The API reaches PostgreSQL through a proxy that holds every packet this long each way: a
+   * database a network hop away, where a pool's connections, not the CPU, bound what it can do.
+   */
+  apiDatabaseDelayMs?: number;
 }
 
 export async function startOrderHarness(options: HarnessOptions = {}): Promise<OrderHarness> {
@@ -140,6 +149,11 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
   const clock = temporal === 'time-skipping' ? async () => new Date(await env.currentTimeMs()) : undefined;
   const workerDatabase = options.workerDatabaseProxy ? await startTcpProxy(hostAndPort(database.url)) : undefined;
   const workerDb = workerDatabase ? createDb(withPort(database.url, workerDatabase.port)) : db;
+  const apiDatabase = options.apiDatabaseDelayMs
+    ? await startTcpProxy(hostAndPort(database.url), { delayMs: options.apiDatabaseDelayMs })
+    : undefined;
+  // The API's pools as the API process makes them, with the configuration's default sizes and bounds.
+  const api = createApiDatabases(apiDatabase ? withPort(database.url, apiDatabase.port) : database.url, loadConfig({}));
   const deps: ActivityDeps = {
     db: workerDb,
     paymentWindowMs,
@@ -172,7 +186,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
   const running = worker?.run();
 
   const app = createApp({
-    db,
+    ...api,
     temporal: tracing
       ? new Client({
           connection: env.connection,
@@ -220,6 +234,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     env,
     clockStoppedClient: new Client({ connection: env.connection, namespace: env.namespace ?? 'default' }),
     db,
+    apiDb: api.db,
     http,
     admin: (method, path, body) => http(method, path, body, { authorization: `Bearer ${ADMIN_TOKEN}` }),
     asCustomer: async (customerId, method, path, body, headers = {}) =>
@@ -240,6 +255,8 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     workerDatabase,
     async close() {
       await new Promise((resolve) => server.close(resolve));
+      await Promise.all([api.db.$disconnect(), api.publicDb.$disconnect()]);
+      await apiDatabase?.close();
       worker?.shutdown();
       await running;
       await (local ?? env).teardown();

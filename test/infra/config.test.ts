@@ -149,6 +149,37 @@ it('reads the operability additions with their defaults', () => {
   expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(/^DATABASE_POOL_SIZE: /);
 });
 
+it('bounds the pools, and gives anonymous reads a small pool of their own', () => {
+  expect(loadConfig({})).toMatchObject({
+    databasePublicPoolSize: 2,
+    databaseTimeouts: { acquireTimeoutMs: 5_000, statementTimeoutMs: 10_000 },
+  });
+  expect(
+    loadConfig({ DATABASE_PUBLIC_POOL_SIZE: '3', DATABASE_ACQUIRE_TIMEOUT: '2s', DATABASE_STATEMENT_TIMEOUT: '30s' }),
+  ).toMatchObject({
+    databasePublicPoolSize: 3,
+    databaseTimeouts: { acquireTimeoutMs: 2_000, statementTimeoutMs: 30_000 },
+  });
+  expect(() => loadConfig({ DATABASE_PUBLIC_POOL_SIZE: '0' })).toThrow(/^DATABASE_PUBLIC_POOL_SIZE: /);
+  // 0 would mean "no timeout" to pg and PostgreSQL: a bound is always one.
+  expect(() => loadConfig({ DATABASE_ACQUIRE_TIMEOUT: '0s' })).toThrow(/^DATABASE_ACQUIRE_TIMEOUT: /);
+  expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT: '10' })).toThrow(/^DATABASE_STATEMENT_TIMEOUT: /);
+});
+
+it('TRUST_PROXY: off by default, a hop count, or addresses and CIDRs; never everything', () => {
+  expect(loadConfig({}).trustProxy).toBe(false);
+  expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+  expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+  expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.10,2001:db8::/32, loopback' }).trustProxy).toEqual([
+    '10.0.0.0/8',
+    '192.0.2.10',
+    '2001:db8::/32',
+    'loopback',
+  ]);
+  for (const bad of ['true', '0', '11', 'balancer.internal', '10.0.0.0/33', '10.0.0.1,'])
+    expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/^TRUST_PROXY: /);
+});
+
 it('takes Temporal Cloud credentials from the SDK environment configuration (API key turns TLS on)', () => {
   const config = loadConfig({
     TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233',

@@ -53,3 +53,21 @@ it('survives a connection cut in the middle of a transaction: the transaction fa
     { one: 1 },
   ]);
 });
+
+it('bounds a statement by statement_timeout, and the wait for a connection by the acquire timeout', async () => {
+  const bounded = createDb(database.url, { maxConnections: 1, acquireTimeoutMs: 300, statementTimeoutMs: 200 });
+  try {
+    await expect(bounded.pool.query('SELECT pg_sleep(2)')).rejects.toMatchObject({ code: '57014' }); // query_canceled
+    const holder = await bounded.pool.connect();
+    try {
+      const waitedSince = Date.now();
+      await expect(bounded.pool.query('SELECT 1')).rejects.toThrow(/timeout/);
+      expect(Date.now() - waitedSince).toBeLessThan(2_000);
+    } finally {
+      holder.release();
+    }
+    expect((await bounded.pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  } finally {
+    await bounded.$disconnect();
+  }
+});

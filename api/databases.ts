@@ -1,0 +1,13 @@
+import type { Config } from '../lib/config.js';
+import { createDb, type Db } from '../lib/db.js';
+
+/** The API's two pools (AppDeps says why two), sized and bounded as configured. */
+export function createApiDatabases(
+  databaseUrl: string,
+  config: Pick<Config, 'databasePoolSize' | 'databasePublicPoolSize' | 'databaseTimeouts'>,
+): { db: Db; publicDb: Db } {
+  return {
+    db: createDb(databaseUrl, { maxConnections: config.databasePoolSize, ...config.databaseTimeouts }),
+    publicDb: createDb(databaseUrl, { maxConnections: config.databasePublicPoolSize, ...config.databaseTimeouts }),
+  };
+}
