@@ -8,7 +8,7 @@ import { sampleConnections } from './db-stats.js';
 import { createDirectActivities } from './direct-placement.js';
 import { cancelOutcome, waitUntilSettled } from './outcomes.js';
 import { ResourceMeter, SERVICE_COMPONENTS, type ResourceUse, type ServiceComponent } from './resources.js';
-import { startScanCanceller } from './scan-canceller.js';
+import { startScanCanceller } from './peers/scan.js';
 import { ROLES } from './stack.js';
 import { summarize, type Summary } from './stats.js';
 import { measureProbeCost, probeGroup, startProbes, type ProbeCost, type ProbeResult } from './storm-probes.js';

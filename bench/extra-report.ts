@@ -1,0 +1,68 @@
+import type { FloorResult } from './floor/floor.js';
+import { ms, num } from './format.js';
+import { PEER_TITLES } from './peers/kinds.js';
+import type { PeerStormResult } from './peers/peer-storm.js';
+import type { CacheCheck } from './worker-cache.js';
+
+/** The phases beside the service's: Temporal's floor, the peers, the cache check. */
+export interface ExtraPhases {
+  floor?: FloorResult;
+  peers?: PeerStormResult[];
+  cacheCheck?: CacheCheck;
+}
+
+const cpu = (byProcess: Record<string, number> | null) =>
+  byProcess === null
+    ? '–'
+    : `${num(Object.values(byProcess).reduce((a, b) => a + b, 0))} ms (${Object.entries(byProcess)
+        .filter(([, v]) => v >= 0.05)
+        .map(([k, v]) => `${k} ${num(v)}`)
+        .join(', ')})`;
+
+export function extraReport(extra: ExtraPhases): string {
+  const out: string[] = [];
+  if (extra.floor) {
+    const { settings, sustained: s, storm } = extra.floor;
+    out.push(
+      `## Temporal's floor (${settings} settings)`,
+      '',
+      '| | |',
+      '|---|---|',
+      `| open loop: offered, started, failed | ${s.creation.offeredRate}/s; ${s.creation.completed}, ${s.creation.failed}; update-with-start p50 / p99 ${ms(s.creation.latencyMs.p50)} / ${ms(s.creation.latencyMs.p99)} |`,
+      `| open loop: CPU per run, all processes | ${cpu(s.cpuMsPerRun)}${s.allClosed ? '' : ' (not all closed)'} |`,
+      `| storm of ${storm.runs}: started before the fire time | ${storm.startedBeforeFire} |`,
+      `| storm: last / median close after the fire time | ${num(storm.drainS)} s / ${num(storm.medianCloseS)} s${storm.allClosed ? '' : ' (not all closed)'} |`,
+      `| storm: CPU per run | ${cpu(storm.cpuMsPerRun)} |`,
+      '',
+    );
+  }
+  if (extra.peers?.length) {
+    out.push(
+      '## Peers: storms, and the same storm with the peer SIGKILLed a third of the way',
+      '',
+      '| peer | crash | all done after | cancel lag p50 / p99 / max | early | CPU per cancellation | checkout p99, failed | lost | uncompensated | run twice | paid but cancelled |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+      ...extra.peers.map(
+        (p) =>
+          `| ${PEER_TITLES[p.kind]} | ${p.crash ? `killed at +${num(p.killedAtS)} s (${p.cancelledAtKill} cancelled)` : 'no'} | ${p.allDoneS === null ? 'not settled' : `${num(p.allDoneS)} s`} | ${ms(p.lagMs.p50)} / ${ms(p.lagMs.p99)} / ${ms(p.lagMs.max)} | ${p.negative} | ${cpu(p.cpuMsPerCancel)} | ${ms(p.probes.placeMs.p99)}, ${p.probes.placeFailed} | ${p.outcome.lost} | ${p.outcome.uncompensated} | ${p.outcome.runTwice} | ${p.outcome.paidButCancelled} of ${p.paid} |`,
+      ),
+      '',
+    );
+  }
+  if (extra.cacheCheck) {
+    const c = extra.cacheCheck;
+    out.push(
+      `## Workflow cache (limit: ${c.cacheLimit ?? "the SDK's default"})`,
+      '',
+      `${c.run.creation.completed} orders placed, ${c.run.cancel.lagMs.count} cancelled, cancel lag p99 ${ms(c.run.cancel.lagMs.p99)}.`,
+      '',
+      '| worker metric | before | after |',
+      '|---|---|---|',
+      ...c.after.flatMap((after, i) =>
+        Object.entries(after).map(([name, v]) => `| ${name} | ${c.before[i]?.[name] ?? '–'} | ${v} |`),
+      ),
+      '',
+    );
+  }
+  return out.join('\n');
+}
