@@ -43,6 +43,7 @@ export interface PeerStormResult {
   killedAtS: number | null;
   cancelledAtKill: number | null;
   outcome: CrashOutcome;
+  /** PostgreSQL, the peer's process and Redis: CPU per cancellation with its compensation (ms). */
   cpuMsPerCancel: Record<string, number> | null;
   probes: ProbeResult;
   /** The peer's own counters (its last process's, from a clean stop). */
@@ -51,6 +52,12 @@ export interface PeerStormResult {
 }
 
 const PAY_EVERY = 10;
+/**
+ * The processes a peer's expiries run in. Temporal, the worker and the API serve only the probes
+ * meanwhile (metered in `resources`, not counted here); PostgreSQL's share includes the probes'
+ * statements (PROBE_RATE orders a second, each placed and paid).
+ */
+const PEER_COMPONENTS = ['postgres', 'peer', 'redis'] as const;
 
 export async function runPeerStorm(
   ctx: PhaseContext,
@@ -150,7 +157,7 @@ export async function runPeerStorm(
     cpuMsPerCancel:
       peer.crash || n === 0
         ? null
-        : Object.fromEntries(Object.entries(resources.cpuS).map(([c, s]) => [c, (1000 * s) / n])),
+        : Object.fromEntries(PEER_COMPONENTS.map((c) => [c, (1000 * (resources.cpuS[c] ?? 0)) / n])),
     probes,
     peerStats,
     resources,
