@@ -40,7 +40,7 @@ export function extraReport(extra: ExtraPhases): string {
     out.push(
       '## Peers: storms, and the same storm with the peer SIGKILLed a third of the way',
       '',
-      '| peer | crash | all done after | cancel lag p50 / p99 / max | early | CPU per cancellation: PostgreSQL (with the probes'), peer, Redis | checkout p99, failed (probes) | lost | uncompensated | run twice | paid but cancelled |',
+      '| peer | crash | all done after | cancel lag p50 / p99 / max | early | CPU per cancellation: PostgreSQL (probes included), peer, Redis | checkout p99, failed (probes) | lost | uncompensated | run twice | paid but cancelled |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
       ...extra.peers.map(
         (p) =>

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { startLocalStack } from '../dev/local-stack.js';
 import { PROJECT_ROOT } from '../dev/paths.js';
@@ -82,7 +83,11 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
   const workerEnv = options.workerCache === undefined ? {} : { NODE_OPTIONS: cacheLimitImport(options.workerCache) };
   for (const w of ports.workers)
     await stack.startWorker(workerEnv, { metricsPort: w.metrics, sdkMetricsAddress: `127.0.0.1:${w.sdkMetrics}` });
-  if (options.workerCache !== undefined) log(`workers started with a workflow cache of ${options.workerCache} runs`);
+  const metricsUrls = ports.workers.map((w) => `http://127.0.0.1:${w.metrics}/metrics`);
+  await Promise.all(metricsUrls.map(waitUntilPolling));
+  log(
+    `${ports.workers.length} worker(s) polling${options.workerCache === undefined ? '' : `, each with a workflow cache of ${options.workerCache} runs`}`,
+  );
   const sqliteFile = stack.temporalSqliteFile;
   return {
     adminUrl: stack.databaseUrl,
@@ -94,9 +99,25 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     get pids() {
       return stack.pids;
     },
-    workerMetricsUrls: ports.workers.map((w) => `http://127.0.0.1:${w.metrics}/metrics`),
+    workerMetricsUrls: metricsUrls,
     stop: () => stack.stop(),
   };
+}
+
+/**
+ * Until the worker's /metrics shows the SDK's pollers (its metrics server comes up first, the
+ * Temporal worker last), so that no phase starts before the worker takes tasks.
+ */
+async function waitUntilPolling(metricsUrl: string): Promise<void> {
+  const end = Date.now() + 120_000;
+  while (Date.now() < end) {
+    const text = await fetch(metricsUrl, { signal: AbortSignal.timeout(5_000) })
+      .then((r) => r.text())
+      .catch(() => '');
+    if (text.includes('temporal_num_pollers')) return;
+    await sleep(500);
+  }
+  throw new Error(`the worker at ${metricsUrl} did not start polling within 120 s (see its log)`);
 }
 
 /** NODE_OPTIONS that preload bench/worker-cache-limit.js with the limit (the worker process only). */
