@@ -1,5 +1,6 @@
 import type { FloorResult } from './floor/floor.js';
-import { ms, num } from './format.js';
+import { ms, num, x } from './format.js';
+import { ratio } from './stats.js';
 import { PEER_TITLES } from './peers/kinds.js';
 import type { PeerStormResult } from './peers/peer-storm.js';
 import type { CacheCheck } from './worker-cache.js';
@@ -9,7 +10,17 @@ export interface ExtraPhases {
   floor?: FloorResult;
   peers?: PeerStormResult[];
   cacheCheck?: CacheCheck;
+  /** The service's figures of the same run that the floor divides (when the service's phases ran). */
+  order?: { cpuMsPerOrder: number; stormDrainS: number | null };
 }
+
+/**
+ * The floor's own processes: Temporal (and PostgreSQL, its store with `--temporal postgres`), the
+ * floor's worker, and the bench as its client; the service's idle processes are left out.
+ */
+const FLOOR_COMPONENTS = ['postgres', 'temporal', 'floor worker', 'bench'];
+export const floorCpuMs = (perRun: Record<string, number>) =>
+  FLOOR_COMPONENTS.reduce((sum, c) => sum + (perRun[c] ?? 0), 0);
 
 const cpu = (byProcess: Record<string, number> | null) =>
   byProcess === null
@@ -33,6 +44,12 @@ export function extraReport(extra: ExtraPhases): string {
       `| storm of ${storm.runs}: started before the fire time | ${storm.startedBeforeFire} |`,
       `| storm: last / median close after the fire time | ${num(storm.drainS)} s / ${num(storm.medianCloseS)} s${storm.allClosed ? '' : ' (not all closed)'} |`,
       `| storm: CPU per run | ${cpu(storm.cpuMsPerRun)} |`,
+      ...(extra.order
+        ? [
+            `| an order's CPU (${num(extra.order.cpuMsPerOrder)} ms, service processes) ÷ the floor's (${num(floorCpuMs(s.cpuMsPerRun))} ms: ${FLOOR_COMPONENTS.join(', ')}) | ${x(ratio(extra.order.cpuMsPerOrder, floorCpuMs(s.cpuMsPerRun)))} |`,
+            `| the order storm's drain (${num(extra.order.stormDrainS)} s) ÷ the floor storm's | ${x(ratio(extra.order.stormDrainS, storm.drainS))} |`,
+          ]
+        : []),
       '',
     );
   }

@@ -8,6 +8,7 @@ import type { PhaseContext } from './context.js';
 import { DbObserver } from './db-stats.js';
 import { parseOptions } from './options.js';
 import { loadAverage } from './proc.js';
+import { serviceCpuS } from './resources.js';
 import { markdownReport } from './report.js';
 import type { BenchMeasurements } from './results.js';
 import { startBenchStack } from './stack.js';
@@ -100,8 +101,12 @@ async function main(): Promise<void> {
       ]);
       await writeFile(join(outDir, 'cancel-lag.svg'), svg);
       await writeFile(join(outDir, 'cancel-lag.png'), renderPng(svg));
-      // The floor runs at the rate the service held, with the same window and storm.
+      // The floor runs at the rate the service held, with the same window and storm, and divides its figures.
       options.rate = rate;
+      extra.order = {
+        cpuMsPerOrder: (1000 * serviceCpuS(timer.resources)) / Math.max(1, timer.creation.completed),
+        stormDrainS: timerStorm.allCompensatedS,
+      };
     }
     if (options.phases.cacheCheck) {
       phase = 'workflow cache check';
