@@ -3,6 +3,7 @@ import { ms, num, x } from './format.js';
 import { ratio } from './stats.js';
 import { PEER_TITLES } from './peers/kinds.js';
 import type { PeerStormResult } from './peers/peer-storm.js';
+import type { StormResult } from './storm.js';
 import type { CacheCheck } from './worker-cache.js';
 
 /** The phases beside the service's: Temporal's floor, the peers, the cache check. */
@@ -10,6 +11,8 @@ export interface ExtraPhases {
   floor?: FloorResult;
   peers?: PeerStormResult[];
   cacheCheck?: CacheCheck;
+  /** The timer path's storm with its worker SIGKILLed a third of the way (storm.ts). */
+  timerCrash?: StormResult;
   /** The service's figures of the same run that the floor divides (when the service's phases ran). */
   order?: { cpuMsPerOrder: number; stormDrainS: number | null };
 }
@@ -53,13 +56,20 @@ export function extraReport(extra: ExtraPhases): string {
       '',
     );
   }
-  if (extra.peers?.length) {
+  const crash = extra.timerCrash?.crash;
+  if (extra.peers?.length || crash) {
+    const t = extra.timerCrash!;
     out.push(
       '## Peers: storms, and the same storm with the peer SIGKILLed a third of the way',
       '',
       '| peer | crash | all done after | cancel lag p50 / p99 / max | early | CPU per cancellation: PostgreSQL (probes included), peer, Redis | checkout p99, failed (probes) | lost | uncompensated | run twice | paid but cancelled |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
-      ...extra.peers.map(
+      ...(crash
+        ? [
+            `| durable timer (the service) | worker killed at +${num(crash.killedAtS)} s (${crash.cancelledAtKill} cancelled) | ${t.allCompensatedS === null ? 'not settled' : `${num(t.allCompensatedS)} s`} | ${ms(t.lagMs.p50)} / ${ms(t.lagMs.p99)} / ${ms(t.lagMs.max)} | ${t.negative} | – | ${ms(t.probes.placeMs.p99)}, ${t.probes.placeFailed} | ${crash.outcome.lost} | ${crash.outcome.uncompensated} | ${crash.outcome.runTwice} | – |`,
+          ]
+        : []),
+      ...(extra.peers ?? []).map(
         (p) =>
           `| ${PEER_TITLES[p.kind]} | ${p.crash ? `killed at +${num(p.killedAtS)} s (${p.cancelledAtKill} cancelled)` : 'no'} | ${p.allDoneS === null ? 'not settled' : `${num(p.allDoneS)} s`} | ${ms(p.lagMs.p50)} / ${ms(p.lagMs.p99)} / ${ms(p.lagMs.max)} | ${p.negative} | ${cpu(p.cpuMsPerCancel)} | ${ms(p.probes.placeMs.p99)}, ${p.probes.placeFailed} | ${p.outcome.lost} | ${p.outcome.uncompensated} | ${p.outcome.runTwice} | ${p.outcome.paidButCancelled} of ${p.paid} |`,
       ),

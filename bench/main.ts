@@ -23,12 +23,12 @@ import { runCacheCheck } from './worker-cache.js';
 
 // `npm run bench [-- --quick] [--rate N --ramp-step S --duration S --window S --pay-share F --storm K
 // --scan-every P --scan-batch N --workers N --env KEY=VALUE --temporal sqlite|postgres|cli
-// --untuned-temporal --stock-temporal --cache N --floor --peers --peer KIND --cache-check
+// --untuned-temporal --stock-temporal --cache N --floor --peers --peer KIND --timer-crash --cache-check
 // --port-base P --out DIR]`:
 // a ramp to the highest rate the durable-timer path sustains, that path and the scan-based baseline
 // side by side at that rate on one embedded stack, storms, then the machine's limit; the issue's
 // targets judged from all of it (targets.ts); then Temporal's floor and the peers (extra-report.ts).
-// --floor, --peers and --cache-check run those phases alone.
+// --floor, --peers, --timer-crash and --cache-check run those phases alone.
 // Writes report.md, results.json and cancel-lag.svg/.png into --out (.bench by default).
 
 async function main(): Promise<void> {
@@ -120,6 +120,10 @@ async function main(): Promise<void> {
         windowS: options.windowS,
         storm: options.storm,
       });
+    }
+    if (options.phases.timerCrash) {
+      phase = 'timer path, storm, worker SIGKILLed';
+      extra.timerCrash = await runStorm(ctx, 'timer', { crash: true });
     }
     if (options.phases.peers) {
       phase = 'peers';

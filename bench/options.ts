@@ -58,10 +58,11 @@ export interface BenchOptions {
   /** `--temporal cli` only: the dev server without DEV_SERVER_TUNING (dev/temporal/cli-dev-server.ts), the "before" of that tuning. */
   untunedTemporal: boolean;
   /**
-   * Which phases run: the service's, the floor and the peers by default; `--floor`, `--peers` and
-   * `--cache-check` (a short timer run that reads the workers' sticky-cache metrics) run those alone.
+   * Which phases run: the service's, the floor, the peers and the timer storm with its worker
+   * SIGKILLed by default; `--floor`, `--peers`, `--timer-crash` and `--cache-check` (a short timer
+   * run that reads the workers' sticky-cache metrics) run those alone.
    */
-  phases: { service: boolean; floor: boolean; peers: boolean; cacheCheck: boolean };
+  phases: { service: boolean; floor: boolean; peers: boolean; cacheCheck: boolean; timerCrash: boolean };
   /** `--stock-temporal`: Temporal's dynamic config and the SDK's worker options as shipped, for the floor's before. */
   stockTemporal: boolean;
   /** `--cache N`: the service's workers keep at most N workflow runs in their cache (bench/worker-cache-limit.js). */
@@ -93,6 +94,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       floor: { type: 'boolean', default: false },
       peers: { type: 'boolean', default: false },
       'cache-check': { type: 'boolean', default: false },
+      'timer-crash': { type: 'boolean', default: false },
       peer: { type: 'string', multiple: true },
       'stock-temporal': { type: 'boolean', default: false },
       cache: { type: 'string' },
@@ -123,7 +125,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       throw new Error(`--peer: expected one of ${PEER_KINDS.join(', ')}, got ${kind}`);
     return kind as PeerKind;
   });
-  const selected = values.floor || values.peers || values['cache-check'];
+  const selected = values.floor || values.peers || values['cache-check'] || values['timer-crash'];
   return {
     quick,
     rate: num(values.rate, quick ? 40 : 100, 'rate'),
@@ -162,6 +164,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       floor: !selected || values.floor,
       peers: !selected || values.peers,
       cacheCheck: values['cache-check'],
+      timerCrash: !selected || values['timer-crash'],
     },
     stockTemporal: values['stock-temporal'],
     workerCache: values.cache === undefined ? undefined : Math.max(2, Math.round(num(values.cache, 0, 'cache'))),

@@ -32,6 +32,8 @@ export interface BenchStack {
   temporalStore: TemporalStore;
   /** The top processes of each component (one per worker under "worker"); resources.ts adds up their descendants. */
   readonly pids: Record<string, Array<number | undefined>>;
+  /** SIGKILLs the first worker and starts it again on its ports with its settings, until it polls. */
+  restartWorker(): Promise<void>;
   /** Each worker's GET /metrics (its business metrics and the Temporal SDK's, sticky cache included). */
   workerMetricsUrls: string[];
   stop(): Promise<void>;
@@ -100,6 +102,13 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       return stack.pids;
     },
     workerMetricsUrls: metricsUrls,
+    async restartWorker() {
+      const [first] = stack.workers;
+      if (first) await stack.killWorker(first);
+      const w = ports.workers[0]!;
+      await stack.startWorker(workerEnv, { metricsPort: w.metrics, sdkMetricsAddress: `127.0.0.1:${w.sdkMetrics}` });
+      await waitUntilPolling(metricsUrls[0]!);
+    },
     stop: () => stack.stop(),
   };
 }

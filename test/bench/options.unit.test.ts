@@ -5,14 +5,22 @@ import { PEER_KINDS } from '../../bench/peers/kinds.js';
 describe('the bench options for the phases beside the service', () => {
   it('runs every phase by default, the service compiled with the SDK default cache', () => {
     const options = parseOptions(['--quick']);
-    expect(options.phases).toEqual({ service: true, floor: true, peers: true, cacheCheck: false });
+    expect(options.phases).toEqual({ service: true, floor: true, peers: true, cacheCheck: false, timerCrash: true });
     expect(options.peers).toEqual([...PEER_KINDS]);
     expect(options.workerCache).toBeUndefined();
     expect(options.stockTemporal).toBe(false);
   });
 
-  it('runs only the phases named by --floor, --peers and --cache-check', () => {
-    expect(parseOptions(['--floor']).phases).toEqual({ service: false, floor: true, peers: false, cacheCheck: false });
+  it('runs only the phases named by --floor, --peers, --timer-crash and --cache-check', () => {
+    expect(parseOptions(['--floor']).phases).toEqual({
+      service: false,
+      floor: true,
+      peers: false,
+      cacheCheck: false,
+      timerCrash: false,
+    });
+    expect(parseOptions(['--timer-crash']).phases.timerCrash).toBe(true);
+    expect(parseOptions(['--timer-crash']).phases.service).toBe(false);
     expect(parseOptions(['--peers', '--peer', 'redis']).phases.peers).toBe(true);
     expect(parseOptions(['--peers', '--peer', 'redis']).peers).toEqual(['redis']);
     expect(parseOptions(['--cache-check']).phases).toEqual({
@@ -20,6 +28,7 @@ describe('the bench options for the phases beside the service', () => {
       floor: false,
       peers: false,
       cacheCheck: true,
+      timerCrash: false,
     });
   });
 
