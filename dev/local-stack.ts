@@ -162,7 +162,9 @@ export class LocalStack {
     await prepareServiceDatabase(this.databaseUrl);
     await this.startTemporal();
     const count = typeof workers === 'number' ? workers : workers.length;
-    this.options.log(`Starting ${count === 1 ? 'the worker' : `${count} workers`} and the API …`);
+    this.options.log(
+      `Starting ${count === 0 ? '' : count === 1 ? 'the worker and ' : `${count} workers and `}the API …`,
+    );
     for (let i = 0; i < count; i++) await this.startWorker({}, typeof workers === 'number' ? undefined : workers[i]);
     await this.startApi();
   }
