@@ -58,6 +58,8 @@ async function main(): Promise<void> {
     await seedCatalog(stack.adminUrl);
     const extra: ExtraPhases = {};
     let service: { results: object; report: string } | undefined;
+    // The floor runs at the rate the service held (with the same window and storm), else at --rate.
+    let floorRate = options.rate;
     if (options.phases.service) {
       phase = 'ramp';
       const ramp = await runRamp(ctx);
@@ -101,8 +103,8 @@ async function main(): Promise<void> {
       ]);
       await writeFile(join(outDir, 'cancel-lag.svg'), svg);
       await writeFile(join(outDir, 'cancel-lag.png'), renderPng(svg));
-      // The floor runs at the rate the service held, with the same window and storm, and divides its figures.
-      options.rate = rate;
+      floorRate = rate;
+      // What the floor's figures divide.
       extra.order = {
         cpuMsPerOrder: (1000 * serviceCpuS(timer.resources)) / Math.max(1, timer.creation.completed),
         stormDrainS: timerStorm.allCompensatedS,
@@ -115,7 +117,7 @@ async function main(): Promise<void> {
     if (options.phases.floor) {
       phase = "Temporal's floor";
       extra.floor = await runFloor(ctx, options.stockTemporal ? 'stock' : 'project', {
-        rate: options.rate,
+        rate: floorRate,
         durationS: options.durationS,
         windowS: options.windowS,
         storm: options.storm,
