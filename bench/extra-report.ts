@@ -8,7 +8,8 @@ import type { CacheCheck } from './worker-cache.js';
 
 /** The phases beside the service's: Temporal's floor, the peers, the cache check. */
 export interface ExtraPhases {
-  floor?: FloorResult;
+  /** The floor on the project's settings (the stack's server), and on Temporal's and the SDK's stock ones (a server of its own). */
+  floor?: { project: FloorResult; stock: FloorResult };
   peers?: PeerStormResult[];
   cacheCheck?: CacheCheck;
   /** The timer path's storm with its worker SIGKILLed a third of the way (storm.ts). */
@@ -33,26 +34,35 @@ const cpu = (byProcess: Record<string, number> | null) =>
         .map(([k, v]) => `${k} ${num(v)}`)
         .join(', ')})`;
 
+function floorSection(floor: FloorResult, order: ExtraPhases['order']): string[] {
+  const { sustained: s, storm } = floor;
+  return [
+    `## Temporal's floor: worker on ${floor.settings} settings, server on ${floor.server} dynamic config`,
+    '',
+    '| | |',
+    '|---|---|',
+    `| open loop: offered, started, failed | ${s.creation.offeredRate}/s; ${s.creation.completed}, ${s.creation.failed}; update-with-start p50 / p99 ${ms(s.creation.latencyMs.p50)} / ${ms(s.creation.latencyMs.p99)} |`,
+    `| open loop: CPU per run, all processes | ${cpu(s.cpuMsPerRun)}${s.allClosed ? '' : ' (not all closed)'} |`,
+    `| storm of ${storm.runs}: started before the fire time | ${storm.startedBeforeFire} |`,
+    `| storm: last / median close after the fire time | ${num(storm.drainS)} s / ${num(storm.medianCloseS)} s${storm.allClosed ? '' : ' (not all closed)'} |`,
+    `| storm: CPU per run | ${cpu(storm.cpuMsPerRun)} |`,
+    ...(order
+      ? [
+          `| an order's CPU (${num(order.cpuMsPerOrder)} ms, service processes) ÷ the floor's (${num(floorCpuMs(s.cpuMsPerRun))} ms: ${FLOOR_COMPONENTS.join(', ')}) | ${x(ratio(order.cpuMsPerOrder, floorCpuMs(s.cpuMsPerRun)))} |`,
+          `| the order storm's drain (${num(order.stormDrainS)} s) ÷ the floor storm's | ${x(ratio(order.stormDrainS, storm.drainS))} |`,
+        ]
+      : []),
+    '',
+  ];
+}
+
 export function extraReport(extra: ExtraPhases): string {
   const out: string[] = [];
   if (extra.floor) {
-    const { settings, sustained: s, storm } = extra.floor;
+    const { project, stock } = extra.floor;
+    out.push(...floorSection(project, extra.order), ...floorSection(stock, undefined));
     out.push(
-      `## Temporal's floor (${settings} settings)`,
-      '',
-      '| | |',
-      '|---|---|',
-      `| open loop: offered, started, failed | ${s.creation.offeredRate}/s; ${s.creation.completed}, ${s.creation.failed}; update-with-start p50 / p99 ${ms(s.creation.latencyMs.p50)} / ${ms(s.creation.latencyMs.p99)} |`,
-      `| open loop: CPU per run, all processes | ${cpu(s.cpuMsPerRun)}${s.allClosed ? '' : ' (not all closed)'} |`,
-      `| storm of ${storm.runs}: started before the fire time | ${storm.startedBeforeFire} |`,
-      `| storm: last / median close after the fire time | ${num(storm.drainS)} s / ${num(storm.medianCloseS)} s${storm.allClosed ? '' : ' (not all closed)'} |`,
-      `| storm: CPU per run | ${cpu(storm.cpuMsPerRun)} |`,
-      ...(extra.order
-        ? [
-            `| an order's CPU (${num(extra.order.cpuMsPerOrder)} ms, service processes) ÷ the floor's (${num(floorCpuMs(s.cpuMsPerRun))} ms: ${FLOOR_COMPONENTS.join(', ')}) | ${x(ratio(extra.order.cpuMsPerOrder, floorCpuMs(s.cpuMsPerRun)))} |`,
-            `| the order storm's drain (${num(extra.order.stormDrainS)} s) ÷ the floor storm's | ${x(ratio(extra.order.stormDrainS, storm.drainS))} |`,
-          ]
-        : []),
+      `What the project's tuning buys: the floor's CPU per run on its settings ÷ on the stock ones, ${x(ratio(floorCpuMs(project.sustained.cpuMsPerRun), floorCpuMs(stock.sustained.cpuMsPerRun)))}; its storm's drain, ${x(ratio(project.storm.drainS, stock.storm.drainS))}.`,
       '',
     );
   }

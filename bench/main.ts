@@ -18,6 +18,7 @@ import { judgeTargets } from './targets.js';
 import { seedCatalog } from './workload.js';
 import { extraReport, type ExtraPhases } from './extra-report.js';
 import { runFloor } from './floor/floor.js';
+import { startStockTemporal } from './floor/stock-temporal.js';
 import { runPeers } from './peers/peers.js';
 import { runCacheCheck } from './worker-cache.js';
 
@@ -115,13 +116,16 @@ async function main(): Promise<void> {
       extra.cacheCheck = await runCacheCheck(ctx);
     }
     if (options.phases.floor) {
+      const load = { rate: floorRate, durationS: options.durationS, windowS: options.windowS, storm: options.storm };
       phase = "Temporal's floor";
-      extra.floor = await runFloor(ctx, options.stockTemporal ? 'stock' : 'project', {
-        rate: floorRate,
-        durationS: options.durationS,
-        windowS: options.windowS,
-        storm: options.storm,
-      });
+      const project = await runFloor(ctx, 'project', load);
+      phase = "Temporal's floor, stock settings";
+      const stockServer = await startStockTemporal(join(outDir, 'logs'));
+      try {
+        extra.floor = { project, stock: await runFloor(ctx, 'stock', load, stockServer) };
+      } finally {
+        await stockServer.stop();
+      }
     }
     if (options.phases.timerCrash) {
       phase = 'timer path, storm, worker SIGKILLed';

@@ -63,7 +63,7 @@ export interface BenchOptions {
    * run that reads the workers' sticky-cache metrics) run those alone.
    */
   phases: { service: boolean; floor: boolean; peers: boolean; cacheCheck: boolean; timerCrash: boolean };
-  /** `--stock-temporal`: Temporal's dynamic config and the SDK's worker options as shipped, for the floor's before. */
+  /** `--stock-temporal`: the stack's Temporal Server on Temporal's own dynamic config, none of the project's (the floor's stock run has a server of its own either way). */
   stockTemporal: boolean;
   /** `--cache N`: the service's workers keep at most N workflow runs in their cache (bench/worker-cache-limit.js). */
   workerCache: number | undefined;

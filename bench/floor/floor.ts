@@ -9,6 +9,7 @@ import { runPaced, type PacedRun } from '../pacer.js';
 import { ResourceMeter, type ResourceUse } from '../resources.js';
 import { summarize, type Summary } from '../stats.js';
 import { closeTimes, startMinimalTimer, waitUntilClosed } from './runs.js';
+import type { DynamicConfig } from '../../dev/temporal/server.js';
 import type { FloorWorkerArgs } from './worker-main.js';
 
 /**
@@ -19,7 +20,10 @@ import type { FloorWorkerArgs } from './worker-main.js';
  * drain is the last run's close after the common fire time.
  */
 export interface FloorResult {
+  /** The floor's worker options. */
   settings: FloorWorkerArgs['settings'];
+  /** The server's dynamic config. */
+  server: DynamicConfig;
   sustained: {
     creation: PacedRun & { offeredRate: number; latencyMs: Summary };
     allClosed: boolean;
@@ -47,13 +51,19 @@ export async function runFloor(
   ctx: PhaseContext,
   settings: FloorWorkerArgs['settings'],
   load: { rate: number; durationS: number; windowS: number; storm: number },
+  /** The server it runs on: the stack's by default (a stock one for the stock settings, stock-temporal.ts). */
+  temporal: { address: string; pids: Array<number | undefined>; dynamicConfig: DynamicConfig } = {
+    address: ctx.stack.temporalAddress,
+    pids: ctx.stack.pids.temporal ?? [],
+    dynamicConfig: ctx.options.stockTemporal ? 'stock' : 'project',
+  },
 ): Promise<FloorResult> {
   const { stack, options } = ctx;
   const worker = benchChild(
     `floor-worker-${settings}`,
     'bench/floor/worker-main.ts',
     {
-      address: stack.temporalAddress,
+      address: temporal.address,
       namespace: 'default',
       workflowsPath: WORKFLOWS_PATH,
       settings,
@@ -62,7 +72,7 @@ export async function runFloor(
     join(options.outDir, 'logs'),
   );
   const proc = await worker.start();
-  const connection = await Connection.connect({ address: stack.temporalAddress });
+  const connection = await Connection.connect({ address: temporal.address });
   const client = new Client({ connection });
   const tag = `floor-${settings}-${Date.now()}`;
   try {
@@ -71,7 +81,7 @@ export async function runFloor(
     await forEachLimited([...Array(10).keys()], 10, (i) => startMinimalTimer(client, `${tag}-warm-${i}`, warmFire));
     await waitUntilClosed(client, warmFire - 60_000, Date.now() + 60_000, ctx.progress);
 
-    const roots = { ...stack.pids, 'floor worker': [proc.pid] };
+    const roots = { ...stack.pids, temporal: temporal.pids, 'floor worker': [proc.pid] };
     const perRun = (r: ResourceUse, runs: number) =>
       Object.fromEntries(Object.entries(r.cpuS).map(([k, s]) => [k, (1000 * s) / Math.max(1, runs)]));
 
@@ -116,6 +126,7 @@ export async function runFloor(
     const closed = summarize(closes);
     return {
       settings,
+      server: temporal.dynamicConfig,
       sustained: {
         creation: { ...creation, offeredRate: load.rate, latencyMs: summarize(latencies) },
         allClosed: sustainedClosed,
