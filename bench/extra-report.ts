@@ -2,7 +2,7 @@ import type { FloorResult } from './floor/floor.js';
 import { ms, num, x } from './format.js';
 import { ratio } from './stats.js';
 import { PEER_TITLES } from './peers/kinds.js';
-import type { PeerStormResult } from './peers/peer-storm.js';
+import type { PeersResult } from './peers/peers.js';
 import type { StormResult } from './storm.js';
 import type { CacheCheck } from './worker-cache.js';
 
@@ -10,7 +10,7 @@ import type { CacheCheck } from './worker-cache.js';
 export interface ExtraPhases {
   /** The floor on the project's settings (the stack's server), and on Temporal's and the SDK's stock ones (a server of its own). */
   floor?: { project: FloorResult; stock: FloorResult };
-  peers?: PeerStormResult[];
+  peers?: PeersResult;
   cacheCheck?: CacheCheck;
   /** The timer path's storm with its worker SIGKILLed a third of the way (storm.ts). */
   timerCrash?: StormResult;
@@ -66,8 +66,21 @@ export function extraReport(extra: ExtraPhases): string {
       '',
     );
   }
+  if (extra.peers?.sustained.length) {
+    out.push(
+      '## Peers, sustained: the same workload as the timer path, orders written by the service and handed to each peer',
+      '',
+      '| peer | offered, created | cancel lag p50 / p99 / max | compensated p99 | early | CPU per expired order over the phase: PostgreSQL (placement, payments and scheduling included), peer, Redis |',
+      '|---|---|---|---|---|---|',
+      ...extra.peers.sustained.map(
+        (p) =>
+          `| ${PEER_TITLES[p.kind]} | ${p.creation.offeredRate}/s, ${p.creation.completed}${p.settled ? '' : ' (not all settled)'} | ${ms(p.lagMs.p50)} / ${ms(p.lagMs.p99)} / ${ms(p.lagMs.max)} | ${ms(p.compensatedLagMs.p99)} | ${p.negative} | ${cpu(p.cpuMsPerCancel)} |`,
+      ),
+      '',
+    );
+  }
   const crash = extra.timerCrash?.crash;
-  if (extra.peers?.length || crash) {
+  if (extra.peers?.storms.length || crash) {
     const t = extra.timerCrash!;
     out.push(
       '## Peers: storms, and the same storm with the peer SIGKILLed a third of the way',
@@ -79,7 +92,7 @@ export function extraReport(extra: ExtraPhases): string {
             `| durable timer (the service) | worker killed at +${num(crash.killedAtS)} s (${crash.cancelledAtKill} cancelled) | ${t.allCompensatedS === null ? 'not settled' : `${num(t.allCompensatedS)} s`} | ${ms(t.lagMs.p50)} / ${ms(t.lagMs.p99)} / ${ms(t.lagMs.max)} | ${t.negative} | – | ${ms(t.probes.placeMs.p99)}, ${t.probes.placeFailed} | ${crash.outcome.lost} | ${crash.outcome.uncompensated} | ${crash.outcome.runTwice} | – |`,
           ]
         : []),
-      ...(extra.peers ?? []).map(
+      ...(extra.peers?.storms ?? []).map(
         (p) =>
           `| ${PEER_TITLES[p.kind]} | ${p.crash ? `killed at +${num(p.killedAtS)} s (${p.cancelledAtKill} cancelled)` : 'no'} | ${p.allDoneS === null ? 'not settled' : `${num(p.allDoneS)} s`} | ${ms(p.lagMs.p50)} / ${ms(p.lagMs.p99)} / ${ms(p.lagMs.max)} | ${p.negative} | ${cpu(p.cpuMsPerCancel)} | ${ms(p.probes.placeMs.p99)}, ${p.probes.placeFailed} | ${p.outcome.lost} | ${p.outcome.uncompensated} | ${p.outcome.runTwice} | ${p.outcome.paidButCancelled} of ${p.paid} |`,
       ),

@@ -59,8 +59,8 @@ async function main(): Promise<void> {
     await seedCatalog(stack.adminUrl);
     const extra: ExtraPhases = {};
     let service: { results: object; report: string } | undefined;
-    // The floor runs at the rate the service held (with the same window and storm), else at --rate.
-    let floorRate = options.rate;
+    // The floor and the peers run at the rate the service held (with the same window and storm), else at --rate.
+    let heldRate = options.rate;
     if (options.phases.service) {
       phase = 'ramp';
       const ramp = await runRamp(ctx);
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
       ]);
       await writeFile(join(outDir, 'cancel-lag.svg'), svg);
       await writeFile(join(outDir, 'cancel-lag.png'), renderPng(svg));
-      floorRate = rate;
+      heldRate = rate;
       // What the floor's figures divide.
       extra.order = {
         cpuMsPerOrder: (1000 * serviceCpuS(timer.resources)) / Math.max(1, timer.creation.completed),
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       extra.cacheCheck = await runCacheCheck(ctx);
     }
     if (options.phases.floor) {
-      const load = { rate: floorRate, durationS: options.durationS, windowS: options.windowS, storm: options.storm };
+      const load = { rate: heldRate, durationS: options.durationS, windowS: options.windowS, storm: options.storm };
       phase = "Temporal's floor";
       const project = await runFloor(ctx, 'project', load);
       phase = "Temporal's floor, stock settings";
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     }
     if (options.phases.peers) {
       phase = 'peers';
-      extra.peers = await runPeers(ctx, options.peers);
+      extra.peers = await runPeers(ctx, options.peers, heldRate);
     }
     const report = [service?.report ?? `# Bench phases (${startedAt})\n`, extraReport(extra)].join('\n');
     const results = { ...(service?.results ?? { startedAt, options }), ...extra, finishedAt: new Date().toISOString() };

@@ -1,10 +1,7 @@
-import { join } from 'node:path';
-import { readFile, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachLimited } from '../../dev/pool.js';
 import type { ManagedProcess } from '../../dev/managed-process.js';
 import type { PlacedOrder } from '../../domain/messages.js';
-import { benchChild } from '../child-process.js';
 import type { PhaseContext } from '../context.js';
 import { createDirectActivities } from '../direct-placement.js';
 import { cancelOutcome, unsettledCount, waitUntilSettled } from '../outcomes.js';
@@ -16,8 +13,8 @@ import { GROUPS, placeRequest, seedCoupons } from '../workload.js';
 import { peerDeadlines } from './deadlines.js';
 import type { PeerKind } from './kinds.js';
 import { crashOutcome, type CrashOutcome } from './peer-outcomes.js';
-import type { PeerProcessArgs } from './peer-main.js';
 import { payDirectly } from './payment.js';
+import { cpuMsPerCancel, PAY_EVERY, peerProcess } from './peer-process.js';
 
 /**
  * A storm for one peer: `storm` orders written by the service's placeOrder with one deadline, each
@@ -51,14 +48,6 @@ export interface PeerStormResult {
   resources: ResourceUse;
 }
 
-const PAY_EVERY = 10;
-/**
- * The processes a peer's expiries run in. Temporal, the worker and the API serve only the probes
- * meanwhile (metered in `resources`, not counted here); PostgreSQL's share includes the probes'
- * statements (PROBE_RATE orders a second, each placed and paid).
- */
-const PEER_COMPONENTS = ['postgres', 'peer', 'redis'] as const;
-
 export async function runPeerStorm(
   ctx: PhaseContext,
   kind: PeerKind,
@@ -67,7 +56,6 @@ export async function runPeerStorm(
   const { options, stack, observer } = ctx;
   const k = options.storm;
   const group = `bench-peer-${kind}${peer.crash ? '-crash' : ''}-`;
-  const logDir = join(options.outDir, 'logs');
   await seedCoupons(stack.adminUrl, group, k);
   const deadlines = await peerDeadlines(kind, { databaseUrl: stack.urlAs(ROLES.seed), redisUrl: peer.redisUrl });
   const deadline = Date.now() + 15_000 + k * 6;
@@ -87,21 +75,11 @@ export async function runPeerStorm(
   });
   await Promise.all([seed.close(), deadlines.close()]);
 
-  const statsFile = join(logDir, `peer-${kind}.stats.json`);
-  await rm(statsFile, { force: true });
-  const child = benchChild(
-    `peer-${kind}${peer.crash ? '-crash' : ''}`,
-    'bench/peers/peer-main.ts',
-    {
-      kind,
-      databaseUrl: stack.urlAs(ROLES.peer),
-      redisUrl: peer.redisUrl,
-      paymentWindowMs: options.windowS * 1000,
-      scan: { everyMs: options.scanEveryS * 1000, batch: options.scanBatch, prefix: group },
-      statsFile,
-    } satisfies PeerProcessArgs,
-    logDir,
-  );
+  const child = await peerProcess(ctx, kind, {
+    name: `peer-${kind}${peer.crash ? '-crash' : ''}`,
+    group,
+    redisUrl: peer.redisUrl,
+  });
   let proc: ManagedProcess = await child.start();
   const peerPids: Array<number | undefined> = [proc.pid];
   await sleep(Math.max(0, deadline - 2_000 - Date.now()));
@@ -133,10 +111,7 @@ export async function runPeerStorm(
   const probes = await probing.stop();
   const resources = meter.finish();
   await proc.stop();
-  const peerStats = await readFile(statsFile, 'utf8').then(
-    (t) => JSON.parse(t) as Record<string, number>,
-    () => null,
-  );
+  const peerStats = await child.stats();
   const cancelled = await cancelOutcome(observer, group);
   const outcome = await crashOutcome(observer, group, paidIds);
   const n = cancelled.lagsMs.length;
@@ -154,10 +129,7 @@ export async function runPeerStorm(
     cancelledAtKill,
     outcome,
     // A killed process's CPU leaves the meter with it: per cancellation only from a storm without a crash.
-    cpuMsPerCancel:
-      peer.crash || n === 0
-        ? null
-        : Object.fromEntries(PEER_COMPONENTS.map((c) => [c, (1000 * (resources.cpuS[c] ?? 0)) / n])),
+    cpuMsPerCancel: peer.crash ? null : cpuMsPerCancel(resources, n),
     probes,
     peerStats,
     resources,
