@@ -7,6 +7,14 @@ import { ROLES } from '../stack.js';
 import type { PeerKind } from './kinds.js';
 import type { PeerProcessArgs } from './peer-main.js';
 
+/**
+ * The customer-id prefix of a peer's orders in one phase. The bench finds a group by prefix, so no
+ * group's prefix may start another's: the phase comes before the end.
+ */
+export function peerGroup(kind: PeerKind, phase: 'sustained' | 'storm' | 'crash'): string {
+  return `bench-peer-${phase}-${kind}-`;
+}
+
 /** Every PAY_EVERY-th order of a peer's phase is paid before its deadline (the peer then forgets it). */
 export const PAY_EVERY = 10;
 

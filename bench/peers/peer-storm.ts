@@ -14,7 +14,7 @@ import { peerDeadlines } from './deadlines.js';
 import type { PeerKind } from './kinds.js';
 import { crashOutcome, type CrashOutcome } from './peer-outcomes.js';
 import { payDirectly } from './payment.js';
-import { cpuMsPerCancel, PAY_EVERY, peerProcess } from './peer-process.js';
+import { cpuMsPerCancel, PAY_EVERY, peerGroup, peerProcess } from './peer-process.js';
 
 /**
  * A storm for one peer: `storm` orders written by the service's placeOrder with one deadline, each
@@ -55,7 +55,7 @@ export async function runPeerStorm(
 ): Promise<PeerStormResult> {
   const { options, stack, observer } = ctx;
   const k = options.storm;
-  const group = `bench-peer-${kind}${peer.crash ? '-crash' : ''}-`;
+  const group = peerGroup(kind, peer.crash ? 'crash' : 'storm');
   await seedCoupons(stack.adminUrl, group, k);
   const deadlines = await peerDeadlines(kind, { databaseUrl: stack.urlAs(ROLES.seed), redisUrl: peer.redisUrl });
   const deadline = Date.now() + 15_000 + k * 6;
@@ -76,7 +76,7 @@ export async function runPeerStorm(
   await Promise.all([seed.close(), deadlines.close()]);
 
   const child = await peerProcess(ctx, kind, {
-    name: `peer-${kind}${peer.crash ? '-crash' : ''}`,
+    name: `peer-${kind}-${peer.crash ? 'crash' : 'storm'}`,
     group,
     redisUrl: peer.redisUrl,
   });
@@ -84,7 +84,11 @@ export async function runPeerStorm(
   const peerPids: Array<number | undefined> = [proc.pid];
   await sleep(Math.max(0, deadline - 2_000 - Date.now()));
   ctx.progress(`${kind}: storm, ${k} orders expire now${peer.crash ? ' (the peer is killed a third of the way)' : ''}`);
-  const meter = new ResourceMeter({ ...stack.pids, peer: peerPids, redis: [peer.redisPid] });
+  const meter = new ResourceMeter({
+    ...stack.pids,
+    peer: peerPids,
+    ...(kind === 'redis' ? { redis: [peer.redisPid] } : {}),
+  });
   const probing = startProbes(stack.apiBase, `${GROUPS.probe}storm-peer-${kind}-`);
   let killedAtS: number | null = null;
   let cancelledAtKill: number | null = null;

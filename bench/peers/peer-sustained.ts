@@ -9,7 +9,7 @@ import { placeRequest, seedCoupons } from '../workload.js';
 import { peerDeadlines } from './deadlines.js';
 import type { PeerKind } from './kinds.js';
 import { payDirectly } from './payment.js';
-import { cpuMsPerCancel, PAY_EVERY, peerProcess } from './peer-process.js';
+import { cpuMsPerCancel, PAY_EVERY, peerGroup, peerProcess } from './peer-process.js';
 
 /**
  * A peer under the sustained phase's workload: `rate` orders/s for `durationS`, each expiring
@@ -38,7 +38,7 @@ export async function runPeerSustained(
   peer: { rate: number; redisUrl: string | undefined; redisPid: number | undefined },
 ): Promise<PeerSustainedResult> {
   const { options, stack, observer } = ctx;
-  const group = `bench-peer-${kind}-sustained-`;
+  const group = peerGroup(kind, 'sustained');
   const count = Math.round(peer.rate * options.durationS);
   await seedCoupons(stack.adminUrl, group, count);
   const deadlines = await peerDeadlines(kind, { databaseUrl: stack.urlAs(ROLES.seed), redisUrl: peer.redisUrl });
@@ -48,7 +48,11 @@ export async function runPeerSustained(
   });
   const child = await peerProcess(ctx, kind, { name: `peer-${kind}-sustained`, group, redisUrl: peer.redisUrl });
   const proc = await child.start();
-  const meter = new ResourceMeter({ ...stack.pids, peer: [proc.pid], redis: [peer.redisPid] });
+  const meter = new ResourceMeter({
+    ...stack.pids,
+    peer: [proc.pid],
+    ...(kind === 'redis' ? { redis: [peer.redisPid] } : {}),
+  });
   ctx.progress(`${kind}: ${peer.rate}/s for ${options.durationS} s, window ${options.windowS} s`);
   const started = Date.now();
   const creation = await runPaced({
