@@ -5,7 +5,7 @@ import { createOrderActivities } from '../activities/orders.js';
 import { createFakeThirdParties } from '../dev/fakes/index.js';
 import { loadConfig } from '../lib/config.js';
 import { createDb, type Db } from '../lib/db.js';
-import type { PlaceOrderRequest } from '../domain/messages.js';
+import type { PlaceOrderRequest, PlacedOrder } from '../domain/messages.js';
 
 /**
  * The service's own activities, run in the bench process without a workflow: the baseline's
@@ -18,7 +18,7 @@ export interface DirectActivities {
   activities: ReturnType<typeof createActivities>;
   run<A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R>;
   /** placeOrder with a window ending at `expiresAtMs` (a storm: many orders, one deadline). */
-  placeExpiringAt(request: PlaceOrderRequest, expiresAtMs: number): Promise<unknown>;
+  placeExpiringAt(request: PlaceOrderRequest, expiresAtMs: number): Promise<PlacedOrder>;
   close(): Promise<void>;
 }
 

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EMBEDDED_TEMPORAL_STORE } from '../dev/embedded.js';
 import { PROJECT_ROOT } from '../dev/paths.js';
+import { PEER_KINDS, type PeerKind } from './peers/kinds.js';
 
 /**
  * The Temporal the stack runs: Temporal Server 1.32 in one process on a SQLite file or on the
@@ -42,6 +43,10 @@ export interface BenchOptions {
     temporalUi: number;
     api: number;
     workers: Array<{ metrics: number; sdkMetrics: number }>;
+    /** The floor's worker's SDK metrics exporter (bench/floor/). */
+    floorSdkMetrics: number;
+    /** The Redis peer's redis-server (bench/peers/redis-server.ts). */
+    redis: number;
   };
   /** Seconds per connection count in the guarded-update ceiling. */
   ceilingS: number;
@@ -52,6 +57,18 @@ export interface BenchOptions {
   temporal: BenchTemporal;
   /** `--temporal cli` only: the dev server without DEV_SERVER_TUNING (dev/temporal/cli-dev-server.ts), the "before" of that tuning. */
   untunedTemporal: boolean;
+  /**
+   * Which phases run: the service's, the floor, the peers and the timer storm with its worker
+   * SIGKILLed by default; `--floor`, `--peers`, `--timer-crash` and `--cache-check` (a short timer
+   * run that reads the workers' sticky-cache metrics) run those alone.
+   */
+  phases: { service: boolean; floor: boolean; peers: boolean; cacheCheck: boolean; timerCrash: boolean };
+  /** `--stock-temporal`: the stack's Temporal Server on Temporal's own dynamic config, none of the project's (the floor's stock run has a server of its own either way). */
+  stockTemporal: boolean;
+  /** `--cache N`: the service's workers keep at most N workflow runs in their cache (bench/worker-cache-limit.js). */
+  workerCache: number | undefined;
+  /** The peers the peer phase runs (`--peer scan --peer redis …`; all by default). */
+  peers: PeerKind[];
   /** Where the report, results and logs go, absolute (`--out`: absolute, or relative to the project root). */
   outDir: string;
 }
@@ -74,6 +91,13 @@ export function parseOptions(argv: string[]): BenchOptions {
       env: { type: 'string', multiple: true },
       temporal: { type: 'string', default: EMBEDDED_TEMPORAL_STORE },
       'untuned-temporal': { type: 'boolean', default: false },
+      floor: { type: 'boolean', default: false },
+      peers: { type: 'boolean', default: false },
+      'cache-check': { type: 'boolean', default: false },
+      'timer-crash': { type: 'boolean', default: false },
+      peer: { type: 'string', multiple: true },
+      'stock-temporal': { type: 'boolean', default: false },
+      cache: { type: 'string' },
       out: { type: 'string', default: '.bench' },
     },
   });
@@ -94,6 +118,14 @@ export function parseOptions(argv: string[]): BenchOptions {
     throw new Error(`--temporal: expected one of ${Object.keys(BENCH_TEMPORALS).join(', ')}, got ${temporal}`);
   if (values['untuned-temporal'] && temporal !== 'cli')
     throw new Error("--untuned-temporal: only with --temporal cli (the tuning it drops is the dev server's)");
+  if (values['stock-temporal'] && temporal === 'cli')
+    throw new Error('--stock-temporal: Temporal Server 1.32 only (the CLI has --untuned-temporal)');
+  const peers = (values.peer ?? [...PEER_KINDS]).map((kind) => {
+    if (!(PEER_KINDS as readonly string[]).includes(kind))
+      throw new Error(`--peer: expected one of ${PEER_KINDS.join(', ')}, got ${kind}`);
+    return kind as PeerKind;
+  });
+  const selected = values.floor || values.peers || values['cache-check'] || values['timer-crash'];
   return {
     quick,
     rate: num(values.rate, quick ? 40 : 100, 'rate'),
@@ -112,6 +144,9 @@ export function parseOptions(argv: string[]): BenchOptions {
       api: base + 4,
       // Worker i (from 0) on base + 5 + 2i and base + 6 + 2i: the first keeps the ports one worker always had.
       workers: Array.from({ length: workers }, (_, i) => ({ metrics: base + 5 + 2 * i, sdkMetrics: base + 6 + 2 * i })),
+      // Above any worker's pair (up to 10 workers).
+      floorSdkMetrics: base + 29,
+      redis: base + 30,
     },
     ceilingS: quick ? 2 : 4,
     ceilingConnections: quick ? [1, 4, 8] : [1, 2, 4, 8, 16],
@@ -124,6 +159,16 @@ export function parseOptions(argv: string[]): BenchOptions {
     ),
     temporal: temporal as BenchTemporal,
     untunedTemporal: values['untuned-temporal'],
+    phases: {
+      service: !selected,
+      floor: !selected || values.floor,
+      peers: !selected || values.peers,
+      cacheCheck: values['cache-check'],
+      timerCrash: !selected || values['timer-crash'],
+    },
+    stockTemporal: values['stock-temporal'],
+    workerCache: values.cache === undefined ? undefined : Math.max(2, Math.round(num(values.cache, 0, 'cache'))),
+    peers,
     outDir: resolve(PROJECT_ROOT, values.out),
   };
 }

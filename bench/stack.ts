@@ -1,17 +1,23 @@
 import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { startLocalStack } from '../dev/local-stack.js';
+import { PROJECT_ROOT } from '../dev/paths.js';
 import { freeServerPorts } from '../dev/temporal/server.js';
+import { ensureCompiledService } from './compiled-service.js';
 import type { BenchOptions } from './options.js';
 import type { TemporalStore } from './store-size.js';
 
 /**
  * The local stack of `npm start`, on the bench's own ports and in a temp directory: PostgreSQL
  * (with pg_stat_statements preloaded), Temporal (`--temporal`, with its Web UI as under `npm start`,
- * so it costs what it costs there), the worker(s) and the API as child processes. The service and
+ * so it costs what it costs there), the worker(s) and the API as child processes, compiled (dist/,
+ * built first when stale: compiled-service.ts) as the image runs them. The service and
  * the baseline canceller log in as their own roles, so pg_stat_statements tells their statements
  * apart from each other and from the bench's sampling.
  */
-export const ROLES = { service: 'bench_service', scan: 'bench_scan', seed: 'bench_seed' } as const;
+export const ROLES = { service: 'bench_service', scan: 'bench_scan', seed: 'bench_seed', peer: 'bench_peer' } as const;
 const DATABASE = 'order_lifecycle_bench';
 const TASK_QUEUE = 'orders';
 
@@ -25,12 +31,18 @@ export interface BenchStack {
   /** Where Temporal keeps its state (store-size.ts measures it). */
   temporalStore: TemporalStore;
   /** The top processes of each component (one per worker under "worker"); resources.ts adds up their descendants. */
-  pids: Record<string, Array<number | undefined>>;
+  readonly pids: Record<string, Array<number | undefined>>;
+  /** SIGKILLs the first worker and starts it again on its ports with its settings, until it polls. */
+  restartWorker(): Promise<void>;
+  /** Each worker's GET /metrics (its business metrics and the Temporal SDK's, sticky cache included). */
+  workerMetricsUrls: string[];
   stop(): Promise<void>;
 }
 
 export async function startBenchStack(options: BenchOptions, log: (line: string) => void): Promise<BenchStack> {
   const { ports } = options;
+  await mkdir(join(options.outDir, 'logs'), { recursive: true });
+  await ensureCompiledService(join(options.outDir, 'logs'), log);
   const stack = await startLocalStack({
     // The logs outlive the run (the data directory does not): .bench/logs/.
     logDir: join(options.outDir, 'logs'),
@@ -50,10 +62,13 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
             store: options.temporal,
             ports: await freeServerPorts(ports.temporal),
             uiPort: ports.temporalUi,
+            ...(options.stockTemporal ? { dynamicConfig: 'stock' as const } : {}),
           },
     namespace: 'default',
     apiPort: ports.api,
-    workers: ports.workers.map((w) => ({ metricsPort: w.metrics, sdkMetricsAddress: `127.0.0.1:${w.sdkMetrics}` })),
+    // Started below, each with the cache limit when there is one.
+    workers: [],
+    serviceCode: 'compiled',
     serviceEnv: {
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       PAYMENT_WINDOW: `${options.windowS}s`,
@@ -69,6 +84,14 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     },
     log,
   });
+  const workerEnv = options.workerCache === undefined ? {} : { NODE_OPTIONS: cacheLimitImport(options.workerCache) };
+  for (const w of ports.workers)
+    await stack.startWorker(workerEnv, { metricsPort: w.metrics, sdkMetricsAddress: `127.0.0.1:${w.sdkMetrics}` });
+  const metricsUrls = ports.workers.map((w) => `http://127.0.0.1:${w.metrics}/metrics`);
+  await Promise.all(metricsUrls.map(waitUntilPolling));
+  log(
+    `${ports.workers.length} worker(s) polling${options.workerCache === undefined ? '' : `, each with a workflow cache of ${options.workerCache} runs`}`,
+  );
   const sqliteFile = stack.temporalSqliteFile;
   return {
     adminUrl: stack.databaseUrl,
@@ -77,7 +100,40 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     taskQueue: TASK_QUEUE,
     apiBase: stack.apiUrl,
     temporalStore: sqliteFile === undefined ? { kind: 'postgres' } : { kind: 'sqlite', file: sqliteFile },
-    pids: stack.pids,
+    get pids() {
+      return stack.pids;
+    },
+    workerMetricsUrls: metricsUrls,
+    async restartWorker() {
+      const [first] = stack.workers;
+      if (first) await stack.killWorker(first);
+      const w = ports.workers[0]!;
+      await stack.startWorker(workerEnv, { metricsPort: w.metrics, sdkMetricsAddress: `127.0.0.1:${w.sdkMetrics}` });
+      await waitUntilPolling(metricsUrls[0]!);
+    },
     stop: () => stack.stop(),
   };
+}
+
+/**
+ * Until the worker's /metrics shows the SDK's pollers (its metrics server comes up first, the
+ * Temporal worker last), so that no phase starts before the worker takes tasks.
+ */
+async function waitUntilPolling(metricsUrl: string): Promise<void> {
+  const end = Date.now() + 120_000;
+  while (Date.now() < end) {
+    const text = await fetch(metricsUrl, { signal: AbortSignal.timeout(5_000) })
+      .then((r) => r.text())
+      .catch(() => '');
+    if (text.includes('temporal_num_pollers')) return;
+    await sleep(500);
+  }
+  throw new Error(`the worker at ${metricsUrl} did not start polling within 120 s (see its log)`);
+}
+
+/** NODE_OPTIONS that preload bench/worker-cache-limit.js with the limit (the worker process only). */
+function cacheLimitImport(max: number): string {
+  const preload = pathToFileURL(join(PROJECT_ROOT, 'bench', 'worker-cache-limit.js'));
+  preload.searchParams.set('max', String(max));
+  return `--import=${preload.href}`;
 }

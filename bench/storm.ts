@@ -6,9 +6,10 @@ import { forEachLimited } from '../dev/pool.js';
 import type { PhaseContext } from './context.js';
 import { sampleConnections } from './db-stats.js';
 import { createDirectActivities } from './direct-placement.js';
-import { cancelOutcome, waitUntilSettled } from './outcomes.js';
+import { cancelOutcome, unsettledCount, waitUntilSettled } from './outcomes.js';
+import { crashOutcome, type CrashOutcome } from './peers/peer-outcomes.js';
 import { ResourceMeter, SERVICE_COMPONENTS, type ResourceUse, type ServiceComponent } from './resources.js';
-import { startScanCanceller } from './scan-canceller.js';
+import { startScanCanceller } from './peers/scan.js';
 import { ROLES } from './stack.js';
 import { summarize, type Summary } from './stats.js';
 import { measureProbeCost, probeGroup, startProbes, type ProbeCost, type ProbeResult } from './storm-probes.js';
@@ -47,15 +48,21 @@ export interface StormResult {
   cpuMsPerCancel: Record<ServiceComponent, number> | null;
   statementsNote: string;
   topStatements: Array<{ calls: number; query: string }>;
+  /** `crash`: when the worker was SIGKILLed (and started again), and what that lost or ran twice. */
+  crash?: { killedAtS: number; cancelledAtKill: number; outcome: CrashOutcome };
   /** Timer path: storm workflows not yet waiting on their timer 2 s before the deadline. */
   notWaitingAtDeadline: number;
   resources: ResourceUse;
 }
 
-export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promise<StormResult> {
+export async function runStorm(
+  ctx: PhaseContext,
+  path: 'timer' | 'scan',
+  { crash = false }: { crash?: boolean } = {},
+): Promise<StormResult> {
   const { options, stack, observer } = ctx;
   const k = options.storm;
-  const group = path === 'timer' ? GROUPS.timerStorm : GROUPS.scanStorm;
+  const group = crash ? GROUPS.timerCrashStorm : path === 'timer' ? GROUPS.timerStorm : GROUPS.scanStorm;
   await seedCoupons(stack.adminUrl, group, k);
   // What one probe costs, to take the probes out of the timer storm's figures; measured first, while
   // the service is idle. (The scan storm's figures are the canceller's own role: no probe in them.)
@@ -117,6 +124,7 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
       })
     : undefined;
   const probing = startProbes(stack.apiBase, probeGroup(path, 'storm'));
+  const killed = crash ? await killWorkerMidStorm(ctx, group, deadline) : undefined;
   const settled = await waitUntilSettled(
     observer,
     group,
@@ -157,7 +165,31 @@ export async function runStorm(ctx: PhaseContext, path: 'timer' | 'scan'): Promi
     topStatements,
     notWaitingAtDeadline,
     resources,
+    ...(killed ? { crash: { ...killed, outcome: await crashOutcome(observer, group, []) } } : {}),
   };
+}
+
+/**
+ * The crash column of the timer path: once a third of the storm is cancelled, the worker is
+ * SIGKILLed and started again at once; what it held is Temporal's to hand out again.
+ */
+async function killWorkerMidStorm(
+  ctx: PhaseContext,
+  group: string,
+  deadline: number,
+): Promise<{ killedAtS: number; cancelledAtKill: number }> {
+  for (;;) {
+    const { cancelled } = await unsettledCount(ctx.observer, group);
+    if (cancelled >= ctx.options.storm / 3 || Date.now() > deadline + 120_000) break;
+    await sleep(100);
+  }
+  const { cancelled: cancelledAtKill } = await unsettledCount(ctx.observer, group);
+  const killedAtS = (Date.now() - deadline) / 1000;
+  await ctx.stack.restartWorker();
+  ctx.progress(
+    `storm: worker SIGKILLed at +${killedAtS.toFixed(1)} s (${cancelledAtKill} cancelled), polling again at +${((Date.now() - deadline) / 1000).toFixed(1)} s`,
+  );
+  return { killedAtS, cancelledAtKill };
 }
 
 /**

@@ -6,7 +6,7 @@ import { createDirectActivities } from './direct-placement.js';
 import { cancelOutcome, paidLatencies, waitUntilSettled, type CancelOutcome } from './outcomes.js';
 import { runPaced, type PacedRun } from './pacer.js';
 import { ResourceMeter, type ResourceUse } from './resources.js';
-import { startScanCanceller, type ScanCancellerStats } from './scan-canceller.js';
+import { startScanCanceller, type ScanCancellerStats } from './peers/scan.js';
 import { ROLES } from './stack.js';
 import { summarize, type Summary } from './stats.js';
 import { storeBytes, type StoreBytes } from './store-size.js';

@@ -17,6 +17,8 @@ export const GROUPS = {
   timer: 'bench-timer-',
   scan: 'bench-scan-',
   timerStorm: 'bench-storm-timer-',
+  /** Not under timerStorm's prefix: the groups are found by prefix. */
+  timerCrashStorm: 'bench-crash-timer-',
   scanStorm: 'bench-storm-scan-',
   probe: 'bench-probe-',
   warmup: 'bench-warmup-',

@@ -7,7 +7,7 @@ import { ensurePrismaClient } from './migrate.js';
 import { assertPortsFree, findFreePort, holdPort } from './ports.js';
 import { durablePostgres, startPostgres, type RunningPostgres } from './postgres.js';
 import { prepareServiceDatabase } from './service-database.js';
-import { startTypeScript, waitForApi } from './service-processes.js';
+import { startCompiled, startTypeScript, waitForApi } from './service-processes.js';
 import { StartupError } from './startup-error.js';
 import {
   DEV_SERVER_MISSING,
@@ -18,7 +18,7 @@ import {
 } from './temporal-binaries.js';
 import { startTemporalDevServer, type RunningDevServer } from './temporal/cli-dev-server.js';
 import { assertTemporalReachable } from './temporal/namespace.js';
-import { TEMPORAL_SERVICES, type ServerPorts, type TemporalService } from './temporal/server.js';
+import { TEMPORAL_SERVICES, type DynamicConfig, type ServerPorts, type TemporalService } from './temporal/server.js';
 import { startTemporal, type RunningTemporal } from './temporal/start.js';
 
 /**
@@ -50,7 +50,15 @@ export type LocalTemporal =
    * data directory, or databases of its own on the embedded PostgreSQL; `cluster`: one process per
    * service (PostgreSQL only). The Web UI with `uiPort`.
    */
-  | { kind: 'server'; store: 'sqlite' | 'postgres'; cluster?: boolean; ports: ServerPorts; uiPort?: number }
+  | {
+      kind: 'server';
+      store: 'sqlite' | 'postgres';
+      cluster?: boolean;
+      ports: ServerPorts;
+      uiPort?: number;
+      /** `stock`: Temporal's own dynamic config instead of the project's (the bench's before). */
+      dynamicConfig?: DynamicConfig;
+    }
   /** The Temporal CLI's dev server with its Web UI (the bench's before); `tuned`: DEV_SERVER_TUNING. */
   | { kind: 'cli'; port: number; uiPort: number; tuned: boolean }
   /** A server of someone else's (TEMPORAL_ADDRESS): nothing started. */
@@ -75,6 +83,8 @@ export interface LocalStackOptions {
   apiPort: number;
   /** The workers started with the stack: their ports, or how many, each on free ports. */
   workers: readonly WorkerPorts[] | number;
+  /** `compiled`: the worker and the API run from dist/ (`npm run build`), as the image runs them; by default from the sources through tsx. */
+  serviceCode?: 'sources' | 'compiled';
   /** Set for the worker and the API over the runner's environment. */
   serviceEnv?: NodeJS.ProcessEnv;
   /** `terminal`: the worker's and the API's output shares the runner's; by default <logDir>/<name>.log. */
@@ -152,7 +162,9 @@ export class LocalStack {
     await prepareServiceDatabase(this.databaseUrl);
     await this.startTemporal();
     const count = typeof workers === 'number' ? workers : workers.length;
-    this.options.log(`Starting ${count === 1 ? 'the worker' : `${count} workers`} and the API …`);
+    this.options.log(
+      `Starting ${count === 0 ? '' : count === 1 ? 'the worker and ' : `${count} workers and `}the API …`,
+    );
     for (let i = 0; i < count; i++) await this.startWorker({}, typeof workers === 'number' ? undefined : workers[i]);
     await this.startApi();
   }
@@ -275,6 +287,7 @@ export class LocalStack {
         uiPort: temporal.uiPort,
         namespace,
         logDir: this.logDir,
+        ...(temporal.dynamicConfig === undefined ? {} : { dynamicConfig: temporal.dynamicConfig }),
       });
       this.temporal = running;
       for (const proc of [...running.server.running(), ...(running.webUi ? [running.webUi] : [])]) this.watch(proc);
@@ -313,7 +326,7 @@ export class LocalStack {
       metricsPort: await findFreePort(),
       sdkMetricsAddress: `127.0.0.1:${await findFreePort()}`,
     };
-    const worker = startTypeScript(
+    const worker = this.startService(
       `worker ${n}`,
       'worker/main.ts',
       {
@@ -374,7 +387,7 @@ export class LocalStack {
 
   private async startApi(): Promise<void> {
     const output = this.outputOf('api');
-    this.api = startTypeScript('API', 'api/server.ts', this.serviceEnv(), output);
+    this.api = this.startService('API', 'api/server.ts', this.serviceEnv(), output);
     this.watch(this.api);
     await this.stopIfStopping();
     await waitForApi(this.api.exited, this.options.apiPort).catch(async (err: Error) => {
@@ -382,6 +395,11 @@ export class LocalStack {
       throw output.logFile === undefined ? err : new StartupError(`${err.message}; see ${output.logFile}`);
     });
     await this.stopIfStopping();
+  }
+
+  private startService(name: string, entry: string, env: NodeJS.ProcessEnv, output: { logFile?: string }) {
+    const start = this.options.serviceCode === 'compiled' ? startCompiled : startTypeScript;
+    return start(name, entry, env, output);
   }
 
   private serviceEnv(): NodeJS.ProcessEnv {

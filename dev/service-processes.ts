@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startProcess, type ManagedProcess } from './managed-process.js';
 import { PROJECT_ROOT } from './paths.js';
@@ -15,6 +16,27 @@ export function startTypeScript(
     name,
     command: process.execPath,
     args: ['--import', 'tsx', entry],
+    cwd: PROJECT_ROOT,
+    env,
+    graceMs: 15_000,
+    ...options,
+  });
+}
+
+/**
+ * The same process compiled: `node dist/<entry>.js`, what the image runs (`npm run build` made it).
+ * `entry` is the source's path, `worker/main.ts`.
+ */
+export function startCompiled(
+  name: string,
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  options: { logFile?: string } = {},
+): ManagedProcess {
+  return startProcess({
+    name,
+    command: process.execPath,
+    args: [join('dist', entry.replace(/\.ts$/, '.js'))],
     cwd: PROJECT_ROOT,
     env,
     graceMs: 15_000,

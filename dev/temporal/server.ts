@@ -32,7 +32,13 @@ export interface TemporalServerOptions {
   historyShards: number;
   /** Each process logs to temporal.log, or temporal-<service>.log in a cluster. */
   logDir: string;
+  /** `stock`: none of the project's dynamic config (DYNAMIC_CONFIG), Temporal's defaults; the bench's before. */
+  dynamicConfig?: DynamicConfig;
 }
+
+/** The project's dynamic config (config/dynamic-config.yaml), or none of it: Temporal's defaults. */
+export const DYNAMIC_CONFIG = { project: 'dynamic-config.yaml', stock: 'dynamic-config.stock.yaml' } as const;
+export type DynamicConfig = keyof typeof DYNAMIC_CONFIG;
 
 const CONFIG_DIR = join(PROJECT_ROOT, 'dev', 'temporal', 'config');
 /** A stopping history service hands its shards over first: give it time before a kill. */
@@ -161,7 +167,7 @@ export async function freeServerPorts(frontendGrpc?: number): Promise<ServerPort
  * What config/server.yaml reads. The server gets nothing else from the caller's environment, so no
  * variable set for the service (LOG_LEVEL, PORT, …) leaks into it.
  */
-function serverEnv({ persistence, ports, historyShards }: TemporalServerOptions): NodeJS.ProcessEnv {
+function serverEnv({ persistence, ports, historyShards, dynamicConfig }: TemporalServerOptions): NodeJS.ProcessEnv {
   const portVars = Object.fromEntries(
     TEMPORAL_SERVICES.flatMap((s) => [
       [`${s.toUpperCase()}_PORT`, String(ports[s].grpc)],
@@ -180,7 +186,7 @@ function serverEnv({ persistence, ports, historyShards }: TemporalServerOptions)
     PATH: process.env.PATH,
     LOG_LEVEL: 'warn',
     HISTORY_SHARDS: String(historyShards),
-    DYNAMIC_CONFIG_FILE: join(CONFIG_DIR, 'dynamic-config.yaml'),
+    DYNAMIC_CONFIG_FILE: join(CONFIG_DIR, DYNAMIC_CONFIG[dynamicConfig ?? 'project']),
     ...portVars,
     ...persistenceVars,
   };

@@ -5,7 +5,7 @@ import { StartupError } from '../startup-error.js';
 import type { TemporalServerBinaries } from '../temporal-binaries.js';
 import { ensureNamespace, type Registered } from './namespace.js';
 import { prepareTemporalDatabases } from './schema.js';
-import { TemporalServer, type ServerPorts } from './server.js';
+import { TemporalServer, type DynamicConfig, type ServerPorts } from './server.js';
 import { startWebUi } from './web-ui.js';
 
 /**
@@ -24,6 +24,8 @@ export interface TemporalOptions {
   namespace: string;
   /** Where the processes' logs go. */
   logDir: string;
+  /** The project's dynamic config (the default) or Temporal's stock settings (server.ts). */
+  dynamicConfig?: DynamicConfig;
 }
 
 export interface RunningTemporal {
@@ -54,6 +56,7 @@ export async function startTemporal(options: TemporalOptions): Promise<RunningTe
     cluster: options.cluster ?? false,
     historyShards: HISTORY_SHARDS[persistence.kind],
     logDir,
+    ...(options.dynamicConfig === undefined ? {} : { dynamicConfig: options.dynamicConfig }),
   });
   await server.start();
   let webUi: ManagedProcess | undefined;

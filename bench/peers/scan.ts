@@ -1,9 +1,10 @@
 import { Prisma } from '@prisma/client';
-import { statusIn } from '../activities/guarded-sql.js';
-import { cancelWithin } from '../activities/orders.js';
-import { inTransaction, query } from '../lib/sql.js';
-import { ORDER_TRANSITIONS } from '../domain/statuses.js';
-import type { DirectActivities } from './direct-placement.js';
+import { statusIn } from '../../activities/guarded-sql.js';
+import { cancelWithin } from '../../activities/orders.js';
+import { inTransaction, query } from '../../lib/sql.js';
+import { ORDER_TRANSITIONS } from '../../domain/statuses.js';
+import type { DirectActivities } from '../direct-placement.js';
+import { compensateExpired } from '../expiry.js';
 
 /**
  * The baseline: the classic scan job this service replaces. Every `everyMs` it range-scans the
@@ -25,7 +26,6 @@ export function startScanCanceller(
   options: { everyMs: number; batch: number; prefix: string; compensationConcurrency: number },
 ) {
   const stats: ScanCancellerStats = { ticks: 0, batches: 0, cancelled: 0, busyMs: 0 };
-  const { run, activities } = direct;
   let stopped = false;
   let wake: (() => void) | undefined;
 
@@ -49,12 +49,6 @@ export function startScanCanceller(
     });
   }
 
-  async function compensate(orderId: string): Promise<void> {
-    // What the workflow's compensation runs with a callback-only provider: the notice. Failures are
-    // not counted: faults are off in the bench, and a missing notice shows as an order that never settles.
-    await run(activities.notifyCustomer, { orderId, template: 'ORDER_CANCELLED' }).catch(() => undefined);
-  }
-
   async function tick(): Promise<void> {
     const began = Date.now();
     stats.ticks++;
@@ -64,7 +58,7 @@ export function startScanCanceller(
       stats.cancelled += won.length;
       for (let i = 0; i < won.length; i += options.compensationConcurrency) {
         const slice = won.slice(i, i + options.compensationConcurrency);
-        await Promise.all(slice.map((id) => compensate(id)));
+        await Promise.all(slice.map((id) => compensateExpired(direct, id)));
       }
       if (won.length < options.batch) break;
     }

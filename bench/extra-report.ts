@@ -1,0 +1,118 @@
+import type { FloorResult } from './floor/floor.js';
+import { ms, num, x } from './format.js';
+import { ratio } from './stats.js';
+import { PEER_TITLES } from './peers/kinds.js';
+import type { PeersResult } from './peers/peers.js';
+import type { StormResult } from './storm.js';
+import type { CacheCheck } from './worker-cache.js';
+
+/** The phases beside the service's: Temporal's floor, the peers, the cache check. */
+export interface ExtraPhases {
+  /** The floor on the project's settings (the stack's server), and on Temporal's and the SDK's stock ones (a server of its own). */
+  floor?: { project: FloorResult; stock: FloorResult };
+  peers?: PeersResult;
+  cacheCheck?: CacheCheck;
+  /** The timer path's storm with its worker SIGKILLed a third of the way (storm.ts). */
+  timerCrash?: StormResult;
+  /** The service's figures of the same run that the floor divides (when the service's phases ran). */
+  order?: { cpuMsPerOrder: number; stormDrainS: number | null };
+}
+
+/**
+ * The floor's own processes: Temporal (and PostgreSQL, its store with `--temporal postgres`), the
+ * floor's worker, and the bench as its client; the service's idle processes are left out.
+ */
+const FLOOR_COMPONENTS = ['postgres', 'temporal', 'floor worker', 'bench'];
+export const floorCpuMs = (perRun: Record<string, number>) =>
+  FLOOR_COMPONENTS.reduce((sum, c) => sum + (perRun[c] ?? 0), 0);
+
+const cpu = (byProcess: Record<string, number> | null) =>
+  byProcess === null
+    ? '–'
+    : `${num(Object.values(byProcess).reduce((a, b) => a + b, 0))} ms (${Object.entries(byProcess)
+        .filter(([, v]) => v >= 0.05)
+        .map(([k, v]) => `${k} ${num(v)}`)
+        .join(', ')})`;
+
+function floorSection(floor: FloorResult, order: ExtraPhases['order']): string[] {
+  const { sustained: s, storm } = floor;
+  return [
+    `## Temporal's floor: worker on ${floor.settings} settings, server on ${floor.server} dynamic config`,
+    '',
+    '| | |',
+    '|---|---|',
+    `| open loop: offered, started, failed | ${s.creation.offeredRate}/s; ${s.creation.completed}, ${s.creation.failed}; update-with-start p50 / p99 ${ms(s.creation.latencyMs.p50)} / ${ms(s.creation.latencyMs.p99)} |`,
+    `| open loop: CPU per run, all processes | ${cpu(s.cpuMsPerRun)}${s.allClosed ? '' : ' (not all closed)'} |`,
+    `| storm of ${storm.runs}: started before the fire time | ${storm.startedBeforeFire} |`,
+    `| storm: last / median close after the fire time | ${num(storm.drainS)} s / ${num(storm.medianCloseS)} s${storm.allClosed ? '' : ' (not all closed)'} |`,
+    `| storm: CPU per run | ${cpu(storm.cpuMsPerRun)} |`,
+    ...(order
+      ? [
+          `| an order's CPU (${num(order.cpuMsPerOrder)} ms, service processes) ÷ the floor's (${num(floorCpuMs(s.cpuMsPerRun))} ms: ${FLOOR_COMPONENTS.join(', ')}) | ${x(ratio(order.cpuMsPerOrder, floorCpuMs(s.cpuMsPerRun)))} |`,
+          `| the order storm's drain (${num(order.stormDrainS)} s) ÷ the floor storm's | ${x(ratio(order.stormDrainS, storm.drainS))} |`,
+        ]
+      : []),
+    '',
+  ];
+}
+
+export function extraReport(extra: ExtraPhases): string {
+  const out: string[] = [];
+  if (extra.floor) {
+    const { project, stock } = extra.floor;
+    out.push(...floorSection(project, extra.order), ...floorSection(stock, undefined));
+    out.push(
+      `What the project's tuning buys: the floor's CPU per run on its settings ÷ on the stock ones, ${x(ratio(floorCpuMs(project.sustained.cpuMsPerRun), floorCpuMs(stock.sustained.cpuMsPerRun)))}; its storm's drain, ${x(ratio(project.storm.drainS, stock.storm.drainS))}.`,
+      '',
+    );
+  }
+  if (extra.peers?.sustained.length) {
+    out.push(
+      '## Peers, sustained: the same workload as the timer path, orders written by the service and handed to each peer',
+      '',
+      '| peer | offered, created | cancel lag p50 / p99 / max | compensated p99 | early | CPU per expired order over the phase: PostgreSQL (placement, payments and scheduling included), peer, Redis |',
+      '|---|---|---|---|---|---|',
+      ...extra.peers.sustained.map(
+        (p) =>
+          `| ${PEER_TITLES[p.kind]} | ${p.creation.offeredRate}/s, ${p.creation.completed}${p.settled ? '' : ' (not all settled)'} | ${ms(p.lagMs.p50)} / ${ms(p.lagMs.p99)} / ${ms(p.lagMs.max)} | ${ms(p.compensatedLagMs.p99)} | ${p.negative} | ${cpu(p.cpuMsPerCancel)} |`,
+      ),
+      '',
+    );
+  }
+  const crash = extra.timerCrash?.crash;
+  if (extra.peers?.storms.length || crash) {
+    const t = extra.timerCrash!;
+    out.push(
+      '## Peers: storms, and the same storm with the peer SIGKILLed a third of the way',
+      '',
+      '| peer | crash | all done after | cancel lag p50 / p99 / max | early | CPU per cancellation: PostgreSQL (probes included), peer, Redis | checkout p99, failed (probes) | lost | uncompensated | run twice | paid but cancelled |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+      ...(crash
+        ? [
+            `| durable timer (the service) | worker killed at +${num(crash.killedAtS)} s (${crash.cancelledAtKill} cancelled) | ${t.allCompensatedS === null ? 'not settled' : `${num(t.allCompensatedS)} s`} | ${ms(t.lagMs.p50)} / ${ms(t.lagMs.p99)} / ${ms(t.lagMs.max)} | ${t.negative} | – | ${ms(t.probes.placeMs.p99)}, ${t.probes.placeFailed} | ${crash.outcome.lost} | ${crash.outcome.uncompensated} | ${crash.outcome.runTwice} | – |`,
+          ]
+        : []),
+      ...(extra.peers?.storms ?? []).map(
+        (p) =>
+          `| ${PEER_TITLES[p.kind]} | ${p.crash ? `killed at +${num(p.killedAtS)} s (${p.cancelledAtKill} cancelled)` : 'no'} | ${p.allDoneS === null ? 'not settled' : `${num(p.allDoneS)} s`} | ${ms(p.lagMs.p50)} / ${ms(p.lagMs.p99)} / ${ms(p.lagMs.max)} | ${p.negative} | ${cpu(p.cpuMsPerCancel)} | ${ms(p.probes.placeMs.p99)}, ${p.probes.placeFailed} | ${p.outcome.lost} | ${p.outcome.uncompensated} | ${p.outcome.runTwice} | ${p.outcome.paidButCancelled} of ${p.paid} |`,
+      ),
+      '',
+    );
+  }
+  if (extra.cacheCheck) {
+    const c = extra.cacheCheck;
+    out.push(
+      `## Workflow cache (limit: ${c.cacheLimit ?? "the SDK's default"})`,
+      '',
+      `${c.run.creation.completed} orders placed, ${c.run.cancel.lagMs.count} cancelled, cancel lag p99 ${ms(c.run.cancel.lagMs.p99)}.`,
+      '',
+      '| worker metric | before | after |',
+      '|---|---|---|',
+      ...c.after.flatMap((after, i) =>
+        Object.entries(after).map(([name, v]) => `| ${name} | ${c.before[i]?.[name] ?? '–'} | ${v} |`),
+      ),
+      '',
+    );
+  }
+  return out.join('\n');
+}

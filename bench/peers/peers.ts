@@ -1,0 +1,46 @@
+import { join } from 'node:path';
+import type { PhaseContext } from '../context.js';
+import type { PeerKind } from './kinds.js';
+import { runPeerStorm, type PeerStormResult } from './peer-storm.js';
+import { runPeerSustained, type PeerSustainedResult } from './peer-sustained.js';
+import { startRedisServer, type RunningRedis } from './redis-server.js';
+
+export interface PeersResult {
+  sustained: PeerSustainedResult[];
+  storms: PeerStormResult[];
+}
+
+/**
+ * Each selected peer at the sustained rate, then its storm, then the same storm with the peer
+ * SIGKILLed a third of the way.
+ */
+export async function runPeers(ctx: PhaseContext, kinds: readonly PeerKind[], rate: number): Promise<PeersResult> {
+  const { options } = ctx;
+  const redis: RunningRedis | undefined = kinds.includes('redis')
+    ? await startRedisServer(options.ports.redis, join(options.outDir, 'logs'))
+    : undefined;
+  // Bounded: a storm drains well within 180 s here. A crash run waits for what the dead consumer left
+  // behind (Redis: the 30-s visibility timeout) but not for what never comes back (graphile-worker's
+  // 4-hour lock, the scan's committed batch): that is reported as lost or uncompensated.
+  const settleBoundS = (crash: boolean) => (crash ? (options.quick ? 60 : 120) : 180);
+  const results: PeersResult = { sustained: [], storms: [] };
+  try {
+    for (const kind of kinds) {
+      results.sustained.push(
+        await runPeerSustained(ctx, kind, { rate, redisUrl: redis?.url, redisPid: redis?.process.pid }),
+      );
+      for (const crash of [false, true])
+        results.storms.push(
+          await runPeerStorm(ctx, kind, {
+            crash,
+            redisUrl: redis?.url,
+            redisPid: redis?.process.pid,
+            settleBoundS: settleBoundS(crash),
+          }),
+        );
+    }
+  } finally {
+    await redis?.stop();
+  }
+  return results;
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { extraReport, floorCpuMs } from '../../bench/extra-report.js';
+import type { FloorResult } from '../../bench/floor/floor.js';
+import type { ResourceUse } from '../../bench/resources.js';
+import { summarize } from '../../bench/stats.js';
+
+const idle: ResourceUse = { wallS: 1, cpuS: {}, peakRssMb: {}, othersCpuS: 0, machineCores: 2 };
+
+/** A made-up floor run: 40 ms per run on its own processes, 5 ms more on the idle service's. */
+const floor: FloorResult = {
+  settings: 'project',
+  server: 'project',
+  sustained: {
+    creation: {
+      started: 100,
+      completed: 100,
+      failed: 0,
+      elapsedS: 10,
+      achievedRate: 10,
+      behindMs: 0,
+      abandoned: 0,
+      offeredRate: 10,
+      latencyMs: summarize([40, 50]),
+    },
+    allClosed: true,
+    resources: idle,
+    cpuMsPerRun: { temporal: 25, 'floor worker': 12, bench: 3, worker: 4, api: 1 },
+  },
+  storm: {
+    runs: 200,
+    startedBeforeFire: 200,
+    allClosed: true,
+    drainS: 20,
+    medianCloseS: 10,
+    resources: idle,
+    cpuMsPerRun: { temporal: 10, 'floor worker': 4 },
+  },
+};
+
+/** The same on the stock settings: 50 ms per run on its own processes, its storm drained in 25 s. */
+const stock: FloorResult = {
+  ...floor,
+  settings: 'stock',
+  server: 'stock',
+  sustained: { ...floor.sustained, cpuMsPerRun: { temporal: 32, 'floor worker': 15, bench: 3 } },
+  storm: { ...floor.storm, drainS: 25 },
+};
+
+describe("the report of Temporal's floor", () => {
+  it("counts the floor's own processes only, not the idle service's", () => {
+    expect(floorCpuMs(floor.sustained.cpuMsPerRun)).toBe(40);
+  });
+
+  it("divides an order's CPU and its storm's drain by the floor's, from the same run", () => {
+    const report = extraReport({ floor: { project: floor, stock }, order: { cpuMsPerOrder: 60, stormDrainS: 34 } });
+    expect(report).toMatch(/an order's CPU \(60 ms, service processes\) ÷ the floor's \(40 ms[^|]*\| 1\.5× \|/);
+    expect(report).toMatch(/the order storm's drain \(34 s\) ÷ the floor storm's \| 1\.7× \|/);
+  });
+
+  it('leaves the order ratios out when the service did not run', () => {
+    expect(extraReport({ floor: { project: floor, stock } })).not.toContain('÷ the floor');
+  });
+
+  it("divides the floor on the project's settings by the floor on the stock ones", () => {
+    expect(extraReport({ floor: { project: floor, stock } })).toMatch(
+      /on its settings ÷ on the stock ones, 0\.8×; its storm's drain, 0\.8×/,
+    );
+  });
+});
