@@ -176,8 +176,8 @@ export const BEARER_ACCESS: readonly Access[] = ['operator', 'customerOrOperator
 
 /**
  * Every code an endpoint can answer with: its own, plus what the shared steps add — the credential
- * check, the rate limit, input validation, the body parser's limits — and INTERNAL, which any
- * endpoint answers when something of ours fails.
+ * check, the rate limit, input validation, the body parser's limits — and INTERNAL and BUSY, which
+ * any endpoint answers when something of ours fails or no database connection comes in time.
  */
 export function errorCodesOf(endpoint: OperationDoc): ErrorCode[] {
   const implied: ErrorCode[] = [];
@@ -187,5 +187,5 @@ export function errorCodesOf(endpoint: OperationDoc): ErrorCode[] {
   if (endpoint.rateLimited) implied.push('RATE_LIMITED');
   if (endpoint.params || endpoint.query || endpoint.headers || endpoint.body) implied.push('VALIDATION_FAILED');
   if (endpoint.body) implied.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
-  return [...new Set<ErrorCode>([...implied, ...endpoint.errors, 'INTERNAL'])];
+  return [...new Set<ErrorCode>([...implied, ...endpoint.errors, 'INTERNAL', 'BUSY'])];
 }

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { BUSINESS_ERRORS, type BusinessErrorCode } from '../domain/errors.js';
+import { isPoolExhausted } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
 import { SIGNATURE_TOLERANCE_SECONDS } from '../activities/third-party/stripe/events.js';
 import { MAX_CLOCK_SKEW_SECONDS } from './webhook-signature.js';
@@ -35,6 +36,10 @@ const API_ERRORS = {
     message: 'too many refused credentials from this address; retry after Retry-After seconds',
   },
   INTERNAL: { status: 500, message: 'something went wrong on our side' },
+  BUSY: {
+    status: 503,
+    message: 'too busy to answer now: no database connection came in time; retry after Retry-After seconds',
+  },
   CALLBACK_REFUSED: { status: 502, message: 'the payment webhook refused the simulated callback' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
@@ -104,7 +109,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     if (res.headersSent) return;
     const apiError = toApiError(err);
-    if (apiError.status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
+    if (apiError.code === 'BUSY') {
+      // Load shed, not a fault: one warning line each, and the client told when to come back.
+      logger.warn({ method: req.method, path: req.path }, 'request shed: no database connection in time');
+      res.set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
+    } else if (apiError.status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
     if (apiError.code === 'UNAUTHORIZED') res.set('WWW-Authenticate', bearerChallenge(req));
     res.status(apiError.status).json({
       error: {
@@ -125,8 +134,12 @@ function bearerChallenge(req: Request): string {
   return `Bearer realm="order-lifecycle"${tokenSent ? ', error="invalid_token"' : ''}`;
 }
 
+/** What a shed request is told to wait: about the time a queued connection takes to free up. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
+
 function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (isPoolExhausted(err)) return new ApiError('BUSY');
   const status = (err as { status?: unknown }).status;
   // The router raises a URIError of status 400 for a path parameter it cannot percent-decode
   // (`/orders/%ZZ`), before any route runs: the path is at fault, there may be no body at all.

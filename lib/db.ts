@@ -23,6 +23,17 @@ export interface PoolOptions {
 }
 
 /** Prisma over node-postgres: the Rust-free client needs no engine download. */
+/**
+ * A call that waited the pool's acquire timeout for a connection and got none (pg-pool's own error,
+ * which Prisma's adapter passes on as it is): the process is overloaded, nothing is broken.
+ */
+export function isPoolExhausted(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e.message === 'timeout exceeded when trying to connect') return true;
+  }
+  return false;
+}
+
 export function createDb(databaseUrl: string, options: PoolOptions = {}) {
   const pool = new pg.Pool({
     connectionString: databaseUrl,

@@ -95,6 +95,8 @@ it('under a flood of anonymous /healthz and product reads, the webhook p99 stays
   expect(probesDuringFlood.database).toBeLessThanOrEqual(probesAllowed);
   expect(probesDuringFlood.temporal).toBeLessThanOrEqual(probesAllowed);
   expect(answered.healthz!.byStatus['200']).toBeGreaterThan(0);
+  // A product read that found no connection in time is shed with 503 BUSY, never a 500.
+  expect(Object.keys(answered.product!.byStatus).filter((status) => !['200', '503'].includes(status))).toEqual([]);
 });
 
 /**
