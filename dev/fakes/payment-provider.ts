@@ -124,15 +124,6 @@ export async function chargeFakePayment(
   return rowCount === 1 ? { outcome: 'SUCCEEDED', payment } : { outcome: 'REFUSED', status: payment.status, payment };
 }
 
-/** A bank or 3-D Secure step begins: the payment can neither be cancelled nor counted as paid until it ends. */
-export async function startFakePaymentProcessing(db: Pick<Db, 'pool'>, orderId: string): Promise<boolean> {
-  const { rowCount } = await query(
-    db.pool,
-    Prisma.sql`UPDATE fakes.payment_intents SET state = 'PROCESSING' WHERE ${matches({ orderId })} AND state = 'OPEN'`,
-  );
-  return rowCount === 1;
-}
-
 export async function findFakePayment(on: Queryable, request: PaymentRef): Promise<ProviderPayment | undefined> {
   const { rows } = await query<{
     payment_id: string;
