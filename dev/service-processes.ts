@@ -12,15 +12,7 @@ export function startTypeScript(
   options: { logFile?: string } = {},
 ): ManagedProcess {
   // One process per service (node with tsx's loader), so the stop signal reaches the service itself.
-  return startProcess({
-    name,
-    command: process.execPath,
-    args: ['--import', 'tsx', entry],
-    cwd: PROJECT_ROOT,
-    env,
-    graceMs: 15_000,
-    ...options,
-  });
+  return startService(name, ['--import', 'tsx', entry], env, options);
 }
 
 /**
@@ -33,15 +25,16 @@ export function startCompiled(
   env: NodeJS.ProcessEnv,
   options: { logFile?: string } = {},
 ): ManagedProcess {
-  return startProcess({
-    name,
-    command: process.execPath,
-    args: [join('dist', entry.replace(/\.ts$/, '.js'))],
-    cwd: PROJECT_ROOT,
-    env,
-    graceMs: 15_000,
-    ...options,
-  });
+  return startService(name, [join('dist', entry.replace(/\.ts$/, '.js'))], env, options);
+}
+
+function startService(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: { logFile?: string },
+): ManagedProcess {
+  return startProcess({ name, command: process.execPath, args, cwd: PROJECT_ROOT, env, graceMs: 15_000, ...options });
 }
 
 /**
