@@ -41,6 +41,22 @@ const MIN_SECRET_LENGTH = 32;
 /** A limit where 0 means "off". */
 const limit = z.coerce.number().int().min(0).max(1_000_000);
 
+/**
+ * The worker's Temporal tuning (worker/tuning.ts turns it into WorkerOptions); unset, each is the
+ * SDK's default. A schema of its own, so that the bench's floor worker reads exactly these
+ * (loadWorkerTuning) without the rest of the service's configuration.
+ */
+const WorkerTuningSchema = z.object({
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce
+    .number()
+    .int()
+    .min(2, 'must be a whole number of at least 2 (0 would turn the cache off, every task replaying its whole run)')
+    .optional(),
+  WORKER_STICKY_QUEUE_TIMEOUT: nonEmpty.optional(),
+  WORKER_WORKFLOW_POLLERS: nonEmpty.optional(),
+  WORKER_STACK_TRACE_LIMIT: limit.optional(),
+});
+
 const EnvSchema = z.object({
   // Set by npm start's runner (dev/local-stack.ts) for the worker and API of its own embedded stack.
   EMBEDDED_STACK: z.literal('true', 'only `true`, set by npm start; unset otherwise').optional(),
@@ -108,6 +124,8 @@ const EnvSchema = z.object({
   MAX_OPEN_ORDERS_PER_CUSTOMER: limit.default(3),
   MAX_UNPAID_UNITS_PER_PRODUCT: limit.default(10),
   ORDERS_PER_MINUTE_PER_CLIENT: limit.default(10),
+  // Additions (docs/operations.md, "Configuration"): the worker's Temporal tuning, decided by the bench.
+  ...WorkerTuningSchema.shape,
 });
 
 /** Every variable loadConfig() reads (the contract's and its additions, docs/operations.md). */
@@ -200,6 +218,20 @@ export interface Config {
    * CIDRs. The refused-token throttle counts per that address.
    */
   trustProxy: TrustProxy;
+  /** The worker's Temporal tuning; read by the worker only. */
+  workerTuning: WorkerTuning;
+}
+
+/** Each unset: the SDK's default (worker/tuning.ts passes no option for it). */
+export interface WorkerTuning {
+  /** Workflow runs the worker keeps in memory; a run outside it replays its history on its next task. */
+  maxCachedWorkflows: number | undefined;
+  /** How long a run's next task waits on this worker's sticky queue before any worker may take it. */
+  stickyQueueTimeoutMs: number | undefined;
+  /** Workflow task pollers: `autoscaling` (activity pollers too), or a fixed maximum. */
+  workflowPollers: 'autoscaling' | number | undefined;
+  /** V8's Error.stackTraceLimit in the workflow sandboxes. */
+  stackTraceLimit: number | undefined;
 }
 
 export type TrustProxy = false | number | string[];
@@ -240,12 +272,7 @@ export interface StripeSettings {
 export type TemporalConnectionSecurity = Pick<NativeConnectionOptions, 'tls' | 'apiKey' | 'metadata'>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse(blankToUndefined(env));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
-  }
-  const e = parsed.data;
+  const e = parseEnv(EnvSchema, env);
   const embedded = isEmbeddedStack(e);
   const webhookSecret = secret('PAYMENT_WEBHOOK_SECRET', e.PAYMENT_WEBHOOK_SECRET, DEV_WEBHOOK_SECRET, embedded);
   const adminToken = secret('ADMIN_TOKEN', e.ADMIN_TOKEN, DEV_ADMIN_TOKEN, embedded);
@@ -310,8 +337,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken,
     authFailuresPerMinutePerAddress: e.AUTH_FAILURES_PER_MINUTE_PER_ADDRESS,
     trustProxy: trustProxy(e.TRUST_PROXY),
+    workerTuning: workerTuning(e),
   };
 }
+
+/**
+ * The WORKER_* tuning variables alone, validated as loadConfig() does: for a worker that is not the
+ * service's (the bench's floor worker) but must run with exactly its tuning.
+ */
+export function loadWorkerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTuning {
+  return workerTuning(parseEnv(WorkerTuningSchema, env));
+}
+
+/** The names of the variables loadWorkerTuning() reads. */
+export const WORKER_TUNING_VARIABLES = Object.keys(WorkerTuningSchema.shape) as ReadonlyArray<
+  keyof typeof WorkerTuningSchema.shape
+>;
 
 /**
  * The third parties the worker must call, or a ConfigError saying that none is configured: a
@@ -432,6 +473,45 @@ function checkStripeApiBase(base: string, secretKey: string): void {
 }
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+function parseEnv<T extends z.ZodObject>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> {
+  const parsed = schema.safeParse(blankToUndefined(env));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+function workerTuning(e: z.infer<typeof WorkerTuningSchema>): WorkerTuning {
+  return {
+    maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+    stickyQueueTimeoutMs:
+      e.WORKER_STICKY_QUEUE_TIMEOUT === undefined
+        ? undefined
+        : duration('WORKER_STICKY_QUEUE_TIMEOUT', e.WORKER_STICKY_QUEUE_TIMEOUT),
+    workflowPollers: e.WORKER_WORKFLOW_POLLERS === undefined ? undefined : workflowPollers(e.WORKER_WORKFLOW_POLLERS),
+    stackTraceLimit: e.WORKER_STACK_TRACE_LIMIT,
+  };
+}
+
+/**
+ * WORKER_WORKFLOW_POLLERS: `autoscaling`, or a fixed maximum of 2 to 40. Temporal's Core refuses
+ * fewer than 2 while the worker has a workflow cache (it always has one here); more than the 40
+ * workflow task slots (the SDK's default, which the service keeps) would only wait for a slot.
+ */
+function workflowPollers(text: string): 'autoscaling' | number {
+  if (text === 'autoscaling') return text;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 2 && n <= WORKFLOW_TASK_SLOTS))
+    throw new ConfigError(
+      `WORKER_WORKFLOW_POLLERS: must be \`autoscaling\` or a whole number from 2 to ${WORKFLOW_TASK_SLOTS}, got "${text}"`,
+    );
+  return n;
+}
+
+/** The SDK's maxConcurrentWorkflowTaskExecutions default, which the service does not change. */
+const WORKFLOW_TASK_SLOTS = 40;
 
 function duration(name: string, text: string): number {
   try {

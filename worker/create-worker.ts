@@ -8,6 +8,8 @@ import type { WorkerMetrics } from './metrics.js';
 import type { Tracing } from '../lib/tracing.js';
 import { activityMetrics } from './activity-metrics.js';
 import { pinnedDeployment } from './deployment.js';
+import { workerTuning } from './tuning.js';
+import type { WorkerTuning } from '../lib/config.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 /**
@@ -41,6 +43,8 @@ export interface WorkerSettings {
   shutdownGraceMs?: number;
   /** Spans for workflows and activities, continuing the trace of the request that signalled them. */
   tracing?: Tracing;
+  /** The WORKER_* tuning (worker/tuning.ts). Unset: the SDK's defaults, as tests run. */
+  tuning?: WorkerTuning;
 }
 
 /** The worker the service runs, and the one tests run: same workflows, same activities. */
@@ -65,6 +69,7 @@ export async function createOrderWorker(settings: WorkerSettings): Promise<Worke
       ? {}
       : { workerDeploymentOptions: pinnedDeployment(settings.deploymentName, workflowBundle.code) }),
     ...(settings.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: settings.shutdownGraceMs }),
+    ...workerTuning(settings.tuning),
     interceptors: { activity: settings.metrics ? [activityMetrics(settings.metrics)] : [] },
     plugins,
   });

@@ -12,12 +12,15 @@ import { startMetricsServer } from './metrics-server.js';
 import { ensureReconciliationSchedule } from './reconciliation-schedule.js';
 import { setCurrentVersion } from './deployment.js';
 import { loadThirdParties } from './third-parties.js';
+import { applyStackTraceLimit } from './tuning.js';
 
 const logger = createLogger('worker');
 
 async function main(): Promise<void> {
   const config = loadConfig();
   logger.level = config.logLevel;
+  // First: before the Worker creates the workflow threads and their contexts, which read it then.
+  applyStackTraceLimit(config.workerTuning.stackTraceLimit);
   if (!config.databaseUrl || !config.temporal.address) {
     throw new ConfigError(
       'the worker needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)',
@@ -67,6 +70,7 @@ async function main(): Promise<void> {
       shutdownGraceMs: config.shutdownGraceMs,
       tracing,
       deploymentName: config.temporal.deploymentName,
+      tuning: config.workerTuning,
     });
     const version = worker.options.workerDeploymentOptions!.version;
     const client = new Client({ connection, namespace: config.temporal.namespace });

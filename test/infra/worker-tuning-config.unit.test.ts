@@ -1,0 +1,64 @@
+import { expect, it } from 'vitest';
+import { ConfigError, loadConfig, loadWorkerTuning } from '../../lib/config.js';
+
+it('leaves every WORKER_* tuning variable unset by default, a blank one too: the SDK decides', () => {
+  const unset = { maxCachedWorkflows: undefined, stickyQueueTimeoutMs: undefined, workflowPollers: undefined };
+  expect(loadConfig({}).workerTuning).toEqual({ ...unset, stackTraceLimit: undefined });
+  expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '', WORKER_WORKFLOW_POLLERS: '' }).workerTuning).toMatchObject(
+    unset,
+  );
+});
+
+it('reads the cache, the sticky timeout as a duration, the pollers and the stack trace limit', () => {
+  const env = {
+    WORKER_MAX_CACHED_WORKFLOWS: '500',
+    WORKER_STICKY_QUEUE_TIMEOUT: '2500ms',
+    WORKER_WORKFLOW_POLLERS: '4',
+    WORKER_STACK_TRACE_LIMIT: '0',
+  };
+  expect(loadConfig(env).workerTuning).toEqual({
+    maxCachedWorkflows: 500,
+    stickyQueueTimeoutMs: 2_500,
+    workflowPollers: 4,
+    stackTraceLimit: 0,
+  });
+  expect(loadConfig({ WORKER_WORKFLOW_POLLERS: 'autoscaling' }).workerTuning.workflowPollers).toBe('autoscaling');
+});
+
+it.each([
+  [
+    { WORKER_MAX_CACHED_WORKFLOWS: '1' },
+    /^WORKER_MAX_CACHED_WORKFLOWS: must be a whole number of at least 2 \(0 would/,
+  ],
+  [{ WORKER_MAX_CACHED_WORKFLOWS: '0' }, /^WORKER_MAX_CACHED_WORKFLOWS: must be a whole number of at least 2/],
+  [{ WORKER_MAX_CACHED_WORKFLOWS: '10.5' }, /^WORKER_MAX_CACHED_WORKFLOWS: /],
+  [{ WORKER_MAX_CACHED_WORKFLOWS: 'many' }, /^WORKER_MAX_CACHED_WORKFLOWS: /],
+  [{ WORKER_STICKY_QUEUE_TIMEOUT: '10' }, /^WORKER_STICKY_QUEUE_TIMEOUT: "10" is not a duration; use a whole number/],
+  [{ WORKER_STICKY_QUEUE_TIMEOUT: '0s' }, /^WORKER_STICKY_QUEUE_TIMEOUT: "0s" must be longer than zero$/],
+  [
+    { WORKER_WORKFLOW_POLLERS: '1' },
+    /^WORKER_WORKFLOW_POLLERS: must be `autoscaling` or a whole number from 2 to 40, got "1"$/,
+  ],
+  [{ WORKER_WORKFLOW_POLLERS: '41' }, /^WORKER_WORKFLOW_POLLERS: .* got "41"$/],
+  [{ WORKER_WORKFLOW_POLLERS: 'auto' }, /^WORKER_WORKFLOW_POLLERS: .* got "auto"$/],
+  [{ WORKER_WORKFLOW_POLLERS: '4.5' }, /^WORKER_WORKFLOW_POLLERS: .* got "4.5"$/],
+  [{ WORKER_STACK_TRACE_LIMIT: '-1' }, /^WORKER_STACK_TRACE_LIMIT: /],
+  [{ WORKER_STACK_TRACE_LIMIT: 'ten' }, /^WORKER_STACK_TRACE_LIMIT: /],
+])('rejects %j with a ConfigError naming the variable', (env, message) => {
+  for (const load of [() => loadConfig(env), () => loadWorkerTuning(env)]) {
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(message);
+  }
+});
+
+it('reads the tuning alone for the bench floor worker, without the secrets the rest of the service needs', () => {
+  // Not the embedded stack: loadConfig() would want ADMIN_TOKEN and the other secrets here.
+  const env = { NODE_ENV: 'production', WORKER_MAX_CACHED_WORKFLOWS: '50', WORKER_WORKFLOW_POLLERS: 'autoscaling' };
+  expect(() => loadConfig(env)).toThrow(ConfigError);
+  expect(loadWorkerTuning(env)).toEqual({
+    maxCachedWorkflows: 50,
+    stickyQueueTimeoutMs: undefined,
+    workflowPollers: 'autoscaling',
+    stackTraceLimit: undefined,
+  });
+});

@@ -1,0 +1,83 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Worker as Thread } from 'node:worker_threads';
+import { noopMetricMeter } from '@temporalio/common';
+import { DefaultLogger } from '@temporalio/worker';
+// The SDK's own defaulting of WorkerOptions: what Worker.create hands to Core.
+import { compileWorkerOptions } from '@temporalio/worker/lib/worker-options.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { WorkerTuning } from '../../lib/config.js';
+import { applyStackTraceLimit, workerTuning } from '../../worker/tuning.js';
+
+const UNSET: WorkerTuning = {
+  maxCachedWorkflows: undefined,
+  stickyQueueTimeoutMs: undefined,
+  workflowPollers: undefined,
+  stackTraceLimit: undefined,
+};
+
+/** The options as the SDK completes them, for a worker given `tuning`. */
+const compiled = (tuning: WorkerTuning) =>
+  compileWorkerOptions({ taskQueue: 'tuning', ...workerTuning(tuning) }, new DefaultLogger('ERROR'), noopMetricMeter);
+
+describe('workerTuning', () => {
+  it('passes no option for an unset variable, nor without tuning (tests)', () => {
+    expect(workerTuning(UNSET)).toEqual({});
+    expect(workerTuning(undefined)).toEqual({});
+  });
+
+  it('maps the cache, the sticky timeout and a fixed number of workflow pollers', () => {
+    const tuning = { ...UNSET, maxCachedWorkflows: 50, stickyQueueTimeoutMs: 2_500, workflowPollers: 4 };
+    expect(workerTuning(tuning)).toEqual({
+      maxCachedWorkflows: 50,
+      stickyQueueScheduleToStartTimeout: 2_500,
+      workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 4 },
+    });
+    const sdk = compiled(tuning);
+    expect(sdk.maxCachedWorkflows).toBe(50);
+    expect(sdk.stickyQueueScheduleToStartTimeoutMs).toBe(2_500);
+    expect(sdk.workflowTaskPollerBehavior).toEqual({ type: 'simple-maximum', maximum: 4 });
+    expect(sdk.activityTaskPollerBehavior).toEqual({ type: 'simple-maximum', maximum: 10 });
+  });
+
+  it('autoscales the workflow and the activity pollers within the SDK bounds', () => {
+    const sdk = compiled({ ...UNSET, workflowPollers: 'autoscaling' });
+    const autoscaling = { type: 'autoscaling', minimum: 1, initial: 5, maximum: 100 };
+    expect(sdk.workflowTaskPollerBehavior).toEqual(autoscaling);
+    expect(sdk.activityTaskPollerBehavior).toEqual(autoscaling);
+  });
+
+  it('leaves the SDK defaults when unset: 10 s sticky timeout, 10 pollers each', () => {
+    const sdk = compiled(UNSET);
+    expect(sdk.stickyQueueScheduleToStartTimeoutMs).toBe(10_000);
+    expect(sdk.workflowTaskPollerBehavior).toEqual({ type: 'simple-maximum', maximum: 10 });
+    expect(sdk.maxCachedWorkflows).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe('applyStackTraceLimit', () => {
+  // A process-wide V8 flag: back to V8's default for whatever else this process runs.
+  afterAll(() => setFlagsFromString('--stack-trace-limit=10'));
+
+  it('reaches a VM context created afterwards, in this thread and in a new worker thread', async () => {
+    applyStackTraceLimit(3);
+    expect(runInNewContext('Error.stackTraceLimit')).toBe(3);
+    // The SDK runs workflows in VM contexts on worker threads (reuseV8Context, workflowThreadPoolSize).
+    expect(await inNewThread("require('node:vm').runInNewContext('Error.stackTraceLimit')")).toBe(3);
+  });
+
+  it('leaves the limit alone when unset', () => {
+    applyStackTraceLimit(4);
+    applyStackTraceLimit(undefined);
+    expect(runInNewContext('Error.stackTraceLimit')).toBe(4);
+  });
+});
+
+/** Evaluates `expression` in a new worker thread, as the SDK starts its workflow threads. */
+function inNewThread(expression: string): Promise<unknown> {
+  const thread = new Thread(`require('node:worker_threads').parentPort.postMessage(${expression})`, { eval: true });
+  return new Promise<unknown>((resolve, reject) => {
+    thread.once('message', resolve);
+    thread.once('error', reject);
+  }).finally(() => void thread.terminate());
+}
