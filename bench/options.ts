@@ -65,7 +65,7 @@ export interface BenchOptions {
   phases: { service: boolean; floor: boolean; peers: boolean; cacheCheck: boolean; timerCrash: boolean };
   /** `--stock-temporal`: the stack's Temporal Server on Temporal's own dynamic config, none of the project's (the floor's stock run has a server of its own either way). */
   stockTemporal: boolean;
-  /** `--cache N`: the service's workers keep at most N workflow runs in their cache (bench/worker-cache-limit.js). */
+  /** `--cache N`: the service's workers keep at most N workflow runs in their cache (WORKER_MAX_CACHED_WORKFLOWS, bench/worker-env.ts). */
   workerCache: number | undefined;
   /** The peers the peer phase runs (`--peer scan --peer redis …`; all by default). */
   peers: PeerKind[];

@@ -1,13 +1,12 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
 import { startLocalStack } from '../dev/local-stack.js';
-import { PROJECT_ROOT } from '../dev/paths.js';
 import { freeServerPorts } from '../dev/temporal/server.js';
 import { ensureCompiledService } from './compiled-service.js';
 import type { BenchOptions } from './options.js';
 import type { TemporalStore } from './store-size.js';
+import { workerTuningEnv } from './worker-env.js';
 
 /**
  * The local stack of `npm start`, on the bench's own ports and in a temp directory: PostgreSQL
@@ -66,7 +65,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
           },
     namespace: 'default',
     apiPort: ports.api,
-    // Started below, each with the cache limit when there is one.
+    // Started below, each with the WORKER_* tuning (worker-env.ts).
     workers: [],
     serviceCode: 'compiled',
     serviceEnv: {
@@ -84,7 +83,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     },
     log,
   });
-  const workerEnv = options.workerCache === undefined ? {} : { NODE_OPTIONS: cacheLimitImport(options.workerCache) };
+  const workerEnv = workerTuningEnv(options);
   for (const w of ports.workers)
     await stack.startWorker(workerEnv, { metricsPort: w.metrics, sdkMetricsAddress: `127.0.0.1:${w.sdkMetrics}` });
   const metricsUrls = ports.workers.map((w) => `http://127.0.0.1:${w.metrics}/metrics`);
@@ -129,11 +128,4 @@ async function waitUntilPolling(metricsUrl: string): Promise<void> {
     await sleep(500);
   }
   throw new Error(`the worker at ${metricsUrl} did not start polling within 120 s (see its log)`);
-}
-
-/** NODE_OPTIONS that preload bench/worker-cache-limit.js with the limit (the worker process only). */
-function cacheLimitImport(max: number): string {
-  const preload = pathToFileURL(join(PROJECT_ROOT, 'bench', 'worker-cache-limit.js'));
-  preload.searchParams.set('max', String(max));
-  return `--import=${preload.href}`;
 }
