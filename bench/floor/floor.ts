@@ -8,6 +8,7 @@ import type { PhaseContext } from '../context.js';
 import { runPaced, type PacedRun } from '../pacer.js';
 import { ResourceMeter, type ResourceUse } from '../resources.js';
 import { summarize, type Summary } from '../stats.js';
+import { workerTuningEnv } from '../worker-env.js';
 import { closeTimes, startMinimalTimer, waitUntilClosed } from './runs.js';
 import type { DynamicConfig } from '../../dev/temporal/server.js';
 import type { FloorWorkerArgs } from './worker-main.js';
@@ -70,6 +71,8 @@ export async function runFloor(
       sdkMetricsAddress: `127.0.0.1:${options.ports.floorSdkMetrics}`,
     } satisfies FloorWorkerArgs,
     join(options.outDir, 'logs'),
+    // The service's workers' tuning, which the `project` worker applies and the `stock` one ignores.
+    workerTuningEnv(options),
   );
   const proc = await worker.start();
   const connection = await Connection.connect({ address: temporal.address });

@@ -1,13 +1,16 @@
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { loadWorkerTuning } from '../../lib/config.js';
 import { pinnedDeployment, setCurrentVersion } from '../../worker/deployment.js';
+import { applyStackTraceLimit, workerTuning } from '../../worker/tuning.js';
 import { FLOOR_DEPLOYMENT, FLOOR_TASK_QUEUE } from './messages.js';
 
 /**
  * The floor's worker, a process of its own (bench/floor/worker-process.ts starts it compiled).
  * `project`: the service's worker settings (worker/main.ts, worker/create-worker.ts): the Runtime's
  * logging and Prometheus exporter, a build of a Worker Deployment with its runs PINNED and made
- * current. `stock`: the SDK's defaults, nothing set but the task queue. Runs until SIGTERM.
+ * current, and the WORKER_* tuning of its environment (worker/tuning.ts; floor.ts passes the service
+ * workers' own). `stock`: the SDK's defaults, nothing set but the task queue. Runs until SIGTERM.
  */
 export interface FloorWorkerArgs {
   address: string;
@@ -21,6 +24,9 @@ export interface FloorWorkerArgs {
 async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2]!) as FloorWorkerArgs;
   const project = args.settings === 'project';
+  const tuning = project ? loadWorkerTuning() : undefined;
+  // As the service's worker does, before any workflow context exists.
+  applyStackTraceLimit(tuning?.stackTraceLimit);
   if (project)
     Runtime.install({
       telemetryOptions: {
@@ -37,6 +43,7 @@ async function main(): Promise<void> {
     taskQueue: FLOOR_TASK_QUEUE,
     workflowBundle,
     ...(deployment ? { workerDeploymentOptions: deployment } : {}),
+    ...workerTuning(tuning),
   };
   const worker = await Worker.create(options);
   const running = worker.run();
