@@ -58,6 +58,8 @@ export type LocalTemporal =
       uiPort?: number;
       /** `stock`: Temporal's own dynamic config instead of the project's (the bench's before). */
       dynamicConfig?: DynamicConfig;
+      /** A dynamic config file of the caller's instead (the bench's, with a lever added). */
+      dynamicConfigFile?: string;
     }
   /** The Temporal CLI's dev server with its Web UI (the bench's before); `tuned`: DEV_SERVER_TUNING. */
   | { kind: 'cli'; port: number; uiPort: number; tuned: boolean }
@@ -288,6 +290,7 @@ export class LocalStack {
         namespace,
         logDir: this.logDir,
         ...(temporal.dynamicConfig === undefined ? {} : { dynamicConfig: temporal.dynamicConfig }),
+        ...(temporal.dynamicConfigFile === undefined ? {} : { dynamicConfigFile: temporal.dynamicConfigFile }),
       });
       this.temporal = running;
       for (const proc of [...running.server.running(), ...(running.webUi ? [running.webUi] : [])]) this.watch(proc);

@@ -34,6 +34,8 @@ export interface TemporalServerOptions {
   logDir: string;
   /** `stock`: none of the project's dynamic config (DYNAMIC_CONFIG), Temporal's defaults; the bench's before. */
   dynamicConfig?: DynamicConfig;
+  /** A dynamic config file of the caller's instead (the bench's: the project's with a lever added). */
+  dynamicConfigFile?: string;
 }
 
 /** The project's dynamic config (config/dynamic-config.yaml), or none of it: Temporal's defaults. */
@@ -41,6 +43,7 @@ export const DYNAMIC_CONFIG = { project: 'dynamic-config.yaml', stock: 'dynamic-
 export type DynamicConfig = keyof typeof DYNAMIC_CONFIG;
 
 const CONFIG_DIR = join(PROJECT_ROOT, 'dev', 'temporal', 'config');
+export const dynamicConfigPath = (config: DynamicConfig): string => join(CONFIG_DIR, DYNAMIC_CONFIG[config]);
 /** A stopping history service hands its shards over first: give it time before a kill. */
 const STOP_GRACE_MS = 20_000;
 
@@ -167,7 +170,13 @@ export async function freeServerPorts(frontendGrpc?: number): Promise<ServerPort
  * What config/server.yaml reads. The server gets nothing else from the caller's environment, so no
  * variable set for the service (LOG_LEVEL, PORT, …) leaks into it.
  */
-function serverEnv({ persistence, ports, historyShards, dynamicConfig }: TemporalServerOptions): NodeJS.ProcessEnv {
+function serverEnv({
+  persistence,
+  ports,
+  historyShards,
+  dynamicConfig,
+  dynamicConfigFile,
+}: TemporalServerOptions): NodeJS.ProcessEnv {
   const portVars = Object.fromEntries(
     TEMPORAL_SERVICES.flatMap((s) => [
       [`${s.toUpperCase()}_PORT`, String(ports[s].grpc)],
@@ -186,7 +195,7 @@ function serverEnv({ persistence, ports, historyShards, dynamicConfig }: Tempora
     PATH: process.env.PATH,
     LOG_LEVEL: 'warn',
     HISTORY_SHARDS: String(historyShards),
-    DYNAMIC_CONFIG_FILE: join(CONFIG_DIR, DYNAMIC_CONFIG[dynamicConfig ?? 'project']),
+    DYNAMIC_CONFIG_FILE: dynamicConfigFile ?? dynamicConfigPath(dynamicConfig ?? 'project'),
     ...portVars,
     ...persistenceVars,
   };

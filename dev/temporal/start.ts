@@ -26,6 +26,8 @@ export interface TemporalOptions {
   logDir: string;
   /** The project's dynamic config (the default) or Temporal's stock settings (server.ts). */
   dynamicConfig?: DynamicConfig;
+  /** A dynamic config file of the caller's instead (server.ts). */
+  dynamicConfigFile?: string;
 }
 
 export interface RunningTemporal {
@@ -57,6 +59,7 @@ export async function startTemporal(options: TemporalOptions): Promise<RunningTe
     historyShards: HISTORY_SHARDS[persistence.kind],
     logDir,
     ...(options.dynamicConfig === undefined ? {} : { dynamicConfig: options.dynamicConfig }),
+    ...(options.dynamicConfigFile === undefined ? {} : { dynamicConfigFile: options.dynamicConfigFile }),
   });
   await server.start();
   let webUi: ManagedProcess | undefined;
