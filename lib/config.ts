@@ -43,7 +43,7 @@ const limit = z.coerce.number().int().min(0).max(1_000_000);
 
 /**
  * The worker's Temporal tuning (worker/tuning.ts turns it into WorkerOptions); unset, each is the
- * SDK's default. A schema of its own, so that the bench's floor worker reads exactly these
+ * SDK's default but the stack trace limit. A schema of its own, so that the bench's floor worker reads exactly these
  * (loadWorkerTuning) without the rest of the service's configuration.
  */
 const WorkerTuningSchema = z.object({
@@ -54,7 +54,10 @@ const WorkerTuningSchema = z.object({
     .optional(),
   WORKER_STICKY_QUEUE_TIMEOUT: nonEmpty.optional(),
   WORKER_WORKFLOW_POLLERS: nonEmpty.optional(),
-  WORKER_STACK_TRACE_LIMIT: limit.optional(),
+  // 0 by default: the one lever that paid in the bench's interleaved comparison (docs/benchmark.md,
+  // "Issue 23's levers": the worker's CPU per order 0.81×, every pair cheaper); the price is an
+  // empty stack trace view in the Web UI, which 10 (V8's default) brings back.
+  WORKER_STACK_TRACE_LIMIT: limit.default(0),
 });
 
 const EnvSchema = z.object({
@@ -230,8 +233,8 @@ export interface WorkerTuning {
   stickyQueueTimeoutMs: number | undefined;
   /** Workflow task pollers: `autoscaling` (activity pollers too), or a fixed maximum. */
   workflowPollers: 'autoscaling' | number | undefined;
-  /** V8's Error.stackTraceLimit in the workflow sandboxes. */
-  stackTraceLimit: number | undefined;
+  /** V8's Error.stackTraceLimit in the workflow sandboxes (0 unless set). */
+  stackTraceLimit: number;
 }
 
 export type TrustProxy = false | number | string[];

@@ -1,9 +1,11 @@
 import { expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadWorkerTuning } from '../../lib/config.js';
 
-it('leaves every WORKER_* tuning variable unset by default, a blank one too: the SDK decides', () => {
+it('leaves the WORKER_* tuning to the SDK by default, a blank variable too, but the stack trace limit: 0', () => {
   const unset = { maxCachedWorkflows: undefined, stickyQueueTimeoutMs: undefined, workflowPollers: undefined };
-  expect(loadConfig({}).workerTuning).toEqual({ ...unset, stackTraceLimit: undefined });
+  expect(loadConfig({}).workerTuning).toEqual({ ...unset, stackTraceLimit: 0 });
+  expect(loadConfig({ WORKER_STACK_TRACE_LIMIT: '' }).workerTuning.stackTraceLimit).toBe(0);
+  expect(loadConfig({ WORKER_STACK_TRACE_LIMIT: '10' }).workerTuning.stackTraceLimit).toBe(10);
   expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '', WORKER_WORKFLOW_POLLERS: '' }).workerTuning).toMatchObject(
     unset,
   );
@@ -59,6 +61,6 @@ it('reads the tuning alone for the bench floor worker, without the secrets the r
     maxCachedWorkflows: 50,
     stickyQueueTimeoutMs: undefined,
     workflowPollers: 'autoscaling',
-    stackTraceLimit: undefined,
+    stackTraceLimit: 0,
   });
 });

@@ -13,7 +13,8 @@ const UNSET: WorkerTuning = {
   maxCachedWorkflows: undefined,
   stickyQueueTimeoutMs: undefined,
   workflowPollers: undefined,
-  stackTraceLimit: undefined,
+  // Applied apart (applyStackTraceLimit), never a worker option.
+  stackTraceLimit: 0,
 };
 
 /** The options as the SDK completes them, for a worker given `tuning`. */
