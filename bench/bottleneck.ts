@@ -23,14 +23,70 @@ export interface Goals {
 }
 
 export function bottleneckBehind(
-  kind: 'order-cost' | 'storm-drain' | 'storm-latency',
+  kind: 'order-cost' | 'storm-drain' | 'storm-latency' | 'floor' | 'safety',
   r: BenchMeasurements,
   goals: Goals,
 ): Bottleneck {
   if (kind === 'order-cost') return orderCost(r, goals);
   if (kind === 'storm-drain') return stormDrain(r, goals);
+  if (kind === 'floor') return aboveFloor(r);
+  if (kind === 'safety') return safety(r);
   return stormLatency(r);
 }
+
+/**
+ * Where an order costs more than Temporal's floor, and the floor more than it would on stock
+ * settings: the same processes side by side (the service's worker against the floor's, the API
+ * against the bench as the floor's client).
+ */
+function aboveFloor(r: BenchMeasurements): Bottleneck {
+  const t = r.sustained.timer;
+  const order = perComponent(t.resources, t.creation.completed);
+  const floor = (perRun: Record<string, number>) => ({
+    postgres: perRun.postgres ?? 0,
+    temporal: perRun.temporal ?? 0,
+    worker: perRun['floor worker'] ?? 0,
+    api: perRun.bench ?? 0,
+  });
+  const project = floor(r.floor.project.sustained.cpuMsPerRun);
+  const stock = floor(r.floor.stock.sustained.cpuMsPerRun);
+  const above = (a: Record<ServiceComponent, number>, b: Record<ServiceComponent, number>) =>
+    SERVICE_COMPONENTS.map((c) => `${NAMES[c]} ${signed(a[c] - b[c])}`).join(', ');
+  const st = r.storm.timer;
+  const fs = r.floor.project.storm;
+  return {
+    measured: [
+      `An order at ${r.sideBySideRate}/s: ${list(order, (v) => `${num(v, 1)} ms`)}; the minimal workflow on the same server and settings: ${list(project, (v) => `${num(v, 1)} ms`)} (its worker as "the worker", the bench as its client as "the API"). The order above the floor: ${above(order, project)}.`,
+      `The floor on the project's settings against the stock ones, per run: ${above(project, stock)} (stock: ${list(stock, (v) => `${num(v, 1)} ms`)}).`,
+      ...(fs
+        ? [
+            `Storms of ${st.orders}: the orders all compensated after ${num(st.allCompensatedS)} s (${num(st.throughput)}/s), the minimal runs all closed after ${num(fs.drainS)} s (median ${num(fs.medianCloseS)} s); CPU per cancellation ${cancelCpu(st)}, per minimal run ${num(sum(floor(fs.cpuMsPerRun)), 1)} ms.`,
+          ]
+        : []),
+    ],
+    lift: `Less of the order's own work, which is what is left above the floor: its activities' statements on PostgreSQL (${num((t.statements[ROLES.service]?.calls ?? 0) / Math.max(1, t.creation.completed), 0)} per order), the worker's activations and local activities, the API's HTTP and authentication; and the floor itself is mostly Temporal's. The levers tried on it, each measured before and after, are in docs/benchmark.md ("Issue 23's levers").`,
+  };
+}
+
+/** Early cancellations and what a crash lost or doubled: defects to look into, not costs. */
+function safety(r: BenchMeasurements): Bottleneck {
+  const c = r.timerCrash.crash;
+  return {
+    measured: [
+      `Early cancellations by phase: ramp ${r.ramp.steps.reduce((a, s) => a + s.negative, 0)}, sustained ${r.sustained.timer.cancel.negative} (warm ${r.warm.sustained.cancel.negative}), storm ${r.storm.timer.negative} (warm ${r.warm.storm.negative}), crash storm ${r.timerCrash.negative}.`,
+      ...(c
+        ? [
+            `Crash storm (worker SIGKILLed at +${num(c.killedAtS)} s): ${c.outcome.lost} lost, ${c.outcome.uncompensated} uncompensated; invariant violations: ${c.invariantViolations.length ? c.invariantViolations.join('; ') : 'none'}.`,
+          ]
+        : []),
+    ],
+    lift: 'Not a cost: a defect. results.json holds every figure; `npm run check` over the bench database names each violating order.',
+  };
+}
+
+const signed = (v: number) => `${v >= 0 ? '+' : '−'}${num(Math.abs(v), 1)} ms`;
+const cancelCpu = (st: BenchMeasurements['storm']['timer']) =>
+  st.cpuMsPerCancel ? `${num(sum(st.cpuMsPerCancel), 1)} ms` : '–';
 
 const NAMES: Record<ServiceComponent, string> = {
   postgres: 'PostgreSQL',

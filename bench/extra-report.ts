@@ -4,6 +4,9 @@ import { ratio } from './stats.js';
 import { PEER_TITLES } from './peers/kinds.js';
 import type { PeersResult } from './peers/peers.js';
 import type { StormResult } from './storm.js';
+import type { SustainedResult } from './sustained.js';
+import { leverAbSection, type LeverComparison } from './lever-ab.js';
+import { SERVICE_COMPONENTS } from './resources.js';
 import type { CacheCheck } from './worker-cache.js';
 
 /** The phases beside the service's: Temporal's floor, the peers, the cache check. */
@@ -14,6 +17,10 @@ export interface ExtraPhases {
   cacheCheck?: CacheCheck;
   /** The timer path's storm with its worker SIGKILLed a third of the way (storm.ts). */
   timerCrash?: StormResult;
+  /** `--order`: the timer path's sustained phase at --rate and its storm, alone (a lever's before or after). */
+  orderAlone?: { sustained: SustainedResult; storm: StormResult };
+  /** `--ab`: a lever's before and after, interleaved. */
+  leverAb?: LeverComparison;
   /** The service's figures of the same run that the floor divides (when the service's phases ran). */
   order?: { cpuMsPerOrder: number; stormDrainS: number | null };
 }
@@ -43,13 +50,17 @@ function floorSection(floor: FloorResult, order: ExtraPhases['order']): string[]
     '|---|---|',
     `| open loop: offered, started, failed | ${s.creation.offeredRate}/s; ${s.creation.completed}, ${s.creation.failed}; update-with-start p50 / p99 ${ms(s.creation.latencyMs.p50)} / ${ms(s.creation.latencyMs.p99)} |`,
     `| open loop: CPU per run, all processes | ${cpu(s.cpuMsPerRun)}${s.allClosed ? '' : ' (not all closed)'} |`,
-    `| storm of ${storm.runs}: started before the fire time | ${storm.startedBeforeFire} |`,
-    `| storm: last / median close after the fire time | ${num(storm.drainS)} s / ${num(storm.medianCloseS)} s${storm.allClosed ? '' : ' (not all closed)'} |`,
-    `| storm: CPU per run | ${cpu(storm.cpuMsPerRun)} |`,
+    ...(storm
+      ? [
+          `| storm of ${storm.runs}: started before the fire time | ${storm.startedBeforeFire} |`,
+          `| storm: last / median close after the fire time | ${num(storm.drainS)} s / ${num(storm.medianCloseS)} s${storm.allClosed ? '' : ' (not all closed)'} |`,
+          `| storm: CPU per run | ${cpu(storm.cpuMsPerRun)} |`,
+        ]
+      : []),
     ...(order
       ? [
           `| an order's CPU (${num(order.cpuMsPerOrder)} ms, service processes) ÷ the floor's (${num(floorCpuMs(s.cpuMsPerRun))} ms: ${FLOOR_COMPONENTS.join(', ')}) | ${x(ratio(order.cpuMsPerOrder, floorCpuMs(s.cpuMsPerRun)))} |`,
-          `| the order storm's drain (${num(order.stormDrainS)} s) ÷ the floor storm's | ${x(ratio(order.stormDrainS, storm.drainS))} |`,
+          `| the order storm's drain (${num(order.stormDrainS)} s) ÷ the floor storm's | ${x(ratio(order.stormDrainS, storm?.drainS ?? null))} |`,
         ]
       : []),
     '',
@@ -62,7 +73,7 @@ export function extraReport(extra: ExtraPhases): string {
     const { project, stock } = extra.floor;
     out.push(...floorSection(project, extra.order), ...floorSection(stock, undefined));
     out.push(
-      `What the project's tuning buys: the floor's CPU per run on its settings ÷ on the stock ones, ${x(ratio(floorCpuMs(project.sustained.cpuMsPerRun), floorCpuMs(stock.sustained.cpuMsPerRun)))}; its storm's drain, ${x(ratio(project.storm.drainS, stock.storm.drainS))}.`,
+      `What the project's tuning buys: the floor's CPU per run on its settings ÷ on the stock ones, ${x(ratio(floorCpuMs(project.sustained.cpuMsPerRun), floorCpuMs(stock.sustained.cpuMsPerRun)))} (the stock settings run no storm: the full bench's 25 minutes).`,
       '',
     );
   }
@@ -83,7 +94,7 @@ export function extraReport(extra: ExtraPhases): string {
   if (extra.peers?.storms.length || crash) {
     const t = extra.timerCrash!;
     out.push(
-      '## Peers: storms, and the same storm with the peer SIGKILLed a third of the way',
+      `## Peers: storms, and a storm of ${crashOrders(extra)} with the peer SIGKILLed a third of the way`,
       '',
       '| peer | crash | all done after | cancel lag p50 / p99 / max | early | CPU per cancellation: PostgreSQL (probes included), peer, Redis | checkout p99, failed (probes) | lost | uncompensated | run twice | paid but cancelled |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
@@ -97,12 +108,20 @@ export function extraReport(extra: ExtraPhases): string {
           `| ${PEER_TITLES[p.kind]} | ${p.crash ? `killed at +${num(p.killedAtS)} s (${p.cancelledAtKill} cancelled)` : 'no'} | ${p.allDoneS === null ? 'not settled' : `${num(p.allDoneS)} s`} | ${ms(p.lagMs.p50)} / ${ms(p.lagMs.p99)} / ${ms(p.lagMs.max)} | ${p.negative} | ${cpu(p.cpuMsPerCancel)} | ${ms(p.probes.placeMs.p99)}, ${p.probes.placeFailed} | ${p.outcome.lost} | ${p.outcome.uncompensated} | ${p.outcome.runTwice} | ${p.outcome.paidButCancelled} of ${p.paid} |`,
       ),
       '',
+      ...(crash
+        ? [
+            `After the durable timer's crash storm, the invariant checker over the whole database (stock, coupons, payments, one effect per idempotency key): ${crash.invariantViolations.length ? crash.invariantViolations.join('; ') : 'no violation'}.`,
+          ]
+        : []),
+      '',
     );
   }
+  if (extra.orderAlone) out.push(...orderAloneSection(extra.orderAlone));
+  if (extra.leverAb) out.push(...leverAbSection(extra.leverAb));
   if (extra.cacheCheck) {
     const c = extra.cacheCheck;
     out.push(
-      `## Workflow cache (limit: ${c.cacheLimit ?? "the SDK's default"})`,
+      `## Workflow cache (limit: ${c.cacheLimit})`,
       '',
       `${c.run.creation.completed} orders placed, ${c.run.cancel.lagMs.count} cancelled, cancel lag p99 ${ms(c.run.cancel.lagMs.p99)}.`,
       '',
@@ -115,4 +134,29 @@ export function extraReport(extra: ExtraPhases): string {
     );
   }
   return out.join('\n');
+}
+
+/** `--order`: the figures a lever's before and after compare, each process apart. */
+function orderAloneSection({ sustained: s, storm: st }: NonNullable<ExtraPhases['orderAlone']>): string[] {
+  const orders = Math.max(1, s.creation.completed);
+  const perOrder = Object.fromEntries(Object.entries(s.resources.cpuS).map(([k, v]) => [k, (1000 * v) / orders]));
+  return [
+    `## The timer path alone: ${s.creation.offeredRate}/s, then a storm of ${st.orders}`,
+    '',
+    '| | |',
+    '|---|---|',
+    `| sustained: orders created, failed | ${s.creation.completed}, ${s.creation.failed} |`,
+    `| sustained: CPU per order, service processes | ${cpu(Object.fromEntries(SERVICE_COMPONENTS.map((c) => [c, perOrder[c] ?? 0])))} |`,
+    `| sustained: POST /orders p50 / p99 | ${ms(s.creation.latencyMs.p50)} / ${ms(s.creation.latencyMs.p99)} |`,
+    `| sustained: cancel lag p50 / p99 / max, early | ${ms(s.cancel.lagMs.p50)} / ${ms(s.cancel.lagMs.p99)} / ${ms(s.cancel.lagMs.max)}, ${s.cancel.negative} |`,
+    `| storm: all compensated after, cancel lag p99, early | ${num(st.allCompensatedS)} s, ${ms(st.lagMs.p99)}, ${st.negative} |`,
+    `| storm: CPU per cancellation (probes out) | ${cpu(st.cpuMsPerCancel)} |`,
+    `| storm: POST /orders probes p99, failed; webhook 202 p99 | ${ms(st.probes.placeMs.p99)}, ${st.probes.placeFailed}; ${ms(st.probes.webhookMs.p99)} |`,
+    '',
+  ];
+}
+
+/** The crash storms' size (30 % of a storm: bench/options.ts). */
+function crashOrders(extra: ExtraPhases): number | string {
+  return extra.timerCrash?.orders ?? extra.peers?.storms.find((p) => p.crash)?.orders ?? '–';
 }

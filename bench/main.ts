@@ -15,20 +15,24 @@ import { startBenchStack } from './stack.js';
 import { runStorm } from './storm.js';
 import { runSustained } from './sustained.js';
 import { judgeTargets } from './targets.js';
-import { seedCatalog } from './workload.js';
 import { extraReport, type ExtraPhases } from './extra-report.js';
 import { runFloor } from './floor/floor.js';
 import { startStockTemporal } from './floor/stock-temporal.js';
 import { runPeers } from './peers/peers.js';
 import { runCacheCheck } from './worker-cache.js';
+import { GROUPS, seedCatalog } from './workload.js';
+import { runLeverAb } from './lever-ab.js';
 
 // `npm run bench [-- --quick] [--rate N --ramp-step S --duration S --window S --pay-share F --storm K
 // --scan-every P --scan-batch N --workers N --env KEY=VALUE --temporal sqlite|postgres|cli
-// --untuned-temporal --stock-temporal --cache N --floor --peers --peer KIND --timer-crash --cache-check
-// --port-base P --out DIR]`:
-// a ramp to the highest rate the durable-timer path sustains, that path and the scan-based baseline
-// side by side at that rate on one embedded stack, storms, then the machine's limit; the issue's
-// targets judged from all of it (targets.ts); then Temporal's floor and the peers (extra-report.ts).
+// --untuned-temporal --stock-temporal --cache N --dynamic KEY=VALUE --floor --peers --peer KIND
+// --timer-crash --cache-check --order --ab --lever-env KEY=VALUE --lever-dynamic KEY=VALUE --port-base P
+// --out DIR]`:
+// a ramp to the highest rate the durable-timer path sustains, Temporal's floor at that rate (project
+// and stock settings), that path and the scan-based baseline side by side at that rate on one
+// embedded stack, storms (the timer path's again with its worker SIGKILLed), the machine's limit,
+// the timer path again on a warm workflow cache, then the peers; the issue's targets judged from all
+// of it (targets.ts), judged on the cold cache every phase but the warm pair runs on.
 // --floor, --peers, --timer-crash and --cache-check run those phases alone.
 // Writes report.md, results.json and cancel-lag.svg/.png into --out (.bench by default).
 
@@ -58,7 +62,7 @@ async function main(): Promise<void> {
   try {
     await seedCatalog(stack.adminUrl);
     const extra: ExtraPhases = {};
-    let service: { results: object; report: string } | undefined;
+    let measured: BenchMeasurements | undefined;
     // The floor and the peers run at the rate the service held (with the same window and storm), else at --rate.
     let heldRate = options.rate;
     if (options.phases.service) {
@@ -66,7 +70,11 @@ async function main(): Promise<void> {
       const ramp = await runRamp(ctx);
       // Side by side at the highest rate the timer path sustained: beyond it, its figures would only
       // measure a growing backlog.
-      const rate = ramp.maxSustained ?? ramp.steps[0]!.rate;
+      heldRate = ramp.maxSustained ?? ramp.steps[0]!.rate;
+      // The floor right after the ramp: its server then holds little more history than the stock
+      // server it is compared with, started empty.
+      extra.floor = await floorPhases(ctx, heldRate, (name) => (phase = name));
+      const rate = heldRate;
       phase = `timer path, sustained ${rate}/s`;
       const timer = await runSustained(ctx, 'timer', { rate, warmUp: false });
       phase = `scan baseline, sustained ${rate}/s`;
@@ -75,9 +83,17 @@ async function main(): Promise<void> {
       const timerStorm = await runStorm(ctx, 'timer');
       phase = 'scan baseline, storm';
       const scanStorm = await runStorm(ctx, 'scan');
+      phase = 'timer path, storm, worker SIGKILLed';
+      extra.timerCrash = await runStorm(ctx, 'timer', { crash: true });
       phase = 'guarded-update ceiling';
       const { levels: ceiling, clients } = await runCeiling(ctx);
-      const measured: BenchMeasurements = {
+      phase = "workers on the SDK's default cache";
+      await stack.restartWorkers(undefined);
+      phase = `timer path, sustained ${rate}/s, warm cache`;
+      const warmSustained = await runSustained(ctx, 'timer', { rate, warmUp: false, group: GROUPS.timerWarm });
+      phase = 'timer path, storm, warm cache';
+      const warmStorm = await runStorm(ctx, 'timer', { warm: true });
+      measured = {
         startedAt,
         finishedAt: new Date().toISOString(),
         machine: {
@@ -91,11 +107,12 @@ async function main(): Promise<void> {
         sideBySideRate: rate,
         sustained: { timer, scan },
         storm: { timer: timerStorm, scan: scanStorm },
+        warm: { sustained: warmSustained, storm: warmStorm },
+        floor: extra.floor,
+        timerCrash: extra.timerCrash,
         ceiling,
         clients,
       };
-      const results = { ...measured, targets: judgeTargets(measured) };
-      service = { results, report: markdownReport(results) };
       const svg = lagChartSvg(`Cancel lag, durable timer vs scan every ${options.scanEveryS} s`, [
         { label: 'timer, sustained', colour: '#1f77b4', valuesMs: timer.lagsMs },
         { label: `scan, sustained`, colour: '#d62728', valuesMs: scan.lagsMs },
@@ -104,48 +121,70 @@ async function main(): Promise<void> {
       ]);
       await writeFile(join(outDir, 'cancel-lag.svg'), svg);
       await writeFile(join(outDir, 'cancel-lag.png'), renderPng(svg));
-      heldRate = rate;
       // What the floor's figures divide.
       extra.order = {
         cpuMsPerOrder: (1000 * serviceCpuS(timer.resources)) / Math.max(1, timer.creation.completed),
         stormDrainS: timerStorm.allCompensatedS,
       };
     }
+    if (options.phases.order) {
+      phase = `timer path, sustained ${options.rate}/s`;
+      const sustained = await runSustained(ctx, 'timer', { rate: options.rate });
+      phase = 'timer path, storm';
+      extra.orderAlone = { sustained, storm: await runStorm(ctx, 'timer') };
+    }
+    if (options.phases.ab) {
+      phase = 'lever, before and after';
+      extra.leverAb = await runLeverAb(ctx, options.durationS);
+    }
     if (options.phases.cacheCheck) {
       phase = 'workflow cache check';
       extra.cacheCheck = await runCacheCheck(ctx);
     }
-    if (options.phases.floor) {
-      const load = { rate: heldRate, durationS: options.durationS, windowS: options.windowS, storm: options.storm };
-      phase = "Temporal's floor";
-      const project = await runFloor(ctx, 'project', load);
-      phase = "Temporal's floor, stock settings";
-      const stockServer = await startStockTemporal(join(outDir, 'logs'));
-      try {
-        extra.floor = { project, stock: await runFloor(ctx, 'stock', load, stockServer) };
-      } finally {
-        await stockServer.stop();
-      }
-    }
-    if (options.phases.timerCrash) {
+    if (options.phases.floor && !options.phases.service)
+      extra.floor = await floorPhases(ctx, heldRate, (name) => (phase = name));
+    if (options.phases.timerCrash && !options.phases.service) {
       phase = 'timer path, storm, worker SIGKILLed';
       extra.timerCrash = await runStorm(ctx, 'timer', { crash: true });
     }
     if (options.phases.peers) {
       phase = 'peers';
-      extra.peers = await runPeers(ctx, options.peers, heldRate);
+      // With the service's phases, the scan job's sustained phase and storm are the baseline's above.
+      extra.peers = await runPeers(ctx, options.peers, heldRate, { scanCrashOnly: options.phases.service });
     }
-    const report = [service?.report ?? `# Bench phases (${startedAt})\n`, extraReport(extra)].join('\n');
-    const results = { ...(service?.results ?? { startedAt, options }), ...extra, finishedAt: new Date().toISOString() };
+    const service = measured && { ...measured, finishedAt: new Date().toISOString() };
+    const judged = service && { ...service, targets: judgeTargets(service) };
+    const report = [judged ? markdownReport(judged) : `# Bench phases (${startedAt})\n`, extraReport(extra)].join('\n');
+    const results = { ...(judged ?? { startedAt, options }), ...extra, finishedAt: new Date().toISOString() };
     await writeFile(join(outDir, 'results.json'), JSON.stringify(results, null, 1));
     await writeFile(join(outDir, 'report.md'), report);
     console.log(`\n${report}`);
     console.log(
-      `Written: ${outDir}/report.md, results.json${service ? ', cancel-lag.svg and .png' : ''} (logs in ${outDir}/logs)`,
+      `Written: ${outDir}/report.md, results.json${judged ? ', cancel-lag.svg and .png' : ''} (logs in ${outDir}/logs)`,
     );
   } finally {
     await observer.close().catch(() => undefined);
     if (!stopping) await stack.stop();
+  }
+}
+
+/** Temporal's floor on the stack's server with the project's settings, then on a stock server of its own. */
+async function floorPhases(
+  ctx: PhaseContext,
+  rate: number,
+  setPhase: (name: string) => void,
+): Promise<NonNullable<ExtraPhases['floor']>> {
+  const { options } = ctx;
+  const load = { rate, durationS: options.durationS, windowS: options.windowS, storm: options.storm };
+  setPhase("Temporal's floor");
+  const project = await runFloor(ctx, 'project', load);
+  setPhase("Temporal's floor, stock settings");
+  const stockServer = await startStockTemporal(join(options.outDir, 'logs'));
+  try {
+    // No storm on the stock settings: what they buy is judged on the open loop's CPU (targets.ts).
+    return { project, stock: await runFloor(ctx, 'stock', { ...load, storm: 0 }, stockServer) };
+  } finally {
+    await stockServer.stop();
   }
 }
 

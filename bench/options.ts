@@ -31,6 +31,12 @@ export interface BenchOptions {
   payShare: number;
   /** Orders expiring in the same second in each storm. */
   storm: number;
+  /**
+   * Orders in each crash storm (the service's worker or a peer SIGKILLed a third of the way): 30 %
+   * of a storm. What a crash loses or doubles shows at any size, and on a cold cache a storm of
+   * 2,000 drains in minutes: four crash storms at full size would take the bench past 25 minutes.
+   */
+  crashStorm: number;
   /** Period of the baseline scan-based canceller (seconds) and its batch size. */
   scanEveryS: number;
   scanBatch: number;
@@ -59,19 +65,42 @@ export interface BenchOptions {
   untunedTemporal: boolean;
   /**
    * Which phases run: the service's, the floor, the peers and the timer storm with its worker
-   * SIGKILLed by default; `--floor`, `--peers`, `--timer-crash` and `--cache-check` (a short timer
-   * run that reads the workers' sticky-cache metrics) run those alone.
+   * SIGKILLed by default; `--floor`, `--peers`, `--timer-crash`, `--cache-check` (a short timer
+   * run that reads the workers' sticky-cache metrics) and `--order` (the timer path's sustained
+   * phase at `--rate` and its storm, no ramp: one side of a lever's before and after) and `--ab`
+   * (a lever's before and after interleaved, lever-ab.ts) run those alone.
    */
-  phases: { service: boolean; floor: boolean; peers: boolean; cacheCheck: boolean; timerCrash: boolean };
+  phases: {
+    service: boolean;
+    floor: boolean;
+    peers: boolean;
+    cacheCheck: boolean;
+    timerCrash: boolean;
+    order: boolean;
+    ab: boolean;
+  };
   /** `--stock-temporal`: the stack's Temporal Server on Temporal's own dynamic config, none of the project's (the floor's stock run has a server of its own either way). */
   stockTemporal: boolean;
-  /** `--cache N`: the service's workers keep at most N workflow runs in their cache (WORKER_MAX_CACHED_WORKFLOWS, bench/worker-env.ts). */
-  workerCache: number | undefined;
+  /**
+   * `--cache N` (10 by default): the service's workers keep at most N workflow runs in their cache
+   * (WORKER_MAX_CACHED_WORKFLOWS, bench/worker-env.ts) in every phase but the warm pair, so that open runs are many times the cache, as in production
+   * (a 30-minute window at 30 orders/s holds about 54,000 open runs per worker). The warm pair
+   * (sustained and storm) runs on the SDK's default cache, for comparison.
+   */
+  workerCache: number;
+  /** `--dynamic KEY=VALUE`: settings added to the stack's server's dynamic config (a lever to try); the value is YAML. */
+  dynamicConfig: Record<string, string>;
+  /** `--ab`: the lever the interleaved comparison turns on and off, for the workers (`--lever-env`) and the server (`--lever-dynamic`). */
+  leverEnv: Record<string, string>;
+  leverDynamic: Record<string, string>;
   /** The peers the peer phase runs (`--peer scan --peer redis …`; all by default). */
   peers: PeerKind[];
   /** Where the report, results and logs go, absolute (`--out`: absolute, or relative to the project root). */
   outDir: string;
 }
+
+/** The cold phases' workflow cache: 200 open runs at 10 orders/s and a 20-s window are 20× it. */
+const COLD_CACHE = 10;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -95,9 +124,14 @@ export function parseOptions(argv: string[]): BenchOptions {
       peers: { type: 'boolean', default: false },
       'cache-check': { type: 'boolean', default: false },
       'timer-crash': { type: 'boolean', default: false },
+      order: { type: 'boolean', default: false },
+      ab: { type: 'boolean', default: false },
+      'lever-env': { type: 'string', multiple: true },
+      'lever-dynamic': { type: 'string', multiple: true },
       peer: { type: 'string', multiple: true },
       'stock-temporal': { type: 'boolean', default: false },
       cache: { type: 'string' },
+      dynamic: { type: 'string', multiple: true },
       out: { type: 'string', default: '.bench' },
     },
   });
@@ -125,15 +159,22 @@ export function parseOptions(argv: string[]): BenchOptions {
       throw new Error(`--peer: expected one of ${PEER_KINDS.join(', ')}, got ${kind}`);
     return kind as PeerKind;
   });
-  const selected = values.floor || values.peers || values['cache-check'] || values['timer-crash'];
+  const storm = Math.round(num(values.storm, quick ? 300 : 2_000, 'storm'));
+  const selected =
+    values.floor || values.peers || values['cache-check'] || values['timer-crash'] || values.order || values.ab;
+  const leverEnv = keyValues(values['lever-env'], 'lever-env');
+  const leverDynamic = keyValues(values['lever-dynamic'], 'lever-dynamic');
+  if (values.ab && Object.keys(leverEnv).length + Object.keys(leverDynamic).length === 0)
+    throw new Error('--ab: name the lever with --lever-env KEY=VALUE or --lever-dynamic KEY=VALUE');
   return {
     quick,
     rate: num(values.rate, quick ? 40 : 100, 'rate'),
-    rampStepS: num(values['ramp-step'], quick ? 15 : 30, 'ramp-step'),
-    durationS: num(values.duration, quick ? 15 : 60, 'duration'),
+    rampStepS: num(values['ramp-step'], quick ? 15 : 20, 'ramp-step'),
+    durationS: num(values.duration, quick ? 15 : 30, 'duration'),
     windowS: num(values.window, quick ? 10 : 20, 'window'),
     payShare: Math.min(1, num(values['pay-share'], 0.1, 'pay-share')),
-    storm: Math.round(num(values.storm, quick ? 300 : 2_000, 'storm')),
+    storm,
+    crashStorm: Math.ceil(storm * 0.3),
     scanEveryS: num(values['scan-every'], 5, 'scan-every'),
     scanBatch: Math.round(num(values['scan-batch'], 100, 'scan-batch')),
     workers,
@@ -150,13 +191,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     },
     ceilingS: quick ? 2 : 4,
     ceilingConnections: quick ? [1, 4, 8] : [1, 2, 4, 8, 16],
-    serviceEnv: Object.fromEntries(
-      (values.env ?? []).map((pair) => {
-        const at = pair.indexOf('=');
-        if (at < 1) throw new Error(`--env: expected KEY=VALUE, got ${pair}`);
-        return [pair.slice(0, at), pair.slice(at + 1)];
-      }),
-    ),
+    serviceEnv: keyValues(values.env, 'env'),
     temporal: temporal as BenchTemporal,
     untunedTemporal: values['untuned-temporal'],
     phases: {
@@ -165,10 +200,25 @@ export function parseOptions(argv: string[]): BenchOptions {
       peers: !selected || values.peers,
       cacheCheck: values['cache-check'],
       timerCrash: !selected || values['timer-crash'],
+      order: values.order,
+      ab: values.ab,
     },
     stockTemporal: values['stock-temporal'],
-    workerCache: values.cache === undefined ? undefined : Math.max(2, Math.round(num(values.cache, 0, 'cache'))),
+    workerCache: Math.max(2, Math.round(num(values.cache, COLD_CACHE, 'cache'))),
+    dynamicConfig: keyValues(values.dynamic, 'dynamic'),
+    leverEnv,
+    leverDynamic,
     peers,
     outDir: resolve(PROJECT_ROOT, values.out),
   };
+}
+
+function keyValues(pairs: string[] | undefined, flag: string): Record<string, string> {
+  return Object.fromEntries(
+    (pairs ?? []).map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`--${flag}: expected KEY=VALUE, got ${pair}`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
 }

@@ -84,16 +84,30 @@ export async function paidLatencies(
   return { latenciesMs, notPaid };
 }
 
-/** Waits (bounded) until every due order of the group is cancelled and compensated; reports progress. */
+/**
+ * Waits (bounded) until every due order of the group is cancelled and compensated; reports progress.
+ * `stallMs`: gives up sooner once nothing has moved for that long (what a dead consumer left behind
+ * for good: the scan job's committed batch, graphile-worker's 4-hour lock).
+ */
 export async function waitUntilSettled(
   db: DbObserver,
   prefix: string,
-  until: { notBefore: number; deadline: number },
+  until: { notBefore: number; deadline: number; stallMs?: number },
   progress: (line: string) => void,
 ): Promise<boolean> {
+  let last = '';
+  let movedAt = Date.now();
   for (let round = 0; ; round++) {
     const u = await unsettledCount(db, prefix);
     const now = Date.now();
+    const state = `${u.unpaidDue}/${u.uncompensated}`;
+    if (state !== last) [last, movedAt] = [state, now];
+    if (until.stallMs !== undefined && now >= until.notBefore && now - movedAt > until.stallMs) {
+      progress(
+        `nothing moved for ${until.stallMs / 1000} s: ${u.unpaidDue} due but unpaid, ${u.uncompensated} awaiting compensation left`,
+      );
+      return false;
+    }
     if (round % 4 === 0)
       progress(`cancelled ${u.cancelled}, due but unpaid ${u.unpaidDue}, awaiting compensation ${u.uncompensated}`);
     if (now >= until.notBefore && u.unpaidDue === 0 && u.uncompensated === 0) return true;

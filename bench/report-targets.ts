@@ -5,6 +5,8 @@ const BEHIND: Record<TargetKind, string> = {
   'order-cost': 'CPU per order and the sustained rate',
   'storm-drain': "the storm's drain",
   'storm-latency': 'answers during the storm',
+  floor: "the distance to Temporal's floor",
+  safety: 'cancellations early, lost or doubled',
 };
 
 /**

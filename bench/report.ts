@@ -9,6 +9,8 @@ import { ratio } from './stats.js';
 import type { ProbeResult } from './storm-probes.js';
 import { targetsSection } from './report-targets.js';
 import type { SustainedResult } from './sustained.js';
+import type { StormResult } from './storm.js';
+import { coldCacheRatio, earlyCancellations } from './targets.js';
 
 export function markdownReport(r: BenchResults): string {
   const { timer, scan } = r.sustained;
@@ -44,7 +46,7 @@ export function markdownReport(r: BenchResults): string {
         `| ${st.rate} | ${num(st.achievedRate)} | ${st.held ? 'yes' : `no: ${st.why}`} | ${ms(st.creationMs.p50)} / ${ms(st.creationMs.p99)} | ${pct(st.lagMs)} | ${st.negative} | ${(['postgres', 'temporal', 'worker', 'api'] as const).map((c) => num(st.cpuMsPerOrder[c] ?? null, 0)).join(' / ')} |`,
     ),
     '',
-    `Highest sustained rate: ${r.ramp.maxSustained ?? 'none'}${r.ramp.maxSustained === null ? '' : ' orders/s'}. Early cancellations over every phase of the timer path (ramp, sustained, storm): ${earlyTotal(r)}.`,
+    `Highest sustained rate: ${r.ramp.maxSustained ?? 'none'}${r.ramp.maxSustained === null ? '' : ' orders/s'}. Early cancellations over every phase of the timer path (ramp, sustained cold and warm, storms, crash storm): ${earlyCancellations(r)}.`,
     '',
     `## Sustained load at ${rate} orders/s, side by side`,
     '',
@@ -86,6 +88,8 @@ export function markdownReport(r: BenchResults): string {
     '',
     stormLoadOnPostgres(r),
     '',
+    ...cacheSection(r),
+    '',
     "## The machine's limit: the guarded cancel alone",
     '',
     "| connections | guarded updates/s | CPU s postgres / bench | others' CPU s |",
@@ -126,7 +130,7 @@ function costSection(r: BenchResults, statementsPerOrder: number): string[] {
   const st = r.storm.timer;
   const perOrder = (c: string) => (1000 * (t.resources.cpuS[c] ?? 0)) / orders;
   const total = (serviceCpuS(t.resources) * 1000) / orders;
-  const cancelTotal = st.cpuMsPerCancel ? SERVICE_COMPONENTS.reduce((a, c) => a + st.cpuMsPerCancel![c], 0) : null;
+  const cancelTotal = cancelCpu(st);
   const probeMs = st.probeCost ? SERVICE_COMPONENTS.reduce((a, c) => a + (st.probeCost!.cpuMs[c] ?? 0), 0) : null;
   const cores = (u: ResourceUse, c: string) => num((u.cpuS[c] ?? 0) / u.wallS, 2);
   return [
@@ -189,11 +193,36 @@ function probePaid(p: ProbeResult): string {
   return `${ms(p.webhookMs.p50)} / ${ms(p.webhookMs.p99)}, ${p.webhookFailed}`;
 }
 
-function earlyTotal(r: BenchResults): number {
-  return (
-    r.ramp.steps.reduce((a, st) => a + st.negative, 0) + r.sustained.timer.cancel.negative + r.storm.timer.negative
-  );
+/**
+ * The timer path on the cold cache every other phase runs on (the targets' figures) beside the
+ * same sustained phase and storm on the SDK's default cache, where every run stays cached.
+ */
+function cacheSection(r: BenchResults): string[] {
+  const cold = { sustained: r.sustained.timer, storm: r.storm.timer };
+  const { warm } = r;
+  const perOrder = (s: SustainedResult) => (1000 * serviceCpuS(s.resources)) / Math.max(1, s.creation.completed);
+  const split = (s: SustainedResult) =>
+    SERVICE_COMPONENTS.map((c) => num((1000 * (s.resources.cpuS[c] ?? 0)) / Math.max(1, s.creation.completed), 0)).join(
+      ' / ',
+    );
+  return [
+    `## The workflow cache: cold (${r.options.workerCache} runs, the targets' figures) and warm (the SDK's default)`,
+    '',
+    `Open runs per cached run in the cold phases: ${num(coldCacheRatio(r), 0)}× (at least: the sustained phase holds about ${num(r.sideBySideRate * r.options.windowS, 0)} open runs, the storm ${r.options.storm}), as production's 30-minute window holds tens of thousands per worker. With a cold cache most timer firings and payments replay the run's history first.`,
+    '',
+    '| | cold | warm | cold / warm |',
+    '|---|---|---|---|',
+    `| sustained: CPU ms per order (postgres / temporal / worker / API) | ${num(perOrder(cold.sustained), 1)} (${split(cold.sustained)}) | ${num(perOrder(warm.sustained), 1)} (${split(warm.sustained)}) | ${x(ratio(perOrder(cold.sustained), perOrder(warm.sustained)))} |`,
+    `| sustained: POST /orders p99 | ${ms(cold.sustained.creation.latencyMs.p99)} | ${ms(warm.sustained.creation.latencyMs.p99)} | |`,
+    `| sustained: cancel lag p50 / p95 / p99 / max | ${pct(cold.sustained.cancel.lagMs)} | ${pct(warm.sustained.cancel.lagMs)} | |`,
+    `| storm: all cancelled and compensated after | ${num(cold.storm.allCompensatedS)} s | ${num(warm.storm.allCompensatedS)} s | ${x(ratio(cold.storm.allCompensatedS, warm.storm.allCompensatedS))} |`,
+    `| storm: CPU ms per cancellation (probes taken out) | ${num(cancelCpu(cold.storm), 1)} | ${num(cancelCpu(warm.storm), 1)} | ${x(ratio(cancelCpu(cold.storm), cancelCpu(warm.storm)))} |`,
+    `| storm: POST /orders probes p99, failed; webhook 202 p99 | ${ms(cold.storm.probes.placeMs.p99)}, ${cold.storm.probes.placeFailed}; ${ms(cold.storm.probes.webhookMs.p99)} | ${ms(warm.storm.probes.placeMs.p99)}, ${warm.storm.probes.placeFailed}; ${ms(warm.storm.probes.webhookMs.p99)} | |`,
+  ];
 }
+
+const cancelCpu = (st: StormResult) =>
+  st.cpuMsPerCancel ? SERVICE_COMPONENTS.reduce((a, c) => a + st.cpuMsPerCancel![c], 0) : null;
 
 const COMPONENTS = ['postgres', 'temporal', 'worker', 'api', 'bench'] as const;
 function cpu(r: ResourceUse): string {

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalStack } from '../dev/local-stack.js';
 import { freeServerPorts } from '../dev/temporal/server.js';
 import { ensureCompiledService } from './compiled-service.js';
+import { leverDynamicConfig } from './dynamic-config.js';
 import type { BenchOptions } from './options.js';
 import type { TemporalStore } from './store-size.js';
 import { workerTuningEnv } from './worker-env.js';
@@ -33,6 +34,13 @@ export interface BenchStack {
   readonly pids: Record<string, Array<number | undefined>>;
   /** SIGKILLs the first worker and starts it again on its ports with its settings, until it polls. */
   restartWorker(): Promise<void>;
+  /**
+   * Stops every worker and starts them again with a workflow cache of `cache` runs (undefined: the
+   * SDK's default) and `env` added (a lever), until they poll.
+   */
+  restartWorkers(cache: number | undefined, env?: Record<string, string>): Promise<void>;
+  /** Rewrites the server's dynamic config in place with `settings` added (`--lever-dynamic`); the server reads it within 10 s. */
+  setDynamicConfig(settings: Record<string, string>): Promise<void>;
   /** Each worker's GET /metrics (its business metrics and the Temporal SDK's, sticky cache included). */
   workerMetricsUrls: string[];
   stop(): Promise<void>;
@@ -42,6 +50,13 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
   const { ports } = options;
   await mkdir(join(options.outDir, 'logs'), { recursive: true });
   await ensureCompiledService(join(options.outDir, 'logs'), log);
+  // A file of the bench's own when a setting is added to the server's dynamic config, now or later.
+  const writeDynamicConfig = (settings: Record<string, string>) =>
+    leverDynamicConfig(options.stockTemporal ? 'stock' : 'project', settings, join(options.outDir, 'logs'));
+  const dynamicConfigFile =
+    Object.keys(options.dynamicConfig).length || Object.keys(options.leverDynamic).length
+      ? await writeDynamicConfig(options.dynamicConfig)
+      : undefined;
   const stack = await startLocalStack({
     // The logs outlive the run (the data directory does not): .bench/logs/.
     logDir: join(options.outDir, 'logs'),
@@ -62,6 +77,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
             ports: await freeServerPorts(ports.temporal),
             uiPort: ports.temporalUi,
             ...(options.stockTemporal ? { dynamicConfig: 'stock' as const } : {}),
+            ...(dynamicConfigFile === undefined ? {} : { dynamicConfigFile }),
           },
     namespace: 'default',
     apiPort: ports.api,
@@ -83,14 +99,17 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     },
     log,
   });
-  const workerEnv = workerTuningEnv(options);
-  for (const w of ports.workers)
-    await stack.startWorker(workerEnv, { metricsPort: w.metrics, sdkMetricsAddress: `127.0.0.1:${w.sdkMetrics}` });
+  let workerEnv = workerTuningEnv(options.serviceEnv, options.workerCache);
   const metricsUrls = ports.workers.map((w) => `http://127.0.0.1:${w.metrics}/metrics`);
-  await Promise.all(metricsUrls.map(waitUntilPolling));
-  log(
-    `${ports.workers.length} worker(s) polling${options.workerCache === undefined ? '' : `, each with a workflow cache of ${options.workerCache} runs`}`,
-  );
+  const startWorkers = async () => {
+    for (const w of ports.workers)
+      await stack.startWorker(workerEnv, { metricsPort: w.metrics, sdkMetricsAddress: `127.0.0.1:${w.sdkMetrics}` });
+    await Promise.all(metricsUrls.map(waitUntilPolling));
+    log(
+      `${ports.workers.length} worker(s) polling, each with a workflow cache of ${workerEnv.WORKER_MAX_CACHED_WORKFLOWS ?? "the SDK's default size"} runs`,
+    );
+  };
+  await startWorkers();
   const sqliteFile = stack.temporalSqliteFile;
   return {
     adminUrl: stack.databaseUrl,
@@ -109,6 +128,15 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       const w = ports.workers[0]!;
       await stack.startWorker(workerEnv, { metricsPort: w.metrics, sdkMetricsAddress: `127.0.0.1:${w.sdkMetrics}` });
       await waitUntilPolling(metricsUrls[0]!);
+    },
+    async restartWorkers(cache, env = {}) {
+      for (const worker of [...stack.workers]) await stack.stopWorker(worker);
+      workerEnv = { ...workerTuningEnv(options.serviceEnv, cache), ...env };
+      await startWorkers();
+    },
+    async setDynamicConfig(settings) {
+      if (dynamicConfigFile === undefined) throw new Error('the server was started on a dynamic config of its own');
+      await writeDynamicConfig({ ...options.dynamicConfig, ...settings });
     },
     stop: () => stack.stop(),
   };

@@ -11,12 +11,15 @@ import { crashOutcome, type CrashOutcome } from './peers/peer-outcomes.js';
 import { ResourceMeter, SERVICE_COMPONENTS, type ResourceUse, type ServiceComponent } from './resources.js';
 import { startScanCanceller } from './peers/scan.js';
 import { ROLES } from './stack.js';
+import { invariantViolations } from './invariants.js';
 import { summarize, type Summary } from './stats.js';
 import { measureProbeCost, probeGroup, startProbes, type ProbeCost, type ProbeResult } from './storm-probes.js';
 import { GROUPS, placeRequest, seedCoupons } from './workload.js';
 
-/** Lead time per storm order on the timer path: adoption ran at 20-55 orders/s on 2 cores; this allows for 17/s. */
-const ADOPTION_MS_PER_ORDER = 60;
+/** Work the checker leaves alone after a crash storm: the ramp's and probes' orders may still be within their window. */
+const INVARIANT_GRACE_MS = 60_000;
+/** Lead time per storm order on the timer path: adoption ran at 20-55 orders/s on 2 cores (35/s on a cold cache); this allows for 25/s. */
+const ADOPTION_MS_PER_ORDER = 40;
 
 /**
  * K orders expiring in the same second. Both paths get orders written by the same placeOrder
@@ -48,8 +51,11 @@ export interface StormResult {
   cpuMsPerCancel: Record<ServiceComponent, number> | null;
   statementsNote: string;
   topStatements: Array<{ calls: number; query: string }>;
-  /** `crash`: when the worker was SIGKILLed (and started again), and what that lost or ran twice. */
-  crash?: { killedAtS: number; cancelledAtKill: number; outcome: CrashOutcome };
+  /**
+   * `crash`: when the worker was SIGKILLed (and started again), what that lost or ran twice, and
+   * the invariant checker's violations over the database once the storm settled.
+   */
+  crash?: { killedAtS: number; cancelledAtKill: number; outcome: CrashOutcome; invariantViolations: string[] };
   /** Timer path: storm workflows not yet waiting on their timer 2 s before the deadline. */
   notWaitingAtDeadline: number;
   resources: ResourceUse;
@@ -58,11 +64,18 @@ export interface StormResult {
 export async function runStorm(
   ctx: PhaseContext,
   path: 'timer' | 'scan',
-  { crash = false }: { crash?: boolean } = {},
+  /** `crash`: the worker SIGKILLed a third of the way; `warm`: the warm pair's storm, on orders of its own. */
+  { crash = false, warm = false }: { crash?: boolean; warm?: boolean } = {},
 ): Promise<StormResult> {
   const { options, stack, observer } = ctx;
-  const k = options.storm;
-  const group = crash ? GROUPS.timerCrashStorm : path === 'timer' ? GROUPS.timerStorm : GROUPS.scanStorm;
+  const k = crash ? options.crashStorm : options.storm;
+  const group = crash
+    ? GROUPS.timerCrashStorm
+    : warm
+      ? GROUPS.timerWarmStorm
+      : path === 'timer'
+        ? GROUPS.timerStorm
+        : GROUPS.scanStorm;
   await seedCoupons(stack.adminUrl, group, k);
   // What one probe costs, to take the probes out of the timer storm's figures; measured first, while
   // the service is idle. (The scan storm's figures are the canceller's own role: no probe in them.)
@@ -165,7 +178,15 @@ export async function runStorm(
     topStatements,
     notWaitingAtDeadline,
     resources,
-    ...(killed ? { crash: { ...killed, outcome: await crashOutcome(observer, group, []) } } : {}),
+    ...(killed
+      ? {
+          crash: {
+            ...killed,
+            outcome: await crashOutcome(observer, group, []),
+            invariantViolations: await invariantViolations(stack.adminUrl, INVARIANT_GRACE_MS),
+          },
+        }
+      : {}),
   };
 }
 
@@ -180,7 +201,7 @@ async function killWorkerMidStorm(
 ): Promise<{ killedAtS: number; cancelledAtKill: number }> {
   for (;;) {
     const { cancelled } = await unsettledCount(ctx.observer, group);
-    if (cancelled >= ctx.options.storm / 3 || Date.now() > deadline + 120_000) break;
+    if (cancelled >= ctx.options.crashStorm / 3 || Date.now() > deadline + 120_000) break;
     await sleep(100);
   }
   const { cancelled: cancelledAtKill } = await unsettledCount(ctx.observer, group);

@@ -8,7 +8,7 @@ import { runSustained, type SustainedResult } from './sustained.js';
  * grow and the size stays at N.
  */
 export interface CacheCheck {
-  cacheLimit: number | undefined;
+  cacheLimit: number;
   run: Pick<SustainedResult, 'creation' | 'cancel'>;
   /** Per worker: every `*sticky_cache*` sample of its /metrics, before and after the run. */
   before: Array<Record<string, number>>;
@@ -18,7 +18,7 @@ export interface CacheCheck {
 export async function runCacheCheck(ctx: PhaseContext): Promise<CacheCheck> {
   const read = () => Promise.all(ctx.stack.workerMetricsUrls.map(stickyCacheSamples));
   const before = await read();
-  const limit = ctx.options.workerCache ?? 10;
+  const limit = ctx.options.workerCache;
   // At least 3× the cache open at once: window × rate.
   const rate = Math.max(5, Math.ceil((3 * limit) / ctx.options.windowS));
   ctx.progress(`cache check: ${rate}/s for ${ctx.options.windowS} s, about ${rate * ctx.options.windowS} runs open`);

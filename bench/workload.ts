@@ -19,6 +19,9 @@ export const GROUPS = {
   timerStorm: 'bench-storm-timer-',
   /** Not under timerStorm's prefix: the groups are found by prefix. */
   timerCrashStorm: 'bench-crash-timer-',
+  /** The warm pair: the timer path again on the SDK's default workflow cache. */
+  timerWarm: 'bench-warm-timer-',
+  timerWarmStorm: 'bench-warm-storm-timer-',
   scanStorm: 'bench-storm-scan-',
   probe: 'bench-probe-',
   warmup: 'bench-warmup-',

@@ -10,7 +10,8 @@ import { FLOOR_DEPLOYMENT, FLOOR_TASK_QUEUE } from './messages.js';
  * `project`: the service's worker settings (worker/main.ts, worker/create-worker.ts): the Runtime's
  * logging and Prometheus exporter, a build of a Worker Deployment with its runs PINNED and made
  * current, and the WORKER_* tuning of its environment (worker/tuning.ts; floor.ts passes the service
- * workers' own). `stock`: the SDK's defaults, nothing set but the task queue. Runs until SIGTERM.
+ * workers' own). `stock`: the SDK's defaults, nothing set but the task queue and the workflow cache's
+ * size, which the bench sets for both. Runs until SIGTERM.
  */
 export interface FloorWorkerArgs {
   address: string;
@@ -24,9 +25,12 @@ export interface FloorWorkerArgs {
 async function main(): Promise<void> {
   const args = JSON.parse(process.argv[2]!) as FloorWorkerArgs;
   const project = args.settings === 'project';
-  const tuning = project ? loadWorkerTuning() : undefined;
+  const tuning = loadWorkerTuning();
+  // The cache's size is the bench's condition (production's ratio of open runs to cache), not a
+  // setting of the project's: the stock worker gets it too, or the two would compare cold with warm.
+  const stockCache = tuning.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: tuning.maxCachedWorkflows };
   // As the service's worker does, before any workflow context exists.
-  applyStackTraceLimit(tuning?.stackTraceLimit);
+  applyStackTraceLimit(project ? tuning.stackTraceLimit : undefined);
   if (project)
     Runtime.install({
       telemetryOptions: {
@@ -43,7 +47,7 @@ async function main(): Promise<void> {
     taskQueue: FLOOR_TASK_QUEUE,
     workflowBundle,
     ...(deployment ? { workerDeploymentOptions: deployment } : {}),
-    ...workerTuning(tuning),
+    ...(project ? workerTuning(tuning) : stockCache),
   };
   const worker = await Worker.create(options);
   const running = worker.run();

@@ -25,6 +25,9 @@ import { cpuMsPerCancel, PAY_EVERY, peerGroup, peerProcess } from './peer-proces
  * cancellation of each process, checkout's answers meanwhile (the storm probes), and what the crash
  * lost or ran twice.
  */
+/** A crash run stops waiting once nothing has moved for this long (outcomes.ts). */
+const CRASH_STALL_MS = 45_000;
+
 export interface PeerStormResult {
   kind: PeerKind;
   crash: boolean;
@@ -54,7 +57,7 @@ export async function runPeerStorm(
   peer: { crash: boolean; redisUrl: string | undefined; redisPid: number | undefined; settleBoundS: number },
 ): Promise<PeerStormResult> {
   const { options, stack, observer } = ctx;
-  const k = options.storm;
+  const k = peer.crash ? options.crashStorm : options.storm;
   const group = peerGroup(kind, peer.crash ? 'crash' : 'storm');
   await seedCoupons(stack.adminUrl, group, k);
   const deadlines = await peerDeadlines(kind, { databaseUrl: stack.urlAs(ROLES.seed), redisUrl: peer.redisUrl });
@@ -109,7 +112,12 @@ export async function runPeerStorm(
   const settled = await waitUntilSettled(
     observer,
     group,
-    { notBefore: deadline + 500, deadline: deadline + peer.settleBoundS * 1000 },
+    {
+      notBefore: deadline + 500,
+      deadline: deadline + peer.settleBoundS * 1000,
+      // Longer than the Redis peer's 30-s visibility timeout and 5-s reaper: its claims come back.
+      ...(peer.crash ? { stallMs: CRASH_STALL_MS } : {}),
+    },
     (line) => ctx.progress(`${kind}: ${line}`),
   );
   const probes = await probing.stop();

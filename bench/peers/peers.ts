@@ -12,9 +12,15 @@ export interface PeersResult {
 
 /**
  * Each selected peer at the sustained rate, then its storm, then the same storm with the peer
- * SIGKILLed a third of the way.
+ * SIGKILLed a third of the way (the scan job only the last, with `scanCrashOnly`).
  */
-export async function runPeers(ctx: PhaseContext, kinds: readonly PeerKind[], rate: number): Promise<PeersResult> {
+export async function runPeers(
+  ctx: PhaseContext,
+  kinds: readonly PeerKind[],
+  rate: number,
+  /** The scan job's crash storm only: its sustained phase and storm are the service phases' scan baseline, the same code. */
+  { scanCrashOnly = false }: { scanCrashOnly?: boolean } = {},
+): Promise<PeersResult> {
   const { options } = ctx;
   const redis: RunningRedis | undefined = kinds.includes('redis')
     ? await startRedisServer(options.ports.redis, join(options.outDir, 'logs'))
@@ -26,10 +32,12 @@ export async function runPeers(ctx: PhaseContext, kinds: readonly PeerKind[], ra
   const results: PeersResult = { sustained: [], storms: [] };
   try {
     for (const kind of kinds) {
-      results.sustained.push(
-        await runPeerSustained(ctx, kind, { rate, redisUrl: redis?.url, redisPid: redis?.process.pid }),
-      );
-      for (const crash of [false, true])
+      const crashOnly = scanCrashOnly && kind === 'scan';
+      if (!crashOnly)
+        results.sustained.push(
+          await runPeerSustained(ctx, kind, { rate, redisUrl: redis?.url, redisPid: redis?.process.pid }),
+        );
+      for (const crash of crashOnly ? [true] : [false, true])
         results.storms.push(
           await runPeerStorm(ctx, kind, {
             crash,

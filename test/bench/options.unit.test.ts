@@ -3,11 +3,20 @@ import { parseOptions } from '../../bench/options.js';
 import { PEER_KINDS } from '../../bench/peers/kinds.js';
 
 describe('the bench options for the phases beside the service', () => {
-  it('runs every phase by default, the service compiled with the SDK default cache', () => {
+  it('runs every phase by default, on a cold workflow cache of 10 runs', () => {
     const options = parseOptions(['--quick']);
-    expect(options.phases).toEqual({ service: true, floor: true, peers: true, cacheCheck: false, timerCrash: true });
+    expect(options.phases).toEqual({
+      service: true,
+      floor: true,
+      peers: true,
+      cacheCheck: false,
+      timerCrash: true,
+      order: false,
+      ab: false,
+    });
     expect(options.peers).toEqual([...PEER_KINDS]);
-    expect(options.workerCache).toBeUndefined();
+    expect(options.workerCache).toBe(10);
+    expect(options.dynamicConfig).toEqual({});
     expect(options.stockTemporal).toBe(false);
   });
 
@@ -18,7 +27,10 @@ describe('the bench options for the phases beside the service', () => {
       peers: false,
       cacheCheck: false,
       timerCrash: false,
+      order: false,
+      ab: false,
     });
+    expect(parseOptions(['--order']).phases).toMatchObject({ service: false, order: true, floor: false });
     expect(parseOptions(['--timer-crash']).phases.timerCrash).toBe(true);
     expect(parseOptions(['--timer-crash']).phases.service).toBe(false);
     expect(parseOptions(['--peers', '--peer', 'redis']).phases.peers).toBe(true);
@@ -29,6 +41,8 @@ describe('the bench options for the phases beside the service', () => {
       peers: false,
       cacheCheck: true,
       timerCrash: false,
+      order: false,
+      ab: false,
     });
   });
 
@@ -40,6 +54,20 @@ describe('the bench options for the phases beside the service', () => {
   it('takes the cache limit as a whole number of at least 2 (the SDK floor for a cache)', () => {
     expect(parseOptions(['--cache', '10']).workerCache).toBe(10);
     expect(parseOptions(['--cache', '1']).workerCache).toBe(2);
+  });
+
+  it('runs a lever before and after, interleaved, only when the lever is named', () => {
+    const ab = parseOptions(['--ab', '--lever-env', 'WORKER_STACK_TRACE_LIMIT=0']);
+    expect(ab.phases).toMatchObject({ service: false, ab: true, order: false });
+    expect(ab.leverEnv).toEqual({ WORKER_STACK_TRACE_LIMIT: '0' });
+    expect(() => parseOptions(['--ab'])).toThrow(/--ab: name the lever/);
+  });
+
+  it('takes dynamic config settings to try as KEY=VALUE, the value as YAML', () => {
+    expect(parseOptions(['--dynamic', 'history.timerTaskBatchSize=50']).dynamicConfig).toEqual({
+      'history.timerTaskBatchSize': '50',
+    });
+    expect(() => parseOptions(['--dynamic', 'history.timerTaskBatchSize'])).toThrow(/--dynamic: expected KEY=VALUE/);
   });
 
   it('gives the floor worker and Redis ports of their own above the workers', () => {

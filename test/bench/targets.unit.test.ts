@@ -5,6 +5,7 @@ import type { ResourceUse } from '../../bench/resources.js';
 import type { BenchMeasurements } from '../../bench/results.js';
 import { summarize } from '../../bench/stats.js';
 import type { StormResult } from '../../bench/storm.js';
+import type { FloorResult } from '../../bench/floor/floor.js';
 import type { ProbeResult } from '../../bench/storm-probes.js';
 import type { SustainedResult } from '../../bench/sustained.js';
 import { judgeTargets, type TargetVerdict } from '../../bench/targets.js';
@@ -119,6 +120,51 @@ function sustained(completed: number, cpuS: Partial<Record<string, number>>): Su
   };
 }
 
+/** The minimal workflow's figures: `cpu` per run (Temporal, its worker, the bench as its client), its storm's drain. */
+function floor(settings: 'project' | 'stock', cpu: Record<string, number>, drainS: number): FloorResult {
+  return {
+    settings,
+    server: settings,
+    sustained: {
+      creation: {
+        started: 3_000,
+        completed: 3_000,
+        failed: 0,
+        elapsedS: 60,
+        achievedRate: 50,
+        behindMs: 0,
+        abandoned: 0,
+        offeredRate: 50,
+        latencyMs: summarize([20]),
+      },
+      allClosed: true,
+      resources: resources(),
+      cpuMsPerRun: cpu,
+    },
+    storm: {
+      runs: 2_000,
+      startedBeforeFire: 2_000,
+      allClosed: true,
+      drainS,
+      medianCloseS: drainS / 2,
+      resources: resources(),
+      cpuMsPerRun: cpu,
+    },
+  };
+}
+
+function crashStorm(): StormResult {
+  return {
+    ...storm('timer', 25),
+    crash: {
+      killedAtS: 5,
+      cancelledAtKill: 700,
+      outcome: { lost: 0, uncompensated: 0, runTwice: 4, paidButCancelled: 0 },
+      invariantViolations: [],
+    },
+  };
+}
+
 function run(change: (r: BenchMeasurements) => void = () => undefined): BenchMeasurements {
   const r: BenchMeasurements = {
     startedAt: '',
@@ -133,6 +179,13 @@ function run(change: (r: BenchMeasurements) => void = () => undefined): BenchMea
       scan: sustained(3_000, {}),
     },
     storm: { timer: storm('timer', 20), scan: storm('scan', 25) },
+    warm: { sustained: sustained(3_000, {}), storm: storm('timer', 15) },
+    // An order's 35 ms is 1.13× the floor's 31 ms, which is 0.69× the stock 45 ms; 20 s of storm is 1.18× 17 s.
+    floor: {
+      project: floor('project', { temporal: 20, 'floor worker': 8, bench: 3 }, 17),
+      stock: { ...floor('stock', { temporal: 30, 'floor worker': 12, bench: 3 }, 20), storm: null },
+    },
+    timerCrash: crashStorm(),
     ceiling: [],
     clients: [],
   };
@@ -153,6 +206,11 @@ describe('the targets the bench judges', () => {
       ['storm-beats-scan', 'met'],
       ['cpu-per-order', 'met'],
       ['sustained-rate', 'met'],
+      ['order-over-floor', 'met'],
+      ['storm-over-floor', 'met'],
+      ['floor-project-over-stock', 'met'],
+      ['no-early-cancellation', 'met'],
+      ['crash-nothing-lost-or-doubled', 'met'],
     ]);
     expect(verdicts.filter((t) => t.bottleneck)).toEqual([]);
     expect(verdict(run(), 'cpu-per-order').value).toBeCloseTo(35);
@@ -219,5 +277,49 @@ describe('the targets the bench judges', () => {
     const cpu = verdict(costly, 'cpu-per-order');
     expect(cpu).toMatchObject({ verdict: 'NOT met', value: 150 });
     expect(cpu.bottleneck?.measured[0]).toContain("the largest share is the worker's");
+  });
+
+  it("an order far above Temporal's floor is explained process by process against the floor's", () => {
+    const heavy = run((r) => (r.floor.project = floor('project', { temporal: 15, 'floor worker': 5, bench: 2 }, 17)));
+    const above = verdict(heavy, 'order-over-floor');
+    expect(above).toMatchObject({ verdict: 'NOT met' });
+    expect(above.value).toBeCloseTo(35 / 22);
+    expect(above.bottleneck?.measured[0]).toContain(
+      'The order above the floor: PostgreSQL +5 ms, Temporal −1.7 ms, the worker +8.3 ms',
+    );
+  });
+
+  it("the project's settings must bring the floor to 0.75× the stock one", () => {
+    const untuned = run((r) => (r.floor.stock = floor('stock', { temporal: 22, 'floor worker': 8, bench: 3 }, 20)));
+    expect(verdict(untuned, 'floor-project-over-stock')).toMatchObject({ verdict: 'NOT met' });
+    expect(verdict(untuned, 'order-over-floor').verdict).toBe('met');
+  });
+
+  it('the storm against the minimal storm, and a cache too large for a cold figure', () => {
+    const slow = run((r) => (r.floor.project.storm!.drainS = 10));
+    expect(verdict(slow, 'storm-over-floor')).toMatchObject({ verdict: 'NOT met', value: 2 });
+    const warmish = run((r) => (r.options = parseOptions(['--cache', '100'])));
+    const cpu = verdict(warmish, 'order-over-floor');
+    expect(cpu.verdict).toBe('not judged');
+    expect(cpu.notJudgedBecause).toBe('open runs only 10× the workflow cache of 100, not 20×');
+  });
+
+  it('an early cancellation in any timer phase, the warm storm included, misses', () => {
+    const early = run((r) => (r.warm.storm.negative = 1));
+    expect(verdict(early, 'no-early-cancellation')).toMatchObject({ verdict: 'NOT met', value: 1 });
+    expect(verdict(early, 'no-early-cancellation').bottleneck?.measured[0]).toContain('storm 0 (warm 1)');
+  });
+
+  it('a crash that loses an expiry or leaves an invariant broken misses; a notice asked twice does not', () => {
+    expect(verdict(run(), 'crash-nothing-lost-or-doubled').measured).toContain(
+      'notices asked twice 4, acted on once each',
+    );
+    const broken = run((r) => {
+      r.timerCrash.crash!.outcome.lost = 1;
+      r.timerCrash.crash!.invariantViolations = ['stock-adds-up: product TEA'];
+    });
+    const crash = verdict(broken, 'crash-nothing-lost-or-doubled');
+    expect(crash).toMatchObject({ verdict: 'NOT met', value: 2 });
+    expect(crash.measured).toContain('stock-adds-up: product TEA');
   });
 });

@@ -13,9 +13,11 @@ it("passes the service workers' WORKER_* tuning on, --cache as WORKER_MAX_CACHED
     '--env',
     'DATABASE_POOL_SIZE=4',
   ]);
-  expect(workerTuningEnv(options)).toEqual({
+  expect(workerTuningEnv(options.serviceEnv, options.workerCache)).toEqual({
     WORKER_WORKFLOW_POLLERS: 'autoscaling',
     WORKER_MAX_CACHED_WORKFLOWS: '20',
   });
-  expect(workerTuningEnv(parseOptions([]))).toEqual({});
+  // The warm pair: the SDK's default cache.
+  expect(workerTuningEnv(options.serviceEnv, undefined)).toEqual({ WORKER_WORKFLOW_POLLERS: 'autoscaling' });
+  expect(workerTuningEnv({}, 10)).toEqual({ WORKER_MAX_CACHED_WORKFLOWS: '10' });
 });
