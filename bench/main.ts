@@ -8,13 +8,12 @@ import type { PhaseContext } from './context.js';
 import { DbObserver } from './db-stats.js';
 import { parseOptions } from './options.js';
 import { loadAverage } from './proc.js';
-import { serviceCpuS } from './resources.js';
 import { markdownReport } from './report.js';
 import type { BenchMeasurements } from './results.js';
 import { startBenchStack } from './stack.js';
 import { runStorm } from './storm.js';
 import { runSustained } from './sustained.js';
-import { judgeTargets } from './targets.js';
+import { judgeTargets, orderCpuMs } from './targets.js';
 import { extraReport, type ExtraPhases } from './extra-report.js';
 import { runFloor } from './floor/floor.js';
 import { startStockTemporal } from './floor/stock-temporal.js';
@@ -33,7 +32,7 @@ import { runLeverAb } from './lever-ab.js';
 // embedded stack, storms (the timer path's again with its worker SIGKILLed), the machine's limit,
 // the timer path again on a warm workflow cache, then the peers; the issue's targets judged from all
 // of it (targets.ts), judged on the cold cache every phase but the warm pair runs on.
-// --floor, --peers, --timer-crash and --cache-check run those phases alone.
+// --floor, --peers, --timer-crash, --cache-check, --order and --ab run those phases alone.
 // Writes report.md, results.json and cancel-lag.svg/.png into --out (.bench by default).
 
 async function main(): Promise<void> {
@@ -122,10 +121,7 @@ async function main(): Promise<void> {
       await writeFile(join(outDir, 'cancel-lag.svg'), svg);
       await writeFile(join(outDir, 'cancel-lag.png'), renderPng(svg));
       // What the floor's figures divide.
-      extra.order = {
-        cpuMsPerOrder: (1000 * serviceCpuS(timer.resources)) / Math.max(1, timer.creation.completed),
-        stormDrainS: timerStorm.allCompensatedS,
-      };
+      extra.order = { cpuMsPerOrder: orderCpuMs(measured) ?? 0, stormDrainS: timerStorm.allCompensatedS };
     }
     if (options.phases.order) {
       phase = `timer path, sustained ${options.rate}/s`;
