@@ -12,37 +12,46 @@ import { PROJECT_ROOT } from '../dev/paths.js';
  */
 const BUILD_INPUTS = ['api', 'worker', 'activities', 'domain', 'lib', 'workflows', 'dev/fakes', 'prisma'];
 const BUILD_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
-/** The build's last output: its modification time says when the build finished. */
-const BUILT = join(PROJECT_ROOT, 'dist', 'workflow-bundle.js');
-
-export async function ensureCompiledService(logDir: string, log: (line: string) => void): Promise<void> {
-  const newest = await newestInput();
-  if (existsSync(BUILT) && statSync(BUILT).mtimeMs > newest.mtimeMs) {
-    log('dist/ is up to date: the service runs compiled');
+/**
+ * `root`: the checkout to build, this one by default, or the one `--lever-build` names (its
+ * node_modules installed, or a link to these).
+ */
+export async function ensureCompiledService(
+  logDir: string,
+  log: (line: string) => void,
+  root = PROJECT_ROOT,
+): Promise<void> {
+  // The build's last output: its modification time says when the build finished.
+  const built = join(root, 'dist', 'workflow-bundle.js');
+  const where = root === PROJECT_ROOT ? 'dist/' : join(root, 'dist/');
+  const newest = await newestInput(root);
+  if (existsSync(built) && statSync(built).mtimeMs > newest.mtimeMs) {
+    log(`${where} is up to date: the service runs compiled`);
     return;
   }
   log(
-    `building the service (npm run build): ${existsSync(BUILT) ? `${newest.path} is newer than dist/` : 'no dist/'} …`,
+    `building ${root} (npm run build): ${existsSync(built) ? `${newest.path} is newer than ${where}` : `no ${where}`} …`,
   );
   const began = Date.now();
   const { stdout, stderr } = await promisify(execFile)('npm', ['run', 'build'], {
-    cwd: PROJECT_ROOT,
+    cwd: root,
     maxBuffer: 16 * 2 ** 20,
   });
-  await writeFile(join(logDir, 'build.log'), `${stdout}${stderr}`);
-  log(`built in ${((Date.now() - began) / 1000).toFixed(1)} s (log: ${join(logDir, 'build.log')})`);
+  const logFile = join(logDir, root === PROJECT_ROOT ? 'build.log' : 'build-lever.log');
+  await writeFile(logFile, `${stdout}${stderr}`);
+  log(`built in ${((Date.now() - began) / 1000).toFixed(1)} s (log: ${logFile})`);
 }
 
-async function newestInput(): Promise<{ path: string; mtimeMs: number }> {
+async function newestInput(root: string): Promise<{ path: string; mtimeMs: number }> {
   let newest = { path: '', mtimeMs: 0 };
   const consider = (path: string) => {
     const { mtimeMs } = statSync(path);
     if (mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
   };
-  for (const file of BUILD_FILES) consider(join(PROJECT_ROOT, file));
+  for (const file of BUILD_FILES) consider(join(root, file));
   for (const dir of BUILD_INPUTS) {
-    for (const entry of await readdir(join(PROJECT_ROOT, dir), { recursive: true, withFileTypes: true }))
+    for (const entry of await readdir(join(root, dir), { recursive: true, withFileTypes: true }))
       if (entry.isFile()) consider(join(entry.parentPath, entry.name));
   }
-  return { path: newest.path.slice(PROJECT_ROOT.length + 1), mtimeMs: newest.mtimeMs };
+  return { path: newest.path.slice(root.length + 1), mtimeMs: newest.mtimeMs };
 }

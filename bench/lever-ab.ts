@@ -11,9 +11,11 @@ import { runSustained } from './sustained.js';
  * machine whose speed drifts over minutes weighs on both sides alike. (Sequential runs could not
  * tell levers apart: this VM ran the same baseline at 105, 119, 144 and 165 ms per order within 40
  * minutes, docs/benchmark.md.) The lever: `--lever-env KEY=VALUE` for the workers, restarted
- * before every segment on either side so both pay the same restart, and `--lever-dynamic
+ * before every segment on either side so both pay the same restart; `--lever-dynamic
  * KEY=VALUE` for the server, its dynamic config file rewritten in place and read again within the
- * server's 10-s poll.
+ * server's 10-s poll; `--lever-build DIR` for a change of the workflow or the activities, the B
+ * side's workers run from another checkout's dist/ (each worker makes its build current when it
+ * starts, and a segment's runs have all closed before the next begins, so no run changes build).
  */
 export interface LeverSegment {
   side: 'A' | 'B';
@@ -45,7 +47,11 @@ export async function runLeverAb(ctx: PhaseContext, segmentS: number): Promise<L
       await sleep(DYNAMIC_CONFIG_POLL_MS);
     }
     current = side;
-    await stack.restartWorkers(options.workerCache, side === 'B' ? options.leverEnv : {});
+    await stack.restartWorkers(
+      options.workerCache,
+      side === 'B' ? options.leverEnv : {},
+      side === 'B' ? options.leverBuild : undefined,
+    );
     ctx.progress(`segment ${i + 1}/${ORDER.length}: ${side === 'A' ? 'without' : 'with'} the lever`);
     const run = await runSustained(ctx, 'timer', {
       rate: options.rate,
@@ -65,13 +71,14 @@ export async function runLeverAb(ctx: PhaseContext, segmentS: number): Promise<L
       lagP99Ms: run.cancel.lagMs.p99,
     });
   }
-  return { lever: leverText(options.leverEnv, options.leverDynamic), rate: options.rate, segmentS, segments };
+  return { lever: leverText(options), rate: options.rate, segmentS, segments };
 }
 
-function leverText(env: Record<string, string>, dynamic: Record<string, string>): string {
+function leverText({ leverEnv, leverDynamic, leverBuild }: PhaseContext['options']): string {
   return [
-    ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-    ...Object.entries(dynamic).map(([k, v]) => `dynamic config ${k}: ${v}`),
+    ...Object.entries(leverEnv).map(([k, v]) => `${k}=${v}`),
+    ...Object.entries(leverDynamic).map(([k, v]) => `dynamic config ${k}: ${v}`),
+    ...(leverBuild === undefined ? [] : [`the workers of ${leverBuild}`]),
   ].join(', ');
 }
 

@@ -93,6 +93,8 @@ export interface BenchOptions {
   /** `--ab`: the lever the interleaved comparison turns on and off, for the workers (`--lever-env`) and the server (`--lever-dynamic`). */
   leverEnv: Record<string, string>;
   leverDynamic: Record<string, string>;
+  /** `--lever-build DIR`: another checkout whose compiled service the B side's workers run (a workflow change). */
+  leverBuild: string | undefined;
   /** The peers the peer phase runs (`--peer scan --peer redis …`; all by default). */
   peers: PeerKind[];
   /** Where the report, results and logs go, absolute (`--out`: absolute, or relative to the project root). */
@@ -128,6 +130,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       ab: { type: 'boolean', default: false },
       'lever-env': { type: 'string', multiple: true },
       'lever-dynamic': { type: 'string', multiple: true },
+      'lever-build': { type: 'string' },
       peer: { type: 'string', multiple: true },
       'stock-temporal': { type: 'boolean', default: false },
       cache: { type: 'string' },
@@ -164,8 +167,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     values.floor || values.peers || values['cache-check'] || values['timer-crash'] || values.order || values.ab;
   const leverEnv = keyValues(values['lever-env'], 'lever-env');
   const leverDynamic = keyValues(values['lever-dynamic'], 'lever-dynamic');
-  if (values.ab && Object.keys(leverEnv).length + Object.keys(leverDynamic).length === 0)
-    throw new Error('--ab: name the lever with --lever-env KEY=VALUE or --lever-dynamic KEY=VALUE');
+  const leverBuild = values['lever-build'] === undefined ? undefined : resolve(values['lever-build']);
+  if (values.ab && Object.keys(leverEnv).length + Object.keys(leverDynamic).length === 0 && !leverBuild)
+    throw new Error('--ab: name the lever with --lever-env KEY=VALUE, --lever-dynamic KEY=VALUE or --lever-build DIR');
   return {
     quick,
     rate: num(values.rate, quick ? 40 : 100, 'rate'),
@@ -208,6 +212,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     dynamicConfig: keyValues(values.dynamic, 'dynamic'),
     leverEnv,
     leverDynamic,
+    leverBuild,
     peers,
     outDir: resolve(PROJECT_ROOT, values.out),
   };

@@ -1,13 +1,16 @@
 import { join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
 import { startLocalStack } from '../dev/local-stack.js';
+import { PROJECT_ROOT } from '../dev/paths.js';
 import { freeServerPorts } from '../dev/temporal/server.js';
 import { ensureCompiledService } from './compiled-service.js';
 import { leverDynamicConfig } from './dynamic-config.js';
 import type { BenchOptions } from './options.js';
 import type { TemporalStore } from './store-size.js';
 import { workerTuningEnv } from './worker-env.js';
+import { buildIdOf, setCurrentVersion } from '../worker/deployment.js';
 
 /**
  * The local stack of `npm start`, on the bench's own ports and in a temp directory: PostgreSQL
@@ -20,6 +23,9 @@ import { workerTuningEnv } from './worker-env.js';
 export const ROLES = { service: 'bench_service', scan: 'bench_scan', seed: 'bench_seed', peer: 'bench_peer' } as const;
 const DATABASE = 'order_lifecycle_bench';
 const TASK_QUEUE = 'orders';
+const NAMESPACE = 'default';
+/** lib/config.ts's default TEMPORAL_DEPLOYMENT_NAME, the bench's workers' unless `--env` sets it. */
+const DEPLOYMENT_NAME = 'order-lifecycle';
 
 export interface BenchStack {
   /** Superuser URL of the bench database (the bench's own observations). */
@@ -38,7 +44,7 @@ export interface BenchStack {
    * Stops every worker and starts them again with a workflow cache of `cache` runs (undefined: the
    * SDK's default) and `env` added (a lever), until they poll.
    */
-  restartWorkers(cache: number | undefined, env?: Record<string, string>): Promise<void>;
+  restartWorkers(cache: number | undefined, env?: Record<string, string>, root?: string): Promise<void>;
   /** Rewrites the server's dynamic config in place with `settings` added (`--lever-dynamic`); the server reads it within 10 s. */
   setDynamicConfig(settings: Record<string, string>): Promise<void>;
   /** Each worker's GET /metrics (its business metrics and the Temporal SDK's, sticky cache included). */
@@ -50,6 +56,8 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
   const { ports } = options;
   await mkdir(join(options.outDir, 'logs'), { recursive: true });
   await ensureCompiledService(join(options.outDir, 'logs'), log);
+  if (options.leverBuild !== undefined)
+    await ensureCompiledService(join(options.outDir, 'logs'), log, options.leverBuild);
   // A file of the bench's own when a setting is added to the server's dynamic config, now or later.
   const writeDynamicConfig = (settings: Record<string, string>) =>
     leverDynamicConfig(options.stockTemporal ? 'stock' : 'project', settings, join(options.outDir, 'logs'));
@@ -79,7 +87,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
             ...(options.stockTemporal ? { dynamicConfig: 'stock' as const } : {}),
             ...(dynamicConfigFile === undefined ? {} : { dynamicConfigFile }),
           },
-    namespace: 'default',
+    namespace: NAMESPACE,
     apiPort: ports.api,
     // Started below, each with the WORKER_* tuning (worker-env.ts).
     workers: [],
@@ -101,9 +109,13 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
   });
   let workerEnv = workerTuningEnv(options.serviceEnv, options.workerCache);
   const metricsUrls = ports.workers.map((w) => `http://127.0.0.1:${w.metrics}/metrics`);
-  const startWorkers = async () => {
+  const startWorkers = async (root?: string) => {
     for (const w of ports.workers)
-      await stack.startWorker(workerEnv, { metricsPort: w.metrics, sdkMetricsAddress: `127.0.0.1:${w.sdkMetrics}` });
+      await stack.startWorker(
+        workerEnv,
+        { metricsPort: w.metrics, sdkMetricsAddress: `127.0.0.1:${w.sdkMetrics}` },
+        root,
+      );
     await Promise.all(metricsUrls.map(waitUntilPolling));
     log(
       `${ports.workers.length} worker(s) polling, each with a workflow cache of ${workerEnv.WORKER_MAX_CACHED_WORKFLOWS ?? "the SDK's default size"} runs`,
@@ -129,10 +141,12 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       await stack.startWorker(workerEnv, { metricsPort: w.metrics, sdkMetricsAddress: `127.0.0.1:${w.sdkMetrics}` });
       await waitUntilPolling(metricsUrls[0]!);
     },
-    async restartWorkers(cache, env = {}) {
+    async restartWorkers(cache, env = {}, root) {
       for (const worker of [...stack.workers]) await stack.stopWorker(worker);
       workerEnv = { ...workerTuningEnv(options.serviceEnv, cache), ...env };
-      await startWorkers();
+      await startWorkers(root);
+      // The workers make their build current once they poll; new runs must not start on the last one's.
+      await makeCurrent(stack.temporalAddress, options.serviceEnv.TEMPORAL_DEPLOYMENT_NAME ?? DEPLOYMENT_NAME, root);
     },
     async setDynamicConfig(settings) {
       if (dynamicConfigFile === undefined) throw new Error('the server was started on a dynamic config of its own');
@@ -140,6 +154,22 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     },
     stop: () => stack.stop(),
   };
+}
+
+/**
+ * Makes the build of `root`'s compiled workers (this checkout's by default) the current one, as
+ * the workers themselves do a moment after they poll: for a restart onto another build, so that
+ * the next runs start on it.
+ */
+async function makeCurrent(address: string, deploymentName: string, root = PROJECT_ROOT): Promise<void> {
+  const bundle = await readFile(join(root, 'dist', 'workflow-bundle.js'), 'utf8');
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection, namespace: NAMESPACE });
+    await setCurrentVersion(client, { deploymentName, buildId: buildIdOf(bundle) });
+  } finally {
+    await connection.close();
+  }
 }
 
 /**

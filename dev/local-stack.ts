@@ -321,8 +321,12 @@ export class LocalStack {
     this.watch(this.temporalServer().startService(service));
   }
 
-  /** Starts one more worker, on `ports` or free ones; `env` is for this worker only. */
-  async startWorker(env: NodeJS.ProcessEnv = {}, ports?: WorkerPorts): Promise<ManagedProcess> {
+  /**
+   * Starts one more worker, on `ports` or free ones; `env` is for this worker only. `root`: the
+   * compiled service of another checkout (a compiled stack only), for the bench's before and after
+   * of a workflow change.
+   */
+  async startWorker(env: NodeJS.ProcessEnv = {}, ports?: WorkerPorts, root?: string): Promise<ManagedProcess> {
     const n = ++this.workerCount;
     // Each worker serves its own /metrics and SDK exporter: two on one machine need ports of their own.
     const { metricsPort, sdkMetricsAddress } = ports ?? {
@@ -338,7 +342,7 @@ export class LocalStack {
         TEMPORAL_SDK_METRICS_ADDRESS: sdkMetricsAddress,
         ...env,
       },
-      this.outputOf(`worker-${n}`),
+      { ...this.outputOf(`worker-${n}`), root },
     );
     this.workers.push(worker);
     this.workerMetricsUrls.set(worker, `http://127.0.0.1:${metricsPort}/metrics`);
@@ -400,9 +404,15 @@ export class LocalStack {
     await this.stopIfStopping();
   }
 
-  private startService(name: string, entry: string, env: NodeJS.ProcessEnv, output: { logFile?: string }) {
-    const start = this.options.serviceCode === 'compiled' ? startCompiled : startTypeScript;
-    return start(name, entry, env, output);
+  private startService(
+    name: string,
+    entry: string,
+    env: NodeJS.ProcessEnv,
+    { root, ...output }: { logFile?: string; root?: string },
+  ) {
+    if (this.options.serviceCode === 'compiled') return startCompiled(name, entry, env, { ...output, root });
+    if (root !== undefined) throw new Error(`${name}: another checkout's service runs compiled only`);
+    return startTypeScript(name, entry, env, output);
   }
 
   private serviceEnv(): NodeJS.ProcessEnv {

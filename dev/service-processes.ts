@@ -17,15 +17,16 @@ export function startTypeScript(
 
 /**
  * The same process compiled: `node dist/<entry>.js`, what the image runs (`npm run build` made it).
- * `entry` is the source's path, `worker/main.ts`.
+ * `entry` is the source's path, `worker/main.ts`; `root` the checkout whose dist/ runs (this one by default).
  */
 export function startCompiled(
   name: string,
   entry: string,
   env: NodeJS.ProcessEnv,
-  options: { logFile?: string } = {},
+  options: { logFile?: string; root?: string } = {},
 ): ManagedProcess {
-  return startService(name, [join('dist', entry.replace(/\.ts$/, '.js'))], env, options);
+  const { root = PROJECT_ROOT, ...rest } = options;
+  return startService(name, [join(root, 'dist', entry.replace(/\.ts$/, '.js'))], env, rest);
 }
 
 function startService(
