@@ -16,15 +16,24 @@ import { asOf, type ActivityDeps } from './deps.js';
 import { businessFailure } from './errors.js';
 import { nowOr, statusMove, statusValue } from './guarded-sql.js';
 import { moveReservedUnits } from './inventory.js';
+import { sendNotice } from './notifications.js';
 import { isProviderFailure, openPayment } from './provider-payments.js';
 
 export type CancelOutcome =
-  /** Both times from the winning row: cancelledAt - expiresAt is the cancel lag (a worker metric). */
-  | { outcome: 'CANCELLED'; cancelledAt: string; expiresAt: string }
+  /** Both times from the winning row: cancelledAt - expiresAt is the cancel lag (a worker metric). The customer, for the notice. */
+  | { outcome: 'CANCELLED'; cancelledAt: string; expiresAt: string; customerId: string }
   /** Still UNPAID and its deadline (maybe moved by an extension) lies ahead: sleep until then. */
   | { outcome: 'NOT_DUE'; expiresAt: string }
   /** Something else (payment, or an earlier cancel) won the race; nothing was changed. */
   | { outcome: 'ALREADY_FINAL'; status: OrderStatus };
+
+/**
+ * cancelOrder's answer: the guarded cancel's, and for its winner whether the customer was told
+ * in the same call. `false`: the notice is still owed, and the workflow sends it with its own retries.
+ */
+export type CancelOrderOutcome =
+  | Exclude<CancelOutcome, { outcome: 'CANCELLED' }>
+  | (Extract<CancelOutcome, { outcome: 'CANCELLED' }> & { customerTold: boolean });
 
 /**
  * How long the placement waits for the provider to create the payment: well inside the placement's
@@ -32,6 +41,13 @@ export type CancelOutcome =
  * The creation is idempotent by order, so the run's later attempt gets the same payment.
  */
 const PAYMENT_AT_PLACEMENT_MS = 3_000;
+
+/**
+ * How long the cancel waits for the messaging provider to take the customer's notice: well inside
+ * the cancel's own timeout, so a slow provider leaves the notice to the workflow's retries instead
+ * of running the cancel again.
+ */
+const NOTICE_WITH_CANCEL_MS = 3_000;
 
 class TookTooLong extends Error {
   override readonly name = 'TookTooLong';
@@ -71,11 +87,32 @@ export function createOrderActivities(deps: ActivityDeps) {
       }
     },
 
-    /** The guarded cancel with its releases: one statement (cancelWithin). */
-    async cancelOrder(input: { orderId: string; reason: CancelReason }): Promise<CancelOutcome> {
+    /**
+     * The guarded cancel with its releases (one statement, cancelWithin); its winner then tries
+     * once to tell the customer, in the same call, since the workflow would ask for that next: an
+     * expiry is one local activity instead of two. A notice that fails here is not an error of the
+     * cancel, which has happened: the answer says it is still owed.
+     */
+    async cancelOrder(input: { orderId: string; reason: CancelReason }): Promise<CancelOrderOutcome> {
       const result = await cancelWithin(db.pool, input, await asOf(deps));
-      if (result.outcome === 'CANCELLED') log.info('order cancelled', { orderId: input.orderId, reason: input.reason });
-      return result;
+      if (result.outcome !== 'CANCELLED') return result;
+      log.info('order cancelled', { orderId: input.orderId, reason: input.reason });
+      const notice = sendNotice(
+        deps.notifier,
+        { orderId: input.orderId, template: 'ORDER_CANCELLED' },
+        result.customerId,
+      );
+      try {
+        await withinMs(NOTICE_WITH_CANCEL_MS, notice);
+        return { ...result, customerTold: true };
+      } catch (err) {
+        notice.catch(() => undefined); // a late failure of the notice is the workflow's retry's to handle
+        log.warn('order cancelled, its notice left to the workflow', {
+          orderId: input.orderId,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        return { ...result, customerTold: false };
+      }
     },
 
     /** The order as written, for a workflow run that adopts an existing order (reconciliation). */
@@ -131,10 +168,12 @@ export async function cancelWithin(
   input: { orderId: string; reason: CancelReason },
   now: Date | null,
 ): Promise<CancelOutcome> {
-  const { rows } = await query<{ status: OrderStatus; expires_at: Date; cancelled_at: Date | null }>(
-    on,
-    cancelStatement(input, now),
-  );
+  const { rows } = await query<{
+    status: OrderStatus;
+    expires_at: Date;
+    cancelled_at: Date | null;
+    customer_id: string;
+  }>(on, cancelStatement(input, now));
   const seen = rows[0];
   if (!seen) throw businessFailure('UNKNOWN_ORDER', { orderId: input.orderId });
   if (seen.cancelled_at)
@@ -142,6 +181,7 @@ export async function cancelWithin(
       outcome: 'CANCELLED',
       cancelledAt: seen.cancelled_at.toISOString(),
       expiresAt: seen.expires_at.toISOString(),
+      customerId: seen.customer_id,
     };
   if (!canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, seen.status))
     return { outcome: 'ALREADY_FINAL', status: seen.status };
@@ -174,7 +214,7 @@ export function cancelStatement(input: { orderId: string; reason: CancelReason }
       RETURNING id, cancelled_at),
     ${moveReservedUnits('won', 'available')},
     ${releaseLockedCoupons('won')}
-    SELECT o.status, o.expires_at, won.cancelled_at
+    SELECT o.status, o.expires_at, won.cancelled_at, o.customer_id
     FROM orders o LEFT JOIN won ON won.id = o.id
     WHERE o.id = ${input.orderId}::uuid`;
 }

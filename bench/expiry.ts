@@ -1,11 +1,12 @@
 import type { DirectActivities } from './direct-placement.js';
 
 /**
- * What the winner of an order's guarded cancel owes afterwards, exactly as the workflow's
- * compensation runs it with a callback-only provider, the bench's (workflows/order-lifecycle.ts,
- * `compensate`): the customer's notice, with the same activity. Every peer of the bench calls this
- * one function, so when the product's compensation changes, the peers change with it here. Failures
- * are not counted: faults are off in the bench, and a missing notice shows as an order that never settles.
+ * What the winner of an order's guarded cancel owes afterwards when the cancel could not tell the
+ * customer itself, exactly as the workflow's compensation runs it with a callback-only provider,
+ * the bench's (workflows/order-lifecycle.ts, `compensate`): the customer's notice, with the same
+ * activity. Every peer of the bench calls this one function, so when the product's compensation
+ * changes, the peers change with it here. Failures are not counted: faults are off in the bench,
+ * and a missing notice shows as an order that never settles.
  */
 export async function compensateExpired(direct: DirectActivities, orderId: string): Promise<void> {
   await direct.run(direct.activities.notifyCustomer, { orderId, template: 'ORDER_CANCELLED' }).catch(() => undefined);
@@ -22,7 +23,7 @@ export type ExpiryOutcome =
 
 /**
  * An expiry as a queue-driven peer runs it (one message or job per order, at least once): the
- * service's guarded cancel, then the winner's compensation. A redelivered expiry whose order is
+ * service's guarded cancel (which tells the customer as it wins), then what the winner still owes. A redelivered expiry whose order is
  * already CANCELLED compensates again, since it cannot tell whether the first run finished it; in
  * the bench only the deadline cancels, so a cancelled order there is always an expired one.
  */
@@ -30,7 +31,7 @@ export async function expireOrder(direct: DirectActivities, orderId: string): Pr
   const result = await direct.run(direct.activities.cancelOrder, { orderId, reason: 'PAYMENT_TIMEOUT' });
   switch (result.outcome) {
     case 'CANCELLED':
-      await compensateExpired(direct, orderId);
+      if (!result.customerTold) await compensateExpired(direct, orderId);
       return { outcome: 'cancelled' };
     case 'NOT_DUE':
       return { outcome: 'not-due', expiresAtMs: Date.parse(result.expiresAt) };

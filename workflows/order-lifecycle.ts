@@ -81,7 +81,7 @@ async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
     const decided = await run.keepTrying.mustSucceed('cancelOrder', () =>
       database.cancelOrder({ orderId: run.orderId, reason }),
     );
-    if (decided.outcome === 'CANCELLED') run.cancelled(reason);
+    if (decided.outcome === 'CANCELLED') run.cancelled(reason, decided.customerTold);
     else minimumWaitMs = decidedElsewhere(run, decided);
   }
   await creating?.stop(); // paid meanwhile: nothing left to create
@@ -113,8 +113,13 @@ async function nextWake(run: OrderRun, minimumWaitMs: number): Promise<Wake | 'd
   return wake;
 }
 
-/** Only the winner of the guarded cancel gets here; the notice is idempotent, so a re-run repairs, never repeats. */
+/**
+ * Only the winner of the guarded cancel gets here (or a run that found its own cancel done): the
+ * customer is told, unless the cancel did so in the same call. The notice is idempotent, so a
+ * re-run repairs, never repeats.
+ */
 async function compensate(run: OrderRun): Promise<void> {
+  if (run.customerToldOfCancel) return;
   run.enter('compensating');
   await notifyCustomer({ orderId: run.orderId, template: 'ORDER_CANCELLED' }, run.keepTrying, run.attention);
 }

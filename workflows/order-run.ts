@@ -21,6 +21,8 @@ export class OrderRun {
   status: OrderStatus | undefined;
   expiresAt: string | null = null;
   cancelReason: CancelReason | null = null;
+  /** The guarded cancel told the customer in the same call: no notice is owed. */
+  customerToldOfCancel = false;
   phase: LifecyclePhase = 'placing';
   /** Set by a message that ends the wait for payment early; the run takes it when it wakes. */
   wake: Wake | undefined;
@@ -59,9 +61,10 @@ export class OrderRun {
     this.publishSearchAttributes();
   }
 
-  cancelled(reason: CancelReason): void {
+  cancelled(reason: CancelReason, customerTold: boolean): void {
     this.status = 'CANCELLED';
     this.cancelReason = reason;
+    this.customerToldOfCancel = customerTold;
     this.publishSearchAttributes();
   }
 

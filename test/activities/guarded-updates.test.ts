@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Activities } from '../../activities/index.js';
 import { recordReceivedPayment, type VerifiedPayment } from '../../activities/received-payments.js';
+import { FakeFaults } from '../../dev/fakes/faults.js';
 import { countFakes } from '../../dev/fakes/recorder.js';
 import { realActivities, runActivity as run } from '../helpers/activities.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -70,6 +71,15 @@ describe('guarded updates under real concurrency', () => {
       expect(await database.prisma.payment.count({ where: { orderId: order.id, status: 'REFUND_PENDING' } })).toBe(
         10 - payWins,
       );
+
+      // The winner of a cancel told the customer, once; no loser did.
+      expect(
+        await countFakes(database.prisma, {
+          service: 'notification',
+          idempotencyKey: `${order.id}:ORDER_CANCELLED`,
+        }),
+      ).toEqual(payWins ? { effects: 0, calls: 0 } : { effects: 1, calls: 1 });
+      if (!payWins) expect(cancelResults.find((r) => r.outcome === 'CANCELLED')).toMatchObject({ customerTold: true });
 
       // The winner's statement moved the units once: back to available, or sold.
       const stock = await stockBalances(sku);
@@ -183,6 +193,25 @@ describe('guarded updates under real concurrency', () => {
     const result = await run(acts.cancelOrder, { orderId: order.id, reason: 'PAYMENT_TIMEOUT' });
     expect(result).toEqual({ outcome: 'NOT_DUE', expiresAt: order.expiresAt });
     expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('UNPAID');
+  });
+});
+
+describe("the cancel's notice", () => {
+  it('a notice the messaging provider fails does not undo or fail the cancel: the answer says it is still owed', async () => {
+    const { sku, order } = await placedOrder();
+    const faults = new FakeFaults(database.prisma);
+    await faults.set('notification', { failNext: 1 });
+    try {
+      const result = await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' });
+      expect(result).toMatchObject({ outcome: 'CANCELLED', customerTold: false });
+    } finally {
+      await faults.set('notification', { failNext: 0 });
+    }
+    expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('CANCELLED');
+    expect(await stockBalances(sku)).toMatchObject({ available: 10, reserved: 0, balanced: true });
+    expect(
+      await countFakes(database.prisma, { service: 'notification', idempotencyKey: `${order.id}:ORDER_CANCELLED` }),
+    ).toEqual({ effects: 0, calls: 1 });
   });
 });
 

@@ -57,8 +57,10 @@ export async function writeCheckedHistory(): Promise<CheckedHistory> {
   await run(acts.awardLoyaltyPoints, paid.id);
 
   const cancelled = await place(orders.cancelled, coupons.cancelled);
-  await run(acts.cancelOrder, { orderId: cancelled.id, reason: 'CUSTOMER' });
-  await run(acts.notifyCustomer, { orderId: cancelled.id, template: 'ORDER_CANCELLED' });
+  // As the workflow does: the winning cancel tells the customer; only a notice it could not send is sent again.
+  const cancel = await run(acts.cancelOrder, { orderId: cancelled.id, reason: 'CUSTOMER' });
+  if (cancel.outcome !== 'CANCELLED' || !cancel.customerTold)
+    await run(acts.notifyCustomer, { orderId: cancelled.id, template: 'ORDER_CANCELLED' });
   await receiveAndSettle({
     paymentId: payments.refunded,
     orderId: cancelled.id,

@@ -6,7 +6,7 @@ import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/wor
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
 import type { Activities } from '../../activities/index.js';
-import type { CancelOutcome } from '../../activities/orders.js';
+import type { CancelOrderOutcome } from '../../activities/orders.js';
 import type { PaymentDecision } from '../../activities/payments.js';
 import { THIRD_PARTY_FAILURES } from '../../domain/errors.js';
 import type { ClosingOutcome } from '../../activities/provider-payments.js';
@@ -60,10 +60,12 @@ async function placedOrder(orderId: string): Promise<PlacedOrder> {
   };
 }
 
-const cancelled = (): CancelOutcome => ({
+const cancelled = (customerTold = false): CancelOrderOutcome => ({
   outcome: 'CANCELLED',
   cancelledAt: new Date().toISOString(),
   expiresAt: new Date().toISOString(),
+  customerId: 'c-1',
+  customerTold,
 });
 const decided = (outcome: 'PAID' | 'REFUND_PENDING'): PaymentDecision => ({
   outcome,
@@ -171,6 +173,14 @@ describe('OrderLifecycle with stubbed activities', () => {
       expect.objectContaining({ template: 'ORDER_CANCELLED' }),
     ]);
     expect(called('issueInvoice')).toHaveLength(0);
+  });
+
+  it('a cancel that told the customer in the same call leaves no notice owed: one activity after the timer', async () => {
+    overrides.cancelOrder = async () => cancelled(true);
+    const end = await withOrder(result);
+    expect(end).toMatchObject({ status: 'CANCELLED', cancelReason: 'PAYMENT_TIMEOUT', phase: 'ending' });
+    expect(called('cancelOrder')).toHaveLength(1);
+    expect(called('notifyCustomer')).toHaveLength(0);
   });
 
   it('a payment before the deadline pays: fulfillment runs, nothing is cancelled or released', async () => {
