@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../dev/paths.js';
 
@@ -53,5 +53,5 @@ async function newestInput(root: string): Promise<{ path: string; mtimeMs: numbe
     for (const entry of await readdir(join(root, dir), { recursive: true, withFileTypes: true }))
       if (entry.isFile()) consider(join(entry.parentPath, entry.name));
   }
-  return { path: newest.path.slice(root.length + 1), mtimeMs: newest.mtimeMs };
+  return { path: relative(root, newest.path), mtimeMs: newest.mtimeMs };
 }
