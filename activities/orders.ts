@@ -97,16 +97,14 @@ export function createOrderActivities(deps: ActivityDeps) {
       const result = await cancelWithin(db.pool, input, await asOf(deps));
       if (result.outcome !== 'CANCELLED') return result;
       log.info('order cancelled', { orderId: input.orderId, reason: input.reason });
-      const notice = sendNotice(
-        deps.notifier,
-        { orderId: input.orderId, template: 'ORDER_CANCELLED' },
-        result.customerId,
-      );
       try {
-        await withinMs(NOTICE_WITH_CANCEL_MS, notice);
+        // A notice still running when the wait ends may land later: its key keeps it to one message.
+        await withinMs(
+          NOTICE_WITH_CANCEL_MS,
+          sendNotice(deps.notifier, { orderId: input.orderId, template: 'ORDER_CANCELLED' }, result.customerId),
+        );
         return { ...result, customerTold: true };
       } catch (err) {
-        notice.catch(() => undefined); // a late failure of the notice is the workflow's retry's to handle
         log.warn('order cancelled, its notice left to the workflow', {
           orderId: input.orderId,
           error: err instanceof Error ? err.message : String(err),
