@@ -24,6 +24,7 @@ interface Service {
   ports?: string[];
   environment?: Record<string, string | number>;
   depends_on?: Record<string, { condition: string }>;
+  volumes?: string[];
 }
 const compose = parse(readFileSync(FILE, 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
@@ -75,6 +76,10 @@ describe('docker-compose.yml', () => {
       'temporal-schema': { condition: 'service_completed_successfully' },
     });
     expect(existsSync(join(PROJECT_ROOT, 'ops', 'temporal-schema.sh'))).toBe(true);
+    // The server reads the project's dynamic config, mounted where its environment says.
+    const dynamicConfig = `${services.temporal!.environment!.DYNAMIC_CONFIG_FILE_PATH}`;
+    expect(services.temporal!.volumes).toContain(`./dev/temporal/config/dynamic-config.yaml:${dynamicConfig}:ro`);
+    expect(existsSync(join(PROJECT_ROOT, 'dev', 'temporal', 'config', 'dynamic-config.yaml'))).toBe(true);
     expect(workers).toHaveLength(2);
     // The compiled service (the Dockerfile's runtime stage): no TypeScript at run time.
     for (const [, worker] of workers) expect(worker.command).toEqual(['node', 'dist/worker/main.js']);
