@@ -20,7 +20,10 @@ import { sendNotice } from './notifications.js';
 import { isProviderFailure, openPayment } from './provider-payments.js';
 
 export type CancelOutcome =
-  /** Both times from the winning row: cancelledAt - expiresAt is the cancel lag (a worker metric). The customer, for the notice. */
+  /**
+   * Both times from the winning row: cancelledAt - expiresAt is the cancel lag (a worker metric);
+   * the customer, for the notice.
+   */
   | { outcome: 'CANCELLED'; cancelledAt: string; expiresAt: string; customerId: string }
   /** Still UNPAID and its deadline (maybe moved by an extension) lies ahead: sleep until then. */
   | { outcome: 'NOT_DUE'; expiresAt: string }

@@ -23,9 +23,10 @@ export type ExpiryOutcome =
 
 /**
  * An expiry as a queue-driven peer runs it (one message or job per order, at least once): the
- * service's guarded cancel (which tells the customer as it wins), then what the winner still owes. A redelivered expiry whose order is
- * already CANCELLED compensates again, since it cannot tell whether the first run finished it; in
- * the bench only the deadline cancels, so a cancelled order there is always an expired one.
+ * service's guarded cancel (which tells the customer as it wins), then what the winner still owes.
+ * A redelivered expiry whose order is already CANCELLED compensates again, since it cannot tell
+ * whether the first run finished it; in the bench only the deadline cancels, so a cancelled order
+ * there is always an expired one.
  */
 export async function expireOrder(direct: DirectActivities, orderId: string): Promise<ExpiryOutcome> {
   const result = await direct.run(direct.activities.cancelOrder, { orderId, reason: 'PAYMENT_TIMEOUT' });

@@ -14,8 +14,9 @@ import { runSustained } from './sustained.js';
  * before every segment on either side so both pay the same restart; `--lever-dynamic
  * KEY=VALUE` for the server, its dynamic config file rewritten in place and read again within the
  * server's 10-s poll; `--lever-build DIR` for a change of the workflow or the activities, the B
- * side's workers run from another checkout's dist/ (each worker makes its build current when it
- * starts, and a segment's runs have all closed before the next begins, so no run changes build).
+ * side's workers run from another checkout's dist/ (the bench makes the restarted workers' build
+ * current before the segment starts, and a segment's runs have all closed before the next begins,
+ * so no run changes build).
  */
 export interface LeverSegment {
   side: 'A' | 'B';

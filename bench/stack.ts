@@ -5,12 +5,12 @@ import { Client, Connection } from '@temporalio/client';
 import { startLocalStack } from '../dev/local-stack.js';
 import { PROJECT_ROOT } from '../dev/paths.js';
 import { freeServerPorts } from '../dev/temporal/server.js';
+import { buildIdOf, setCurrentVersion } from '../worker/deployment.js';
 import { ensureCompiledService } from './compiled-service.js';
 import { leverDynamicConfig } from './dynamic-config.js';
 import type { BenchOptions } from './options.js';
 import type { TemporalStore } from './store-size.js';
 import { workerTuningEnv } from './worker-env.js';
-import { buildIdOf, setCurrentVersion } from '../worker/deployment.js';
 
 /**
  * The local stack of `npm start`, on the bench's own ports and in a temp directory: PostgreSQL
@@ -42,7 +42,8 @@ export interface BenchStack {
   restartWorker(): Promise<void>;
   /**
    * Stops every worker and starts them again with a workflow cache of `cache` runs (undefined: the
-   * SDK's default) and `env` added (a lever), until they poll.
+   * SDK's default) and `env` added (a lever), from `root`'s compiled service (another checkout's
+   * build: `--lever-build`; this one by default), until they poll and their build is current.
    */
   restartWorkers(cache: number | undefined, env?: Record<string, string>, root?: string): Promise<void>;
   /** Rewrites the server's dynamic config in place with `settings` added (`--lever-dynamic`); the server reads it within 10 s. */
