@@ -5,6 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { startLocalStack } from '../dev/local-stack.js';
 import { PROJECT_ROOT } from '../dev/paths.js';
 import { freeServerPorts } from '../dev/temporal/server.js';
+import { DEFAULT_DEPLOYMENT_NAME } from '../lib/config.js';
 import { buildIdOf, setCurrentVersion } from '../worker/deployment.js';
 import { ensureCompiledService } from './compiled-service.js';
 import { leverDynamicConfig } from './dynamic-config.js';
@@ -24,8 +25,6 @@ export const ROLES = { service: 'bench_service', scan: 'bench_scan', seed: 'benc
 const DATABASE = 'order_lifecycle_bench';
 const TASK_QUEUE = 'orders';
 const NAMESPACE = 'default';
-/** lib/config.ts's default TEMPORAL_DEPLOYMENT_NAME, the bench's workers' unless `--env` sets it. */
-const DEPLOYMENT_NAME = 'order-lifecycle';
 
 export interface BenchStack {
   /** Superuser URL of the bench database (the bench's own observations). */
@@ -147,7 +146,11 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       workerEnv = { ...workerTuningEnv(options.serviceEnv, cache), ...env };
       await startWorkers(root);
       // The workers make their build current once they poll; new runs must not start on the last one's.
-      await makeCurrent(stack.temporalAddress, options.serviceEnv.TEMPORAL_DEPLOYMENT_NAME ?? DEPLOYMENT_NAME, root);
+      await makeCurrent(
+        stack.temporalAddress,
+        options.serviceEnv.TEMPORAL_DEPLOYMENT_NAME ?? DEFAULT_DEPLOYMENT_NAME,
+        root,
+      );
     },
     async setDynamicConfig(settings) {
       if (dynamicConfigFile === undefined) throw new Error('the server was started on a dynamic config of its own');

@@ -60,6 +60,9 @@ const WorkerTuningSchema = z.object({
   WORKER_STACK_TRACE_LIMIT: limit.default(0),
 });
 
+/** The Worker Deployment the workers are builds of, unless TEMPORAL_DEPLOYMENT_NAME says otherwise. */
+export const DEFAULT_DEPLOYMENT_NAME = 'order-lifecycle';
+
 const EnvSchema = z.object({
   // Set by npm start's runner (dev/local-stack.ts) for the worker and API of its own embedded stack.
   EMBEDDED_STACK: z.literal('true', 'only `true`, set by npm start; unset otherwise').optional(),
@@ -70,7 +73,7 @@ const EnvSchema = z.object({
   TEMPORAL_NAMESPACE: nonEmpty.default('default'),
   TEMPORAL_TASK_QUEUE: nonEmpty.default('orders'),
   // Additions (docs/architecture.md, "Rolling out a workflow change"): Worker Versioning.
-  TEMPORAL_DEPLOYMENT_NAME: nonEmpty.default('order-lifecycle'),
+  TEMPORAL_DEPLOYMENT_NAME: nonEmpty.default(DEFAULT_DEPLOYMENT_NAME),
   TEMPORAL_SET_CURRENT_VERSION: z.enum(['true', 'false']).default('false'),
   PAYMENT_WINDOW: nonEmpty.default('30m'),
   PAYMENT_WEBHOOK_SECRET: nonEmpty.optional(),
