@@ -1,4 +1,5 @@
-import type { FloorResult } from './floor/floor.js';
+import { FLOOR_COMPONENTS, floorCpuMs, type FloorResult } from './floor/floor.js';
+import { floorAbSection, type FloorInterleaved } from './floor-ab.js';
 import { ms, num, x } from './format.js';
 import { ratio } from './stats.js';
 import { PEER_TITLES } from './peers/kinds.js';
@@ -21,17 +22,10 @@ export interface ExtraPhases {
   orderAlone?: { sustained: SustainedResult; storm: StormResult };
   /** `--ab`: a lever's before and after, interleaved. */
   leverAb?: LeverComparison;
+  floorAb?: FloorInterleaved;
   /** The service's figures of the same run that the floor divides (when the service's phases ran). */
   order?: { cpuMsPerOrder: number; stormDrainS: number | null };
 }
-
-/**
- * The floor's own processes: Temporal (and PostgreSQL, its store with `--temporal postgres`), the
- * floor's worker, and the bench as its client; the service's idle processes are left out.
- */
-const FLOOR_COMPONENTS = ['postgres', 'temporal', 'floor worker', 'bench'];
-export const floorCpuMs = (perRun: Record<string, number>) =>
-  FLOOR_COMPONENTS.reduce((sum, c) => sum + (perRun[c] ?? 0), 0);
 
 const cpu = (byProcess: Record<string, number> | null) =>
   byProcess === null
@@ -118,6 +112,7 @@ export function extraReport(extra: ExtraPhases): string {
   }
   if (extra.orderAlone) out.push(...orderAloneSection(extra.orderAlone));
   if (extra.leverAb) out.push(...leverAbSection(extra.leverAb));
+  if (extra.floorAb) out.push(...floorAbSection(extra.floorAb));
   if (extra.cacheCheck) {
     const c = extra.cacheCheck;
     out.push(

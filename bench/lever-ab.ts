@@ -34,7 +34,8 @@ export interface LeverComparison {
   segments: LeverSegment[];
 }
 
-const ORDER: ReadonlyArray<'A' | 'B'> = ['A', 'B', 'B', 'A', 'B', 'A', 'A', 'B'];
+/** Eight segments, each side first in two of the four adjacent pairs: a linear drift weighs on both alike. */
+export const ABBA_BAAB: ReadonlyArray<'A' | 'B'> = ['A', 'B', 'B', 'A', 'B', 'A', 'A', 'B'];
 /** The server reads its dynamic config file every 10 s (dev/temporal/config/server.yaml). */
 const DYNAMIC_CONFIG_POLL_MS = 12_000;
 
@@ -42,7 +43,7 @@ export async function runLeverAb(ctx: PhaseContext, segmentS: number): Promise<L
   const { options, stack } = ctx;
   const segments: LeverSegment[] = [];
   let current: 'A' | 'B' | undefined;
-  for (const [i, side] of ORDER.entries()) {
+  for (const [i, side] of ABBA_BAAB.entries()) {
     if (side !== current && Object.keys(options.leverDynamic).length) {
       await stack.setDynamicConfig(side === 'B' ? options.leverDynamic : {});
       await sleep(DYNAMIC_CONFIG_POLL_MS);
@@ -53,7 +54,7 @@ export async function runLeverAb(ctx: PhaseContext, segmentS: number): Promise<L
       side === 'B' ? options.leverEnv : {},
       side === 'B' ? options.leverBuild : undefined,
     );
-    ctx.progress(`segment ${i + 1}/${ORDER.length}: ${side === 'A' ? 'without' : 'with'} the lever`);
+    ctx.progress(`segment ${i + 1}/${ABBA_BAAB.length}: ${side === 'A' ? 'without' : 'with'} the lever`);
     const run = await runSustained(ctx, 'timer', {
       rate: options.rate,
       durationS: segmentS,

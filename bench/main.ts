@@ -20,12 +20,14 @@ import { startStockTemporal } from './floor/stock-temporal.js';
 import { runPeers } from './peers/peers.js';
 import { runCacheCheck } from './worker-cache.js';
 import { GROUPS, seedCatalog } from './workload.js';
+import { runFloorAb } from './floor-ab.js';
 import { runLeverAb } from './lever-ab.js';
 
 // `npm run bench [-- --quick] [--rate N --ramp-step S --duration S --window S --pay-share F --storm K
 // --scan-every P --scan-batch N --workers N --env KEY=VALUE --temporal sqlite|postgres|cli
 // --untuned-temporal --stock-temporal --cache N --dynamic KEY=VALUE --floor --peers --peer KIND
-// --timer-crash --cache-check --order --ab --lever-env KEY=VALUE --lever-dynamic KEY=VALUE --port-base P
+// --timer-crash --cache-check --order --ab --lever-env KEY=VALUE --lever-dynamic KEY=VALUE
+// --lever-build DIR --floor-ab --port-base P
 // --out DIR]`:
 // a ramp to the highest rate the durable-timer path sustains, Temporal's floor at that rate (project
 // and stock settings), that path and the scan-based baseline side by side at that rate on one
@@ -132,6 +134,10 @@ async function main(): Promise<void> {
     if (options.phases.ab) {
       phase = 'lever, before and after';
       extra.leverAb = await runLeverAb(ctx, options.durationS);
+    }
+    if (options.phases.floorAb) {
+      phase = "an order against Temporal's floor, interleaved";
+      extra.floorAb = await runFloorAb(ctx, options.durationS);
     }
     if (options.phases.cacheCheck) {
       phase = 'workflow cache check';

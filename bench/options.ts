@@ -67,8 +67,9 @@ export interface BenchOptions {
    * Which phases run: the service's, the floor, the peers and the timer storm with its worker
    * SIGKILLed by default; `--floor`, `--peers`, `--timer-crash`, `--cache-check` (a short timer
    * run that reads the workers' sticky-cache metrics) and `--order` (the timer path's sustained
-   * phase at `--rate` and its storm, no ramp: one side of a lever's before and after) and `--ab`
-   * (a lever's before and after interleaved, lever-ab.ts) run those alone.
+   * phase at `--rate` and its storm, no ramp: one side of a lever's before and after), `--ab`
+   * (a lever's before and after interleaved, lever-ab.ts) and `--floor-ab` (the order against
+   * Temporal's floor interleaved, floor-ab.ts) run those alone.
    */
   phases: {
     service: boolean;
@@ -78,6 +79,7 @@ export interface BenchOptions {
     timerCrash: boolean;
     order: boolean;
     ab: boolean;
+    floorAb: boolean;
   };
   /** `--stock-temporal`: the stack's Temporal Server on Temporal's own dynamic config, none of the project's (the floor's stock run has a server of its own either way). */
   stockTemporal: boolean;
@@ -128,6 +130,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'timer-crash': { type: 'boolean', default: false },
       order: { type: 'boolean', default: false },
       ab: { type: 'boolean', default: false },
+      'floor-ab': { type: 'boolean', default: false },
       'lever-env': { type: 'string', multiple: true },
       'lever-dynamic': { type: 'string', multiple: true },
       'lever-build': { type: 'string' },
@@ -164,7 +167,13 @@ export function parseOptions(argv: string[]): BenchOptions {
   });
   const storm = Math.round(num(values.storm, quick ? 300 : 2_000, 'storm'));
   const selected =
-    values.floor || values.peers || values['cache-check'] || values['timer-crash'] || values.order || values.ab;
+    values.floor ||
+    values.peers ||
+    values['cache-check'] ||
+    values['timer-crash'] ||
+    values.order ||
+    values.ab ||
+    values['floor-ab'];
   const leverEnv = keyValues(values['lever-env'], 'lever-env');
   const leverDynamic = keyValues(values['lever-dynamic'], 'lever-dynamic');
   const leverBuild = values['lever-build'] === undefined ? undefined : resolve(values['lever-build']);
@@ -206,6 +215,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       timerCrash: !selected || values['timer-crash'],
       order: values.order,
       ab: values.ab,
+      floorAb: values['floor-ab'],
     },
     stockTemporal: values['stock-temporal'],
     workerCache: Math.max(2, Math.round(num(values.cache, COLD_CACHE, 'cache'))),

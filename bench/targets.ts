@@ -6,7 +6,7 @@ import type { RampStep } from './ramp.js';
 import { SERVICE_COMPONENTS, serviceCpuS } from './resources.js';
 import type { BenchMeasurements } from './results.js';
 import { ratio, summarize } from './stats.js';
-import { floorCpuMs } from './extra-report.js';
+import { floorCpuMs } from './floor/floor.js';
 import { PROBE_RATE } from './storm-probes.js';
 
 /**

@@ -45,6 +45,14 @@ export interface FloorResult {
   } | null;
 }
 
+/**
+ * The floor's own processes: Temporal (and PostgreSQL, its store with `--temporal postgres`), the
+ * floor's worker, and the bench as its client; the service's idle processes are left out.
+ */
+export const FLOOR_COMPONENTS = ['postgres', 'temporal', 'floor worker', 'bench'];
+export const floorCpuMs = (perRun: Record<string, number>) =>
+  FLOOR_COMPONENTS.reduce((sum, c) => sum + (perRun[c] ?? 0), 0);
+
 const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows.ts', import.meta.url));
 /** Lead time per storm run before the fire time: starts ran at about 100/s here; this allows for 40/s. */
 const START_MS_PER_RUN = 25;

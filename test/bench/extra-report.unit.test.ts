@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extraReport, floorCpuMs } from '../../bench/extra-report.js';
-import type { FloorResult } from '../../bench/floor/floor.js';
+import { extraReport } from '../../bench/extra-report.js';
+import { floorCpuMs, type FloorResult } from '../../bench/floor/floor.js';
 import type { ResourceUse } from '../../bench/resources.js';
 import { summarize } from '../../bench/stats.js';
 
@@ -65,5 +65,17 @@ describe("the report of Temporal's floor", () => {
     expect(extraReport({ floor: { project: floor, stock } })).toMatch(
       /on its settings ÷ on the stock ones, 0\.8× \(the stock settings run no storm/,
     );
+  });
+});
+
+describe("the order against Temporal's floor, interleaved", () => {
+  it('divides the orders by the minimal runs over all segments and within each adjacent pair', () => {
+    const sides = ['order', 'floor', 'floor', 'order', 'floor', 'order', 'order', 'floor'] as const;
+    // The machine slows by a tenth of its first speed per segment; the order costs 1.5× the floor
+    // throughout: each pair is off by the drift, the mean over ABBA BAAB is not.
+    const segments = sides.map((side, i) => ({ side, runs: 300, cpuMs: (side === 'order' ? 60 : 40) * (1 + i / 10) }));
+    const report = extraReport({ floorAb: { rate: 15, segmentS: 20, segments } });
+    expect(report).toContain('pair by pair: 1.36×, 1.63×, 1.61×, 1.41×.');
+    expect(report).toMatch(/Order ÷ floor over all segments: 1\.5× \(order 81 ms, floor 54 ms\)/);
   });
 });

@@ -13,6 +13,7 @@ describe('the bench options for the phases beside the service', () => {
       timerCrash: true,
       order: false,
       ab: false,
+      floorAb: false,
     });
     expect(options.peers).toEqual([...PEER_KINDS]);
     expect(options.workerCache).toBe(10);
@@ -29,8 +30,16 @@ describe('the bench options for the phases beside the service', () => {
       timerCrash: false,
       order: false,
       ab: false,
+      floorAb: false,
     });
     expect(parseOptions(['--order']).phases).toMatchObject({ service: false, order: true, floor: false });
+    expect(parseOptions(['--floor-ab']).phases).toMatchObject({
+      service: false,
+      floor: false,
+      peers: false,
+      timerCrash: false,
+      floorAb: true,
+    });
     expect(parseOptions(['--timer-crash']).phases.timerCrash).toBe(true);
     expect(parseOptions(['--timer-crash']).phases.service).toBe(false);
     expect(parseOptions(['--peers', '--peer', 'redis']).phases.peers).toBe(true);
@@ -43,6 +52,7 @@ describe('the bench options for the phases beside the service', () => {
       timerCrash: false,
       order: false,
       ab: false,
+      floorAb: false,
     });
   });
 
