@@ -1,7 +1,7 @@
 import type { PhaseContext } from './context.js';
 import { floorCpuMs, runFloor } from './floor/floor.js';
 import { num, x } from './format.js';
-import { ABBA_BAAB } from './lever-ab.js';
+import { ABBA_BAAB, pairRatios } from './lever-ab.js';
 import { serviceCpuS } from './resources.js';
 import { ratio } from './stats.js';
 import { runSustained } from './sustained.js';
@@ -59,11 +59,12 @@ export function floorAbSection(c: FloorInterleaved): string[] {
     const of = c.segments.filter((s) => s.side === side);
     return of.reduce((a, s) => a + s.cpuMs, 0) / Math.max(1, of.length);
   };
-  const pairs = [0, 2, 4, 6].map((i) => {
-    const [p, q] = [c.segments[i]!, c.segments[i + 1]!];
-    const [order, floor] = p.side === 'order' ? [p, q] : [q, p];
-    return ratio(order.cpuMs, floor.cpuMs);
-  });
+  // Order ÷ floor: the order is the numerator, pairRatios' B, though it runs in ABBA BAAB's A places.
+  const pairs = pairRatios(
+    c.segments,
+    (s) => s.side === 'order',
+    (s) => s.cpuMs,
+  );
   return [
     "## An order against Temporal's floor, interleaved",
     '',

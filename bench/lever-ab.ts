@@ -36,6 +36,18 @@ export interface LeverComparison {
 
 /** Eight segments, each side first in two of the four adjacent pairs: a linear drift weighs on both alike. */
 export const ABBA_BAAB: ReadonlyArray<'A' | 'B'> = ['A', 'B', 'B', 'A', 'B', 'A', 'A', 'B'];
+
+/**
+ * B ÷ A within each of ABBA BAAB's four adjacent pairs, (A,B), (B,A), (B,A), (A,B): `isB` says
+ * which side a segment is, `value` what is divided.
+ */
+export function pairRatios<S>(segments: readonly S[], isB: (s: S) => boolean, value: (s: S) => number) {
+  return [0, 2, 4, 6].map((i) => {
+    const [p, q] = [segments[i]!, segments[i + 1]!];
+    const [a, b] = isB(p) ? [q, p] : [p, q];
+    return ratio(value(b), value(a));
+  });
+}
 /** The server reads its dynamic config file every 10 s (dev/temporal/config/server.yaml). */
 const DYNAMIC_CONFIG_POLL_MS = 12_000;
 
@@ -90,12 +102,11 @@ export function leverAbSection(c: LeverComparison): string[] {
     const of = c.segments.filter((s) => s.side === side);
     return of.reduce((a, s) => a + f(s), 0) / Math.max(1, of.length);
   };
-  // The four adjacent pairs of ABBA BAAB: (A,B), (B,A), (B,A), (A,B).
-  const pairs = [0, 2, 4, 6].map((i) => {
-    const [p, q] = [c.segments[i]!, c.segments[i + 1]!];
-    const [a, b] = p.side === 'A' ? [p, q] : [q, p];
-    return ratio(b.totalMs, a.totalMs);
-  });
+  const pairs = pairRatios(
+    c.segments,
+    (s) => s.side === 'B',
+    (s) => s.totalMs,
+  );
   const row = (s: LeverSegment, i: number) =>
     `| ${i + 1} | ${s.side} | ${s.orders} | ${SERVICE_COMPONENTS.map((k) => num(s.cpuMsPerOrder[k], 1)).join(' / ')} = ${num(s.totalMs, 1)} | ${ms(s.lagP99Ms)} |`;
   return [

@@ -79,3 +79,16 @@ describe("the order against Temporal's floor, interleaved", () => {
     expect(report).toMatch(/Order ÷ floor over all segments: 1\.5× \(order 81 ms, floor 54 ms\)/);
   });
 });
+
+describe('a lever before and after, interleaved', () => {
+  it('divides B by A over all segments and within each adjacent pair', () => {
+    // B costs 0.9× A throughout while the machine slows by a tenth of its first speed per segment.
+    const segments = (['A', 'B', 'B', 'A', 'B', 'A', 'A', 'B'] as const).map((side, i) => {
+      const totalMs = (side === 'B' ? 90 : 100) * (1 + i / 10);
+      return { side, orders: 300, cpuMsPerOrder: { worker: totalMs }, totalMs, lagP99Ms: 100 };
+    });
+    const report = extraReport({ leverAb: { lever: 'X=1', rate: 15, segmentS: 20, segments } });
+    expect(report).toContain('pair by pair: 0.99×, 0.83×, 0.84×, 0.96×.');
+    expect(report).toMatch(/B ÷ A over all segments: 0\.9× \(A 135 ms, B 121\.5 ms; worker 0\.9×/);
+  });
+});
