@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EMBEDDED_TEMPORAL_STORE } from '../dev/embedded.js';
 import { PROJECT_ROOT } from '../dev/paths.js';
+import { LOW_PORTS } from '../dev/ports.js';
 import { PEER_KINDS, type PeerKind } from './peers/kinds.js';
 
 /**
@@ -103,6 +104,11 @@ export interface BenchOptions {
   outDir: string;
 }
 
+/** The bench's fixed ports are port-base + 1 to port-base + 30 (`ports` below). */
+const PORTS_TAKEN = 30;
+/** Linux's default ephemeral range starts here (net.ipv4.ip_local_port_range). */
+const EPHEMERAL_PORTS_START = 32_768;
+
 /** The cold phases' workflow cache: 200 open runs at 10 orders/s and a 20-s window are 20× it. */
 const COLD_CACHE = 10;
 
@@ -151,6 +157,11 @@ export function parseOptions(argv: string[]): BenchOptions {
   // Below Linux's range of ephemeral ports (32768-60999 by default): a fixed port inside it can be
   // the random local port of some connection, even of the bench's own health check to that port.
   const base = num(values['port-base'], 24_000, 'port-base');
+  // Above the ports Temporal's membership picks at random (dev/ports.ts) and below the ephemeral range.
+  if (!Number.isInteger(base) || base < LOW_PORTS.end || base + PORTS_TAKEN >= EPHEMERAL_PORTS_START)
+    throw new Error(
+      `--port-base: expected a whole number from ${LOW_PORTS.end} to ${EPHEMERAL_PORTS_START - PORTS_TAKEN - 1}, got ${values['port-base']}`,
+    );
   const workers = num(values.workers, 1, 'workers');
   if (!Number.isInteger(workers)) throw new Error(`--workers: expected a whole number, got ${values.workers}`);
   const temporal = values.temporal ?? EMBEDDED_TEMPORAL_STORE;

@@ -121,7 +121,13 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       `${ports.workers.length} worker(s) polling, each with a workflow cache of ${workerEnv.WORKER_MAX_CACHED_WORKFLOWS ?? "the SDK's default size"} runs`,
     );
   };
-  await startWorkers();
+  try {
+    await startWorkers();
+  } catch (err) {
+    // Nobody else holds the stack yet: stop it, or its processes outlive the failed bench.
+    await stack.stop();
+    throw err;
+  }
   const sqliteFile = stack.temporalSqliteFile;
   return {
     adminUrl: stack.databaseUrl,

@@ -29,13 +29,20 @@ export function findFreePort(): Promise<number> {
 }
 
 /**
- * A free port below 32768, held like findFreePort's: for a server that stores its port in a signed
- * 16-bit column (Temporal Server's membership table on PostgreSQL), which the ports listen(0)
- * picks (32768-60999) overflow.
+ * Where findFreeLowPort picks: below 20000, so that it never takes a fixed port the bench holds
+ * for a later process (`--port-base`, 24000 by default and at least LOW_PORTS.end, bench/options.ts:
+ * a Temporal membership port picked there once took the bench worker's metrics port).
+ */
+export const LOW_PORTS = { start: 10_000, end: 20_000 } as const;
+
+/**
+ * A free port from LOW_PORTS, held like findFreePort's: for a server that stores its port in a
+ * signed 16-bit column (Temporal Server's membership table on PostgreSQL), which the ports
+ * listen(0) picks (32768-60999) overflow.
  */
 export async function findFreeLowPort(): Promise<number> {
   for (let attempt = 0; ; attempt++) {
-    const candidate = 10_000 + Math.floor(Math.random() * 22_768);
+    const candidate = LOW_PORTS.start + Math.floor(Math.random() * (LOW_PORTS.end - LOW_PORTS.start));
     try {
       return await holdPort(candidate);
     } catch (err) {

@@ -61,6 +61,15 @@ describe('the bench options for the phases beside the service', () => {
     expect(() => parseOptions(['--temporal', 'cli', '--stock-temporal'])).toThrow(/--stock-temporal/);
   });
 
+  it('takes a port base only between the random low ports and the ephemeral range', () => {
+    expect(parseOptions(['--port-base', '20000']).ports.postgres).toBe(20001);
+    expect(parseOptions(['--port-base', '32737']).ports.redis).toBe(32767);
+    for (const base of ['19999', '32738', '24000.5'])
+      expect(() => parseOptions(['--port-base', base])).toThrow(
+        /--port-base: expected a whole number from 20000 to 32737/,
+      );
+  });
+
   it('takes the cache limit as a whole number of at least 2 (the SDK floor for a cache)', () => {
     expect(parseOptions(['--cache', '10']).workerCache).toBe(10);
     expect(parseOptions(['--cache', '1']).workerCache).toBe(2);

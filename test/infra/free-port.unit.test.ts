@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { findFreeLowPort, findFreePort, holdPort } from '../../dev/ports.js';
+import { findFreeLowPort, findFreePort, holdPort, LOW_PORTS } from '../../dev/ports.js';
 
 async function listen(port: number): Promise<net.Server> {
   const server = net.createServer();
@@ -32,6 +32,18 @@ describe('findFreePort', () => {
     const server = await listen(port!);
     expect((server.address() as net.AddressInfo).port).toBe(port);
     await close(server);
+  });
+});
+
+describe('findFreeLowPort', () => {
+  // Temporal's membership ports on PostgreSQL: they must not land on the bench's fixed block
+  // (--port-base, at least LOW_PORTS.end), where one once took a worker's metrics port.
+  it('picks below the fixed ports the bench takes', async () => {
+    for (let i = 0; i < 200; i++) {
+      const port = await findFreeLowPort();
+      expect(port).toBeGreaterThanOrEqual(LOW_PORTS.start);
+      expect(port).toBeLessThan(LOW_PORTS.end);
+    }
   });
 });
 
