@@ -3,6 +3,7 @@ import type { PhaseContext } from './context.js';
 import { ms, num, x } from './format.js';
 import { SERVICE_COMPONENTS, serviceCpuS } from './resources.js';
 import { ratio } from './stats.js';
+import { runStorm } from './storm.js';
 import { runSustained } from './sustained.js';
 
 /**
@@ -16,19 +17,29 @@ import { runSustained } from './sustained.js';
  * server's 10-s poll; `--lever-build DIR` for a change of the workflow or the activities, the B
  * side's workers run from another checkout's dist/ (the bench makes the restarted workers' build
  * current before the segment starts, and a segment's runs have all closed before the next begins,
- * so no run changes build).
+ * so no run changes build). `--ab-storm`: each segment is a timer-path storm of `--storm` orders
+ * instead (storm.ts), for a lever that acts only when a backlog builds, such as the sticky queue's
+ * timeout; its drain is compared too.
  */
 export interface LeverSegment {
   side: 'A' | 'B';
   orders: number;
-  /** Per order created, over the segment and its settling, by service process. */
+  /**
+   * By service process: per order created over a sustained segment and its settling, or per
+   * cancellation with its compensation in a storm (its probes taken out, storm.ts).
+   */
   cpuMsPerOrder: Record<string, number>;
-  totalMs: number;
+  /** Null: a storm with no cancellation to divide by. */
+  totalMs: number | null;
   lagP99Ms: number | null;
+  /** A storm segment: seconds from the deadline until all were cancelled and compensated (null: not settled). */
+  drainS?: number | null;
 }
 
 export interface LeverComparison {
   lever: string;
+  /** `storm` (`--ab-storm`): each segment a timer-path storm of `orders` same-second expiries. */
+  segmentKind: 'sustained' | 'storm';
   rate: number;
   segmentS: number;
   segments: LeverSegment[];
@@ -41,7 +52,7 @@ export const ABBA_BAAB: ReadonlyArray<'A' | 'B'> = ['A', 'B', 'B', 'A', 'B', 'A'
  * B ÷ A within each of ABBA BAAB's four adjacent pairs, (A,B), (B,A), (B,A), (A,B): `isB` says
  * which side a segment is, `value` what is divided.
  */
-export function pairRatios<S>(segments: readonly S[], isB: (s: S) => boolean, value: (s: S) => number) {
+export function pairRatios<S>(segments: readonly S[], isB: (s: S) => boolean, value: (s: S) => number | null) {
   return [0, 2, 4, 6].map((i) => {
     const [p, q] = [segments[i]!, segments[i + 1]!];
     const [a, b] = isB(p) ? [q, p] : [p, q];
@@ -67,25 +78,50 @@ export async function runLeverAb(ctx: PhaseContext, segmentS: number): Promise<L
       side === 'B' ? options.leverBuild : undefined,
     );
     ctx.progress(`segment ${i + 1}/${ABBA_BAAB.length}: ${side === 'A' ? 'without' : 'with'} the lever`);
-    const run = await runSustained(ctx, 'timer', {
-      rate: options.rate,
-      durationS: segmentS,
-      group: `bench-ab-${i}-`,
-      warmUp: false,
-    });
-    const orders = Math.max(1, run.creation.completed);
-    const cpuMsPerOrder = Object.fromEntries(
-      SERVICE_COMPONENTS.map((c) => [c, (1000 * (run.resources.cpuS[c] ?? 0)) / orders]),
-    );
     segments.push({
       side,
-      orders: run.creation.completed,
-      cpuMsPerOrder,
-      totalMs: (1000 * serviceCpuS(run.resources)) / orders,
-      lagP99Ms: run.cancel.lagMs.p99,
+      ...(options.abStorm ? await stormSegment(ctx, i) : await sustainedSegment(ctx, i, segmentS)),
     });
   }
-  return { lever: leverText(options), rate: options.rate, segmentS, segments };
+  return {
+    lever: leverText(options),
+    segmentKind: options.abStorm ? 'storm' : 'sustained',
+    rate: options.rate,
+    segmentS,
+    segments,
+  };
+}
+
+async function sustainedSegment(ctx: PhaseContext, i: number, segmentS: number): Promise<Omit<LeverSegment, 'side'>> {
+  const run = await runSustained(ctx, 'timer', {
+    rate: ctx.options.rate,
+    durationS: segmentS,
+    group: `bench-ab-${i}-`,
+    warmUp: false,
+  });
+  const orders = Math.max(1, run.creation.completed);
+  return {
+    orders: run.creation.completed,
+    cpuMsPerOrder: Object.fromEntries(
+      SERVICE_COMPONENTS.map((c) => [c, (1000 * (run.resources.cpuS[c] ?? 0)) / orders]),
+    ),
+    totalMs: (1000 * serviceCpuS(run.resources)) / orders,
+    lagP99Ms: run.cancel.lagMs.p99,
+  };
+}
+
+async function stormSegment(ctx: PhaseContext, i: number): Promise<Omit<LeverSegment, 'side'>> {
+  // A group per segment: the storm's coupons and its settling are found by the group's prefix.
+  const run = await runStorm(ctx, 'timer', { group: `bench-ab-storm-${i}-` });
+  const cpu: Record<string, number> = run.cpuMsPerCancel ?? {};
+  return {
+    orders: run.orders,
+    cpuMsPerOrder: cpu,
+    // No cancellation to divide by: unknown, never 0.
+    totalMs: run.cpuMsPerCancel ? Object.values(cpu).reduce((a, b) => a + b, 0) : null,
+    lagP99Ms: run.lagMs.p99,
+    drainS: run.allCompensatedS,
+  };
 }
 
 function leverText({ leverEnv, leverDynamic, leverBuild }: PhaseContext['options']): string {
@@ -96,50 +132,54 @@ function leverText({ leverEnv, leverDynamic, leverBuild }: PhaseContext['options
   ].join(', ');
 }
 
+const seconds = (n: number | null) => (n == null ? '–' : `${num(n, 1)} s`);
+
 /** The report's section: every segment, then B against A over all of them and pair by pair. */
 export function leverAbSection(c: LeverComparison): string[] {
-  const mean = (side: 'A' | 'B', f: (s: LeverSegment) => number) => {
-    const of = c.segments.filter((s) => s.side === side);
-    return of.reduce((a, s) => a + f(s), 0) / Math.max(1, of.length);
+  const storm = c.segmentKind === 'storm';
+  // A side's mean is unknown when one of its segments is (a storm that did not settle): no guess.
+  const mean = (side: 'A' | 'B', f: (s: LeverSegment) => number | null) => {
+    const values = c.segments.filter((s) => s.side === side).map(f);
+    return values.some((v) => v == null)
+      ? null
+      : values.reduce<number>((a, v) => a + v!, 0) / Math.max(1, values.length);
   };
-  const pairs = pairRatios(
-    c.segments,
-    (s) => s.side === 'B',
-    (s) => s.totalMs,
-  );
+  const isB = (s: LeverSegment) => s.side === 'B';
+  const bOverA = (f: (s: LeverSegment) => number | null) => ratio(mean('B', f), mean('A', f));
+  const total = (s: LeverSegment) => s.totalMs;
+  const drain = (s: LeverSegment) => s.drainS ?? null;
   const row = (s: LeverSegment, i: number) =>
-    `| ${i + 1} | ${s.side} | ${s.orders} | ${SERVICE_COMPONENTS.map((k) => num(s.cpuMsPerOrder[k], 1)).join(' / ')} = ${num(s.totalMs, 1)} | ${ms(s.lagP99Ms)} |`;
+    `| ${i + 1} | ${s.side} | ${s.orders} | ${SERVICE_COMPONENTS.map((k) => num(s.cpuMsPerOrder[k], 1)).join(' / ')} = ${num(s.totalMs, 1)} |${storm ? ` ${s.drainS == null ? 'not settled' : seconds(s.drainS)} |` : ''} ${ms(s.lagP99Ms)} |`;
+  const per = storm ? 'cancellation' : 'order';
   return [
     `## A lever, before (A) and after (B), interleaved: ${c.lever}`,
     '',
-    `Segments of ${c.segmentS} s at ${c.rate}/s, in the order ABBA BAAB, the workers restarted before each.`,
+    storm
+      ? 'Segments of one timer-path storm each (orders expiring in the same second, its probes), in the order ABBA BAAB, the workers restarted before each.'
+      : `Segments of ${c.segmentS} s at ${c.rate}/s, in the order ABBA BAAB, the workers restarted before each.`,
     '',
-    '| segment | side | orders | CPU ms per order: postgres / temporal / worker / API = total | cancel lag p99 |',
-    '|---|---|---|---|---|',
+    `| segment | side | orders | CPU ms per ${per}: postgres / temporal / worker / API = total |${storm ? ' all compensated after |' : ''} cancel lag p99 |`,
+    `|---|---|---|---|${storm ? '---|' : ''}---|`,
     ...c.segments.map(row),
     '',
-    `B ÷ A over all segments: ${x(
-      ratio(
-        mean('B', (s) => s.totalMs),
-        mean('A', (s) => s.totalMs),
-      ),
-    )} (A ${num(
-      mean('A', (s) => s.totalMs),
+    `B ÷ A over all segments: ${x(bOverA(total))} per ${per} (A ${num(mean('A', total), 1)} ms, B ${num(
+      mean('B', total),
       1,
-    )} ms, B ${num(
-      mean('B', (s) => s.totalMs),
-      1,
-    )} ms; worker ${x(
-      ratio(
-        mean('B', (s) => s.cpuMsPerOrder.worker ?? 0),
-        mean('A', (s) => s.cpuMsPerOrder.worker ?? 0),
-      ),
-    )}, Temporal ${x(
-      ratio(
-        mean('B', (s) => s.cpuMsPerOrder.temporal ?? 0),
-        mean('A', (s) => s.cpuMsPerOrder.temporal ?? 0),
-      ),
-    )}); pair by pair: ${pairs.map((p) => x(p)).join(', ')}.`,
+    )} ms; worker ${x(bOverA((s) => s.cpuMsPerOrder.worker ?? 0))}, Temporal ${x(
+      bOverA((s) => s.cpuMsPerOrder.temporal ?? 0),
+    )}); pair by pair: ${pairRatios(c.segments, isB, total)
+      .map((p) => x(p))
+      .join(', ')}.`,
+    ...(storm
+      ? [
+          '',
+          `The storm's drain, B ÷ A: ${x(bOverA(drain))} (A ${seconds(mean('A', drain))}, B ${seconds(
+            mean('B', drain),
+          )}); pair by pair: ${pairRatios(c.segments, isB, drain)
+            .map((p) => x(p))
+            .join(', ')}.`,
+        ]
+      : []),
     '',
   ];
 }

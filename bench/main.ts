@@ -27,7 +27,7 @@ import { runLeverAb } from './lever-ab.js';
 // --scan-every P --scan-batch N --workers N --env KEY=VALUE --temporal sqlite|postgres|cli
 // --untuned-temporal --stock-temporal --cache N --dynamic KEY=VALUE --floor --peers --peer KIND
 // --timer-crash --cache-check --order --ab --lever-env KEY=VALUE --lever-dynamic KEY=VALUE
-// --lever-build DIR --floor-ab --port-base P
+// --lever-build DIR --ab-storm --floor-ab --port-base P
 // --out DIR]`:
 // a ramp to the highest rate the durable-timer path sustains, Temporal's floor at that rate (project
 // and stock settings), that path and the scan-based baseline side by side at that rate on one

@@ -98,6 +98,8 @@ export interface BenchOptions {
   leverDynamic: Record<string, string>;
   /** `--lever-build DIR`: another checkout whose compiled service the B side's workers run (a workflow change). */
   leverBuild: string | undefined;
+  /** `--ab-storm`: `--ab`'s segments are timer-path storms of `--storm` orders instead of sustained runs (a lever that acts in storms). */
+  abStorm: boolean;
   /** The peers the peer phase runs (`--peer scan --peer redis …`; all by default). */
   peers: PeerKind[];
   /** Where the report, results and logs go, absolute (`--out`: absolute, or relative to the project root). */
@@ -140,6 +142,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'lever-env': { type: 'string', multiple: true },
       'lever-dynamic': { type: 'string', multiple: true },
       'lever-build': { type: 'string' },
+      'ab-storm': { type: 'boolean', default: false },
       peer: { type: 'string', multiple: true },
       'stock-temporal': { type: 'boolean', default: false },
       cache: { type: 'string' },
@@ -190,6 +193,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   const leverBuild = values['lever-build'] === undefined ? undefined : resolve(values['lever-build']);
   if (values.ab && Object.keys(leverEnv).length + Object.keys(leverDynamic).length === 0 && !leverBuild)
     throw new Error('--ab: name the lever with --lever-env KEY=VALUE, --lever-dynamic KEY=VALUE or --lever-build DIR');
+  if (values['ab-storm'] && !values.ab) throw new Error('--ab-storm: only with --ab');
   return {
     quick,
     rate: num(values.rate, quick ? 40 : 100, 'rate'),
@@ -234,6 +238,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     leverEnv,
     leverDynamic,
     leverBuild,
+    abStorm: values['ab-storm'],
     peers,
     outDir: resolve(PROJECT_ROOT, values.out),
   };

@@ -64,18 +64,23 @@ export interface StormResult {
 export async function runStorm(
   ctx: PhaseContext,
   path: 'timer' | 'scan',
-  /** `crash`: the worker SIGKILLed a third of the way; `warm`: the warm pair's storm, on orders of its own. */
-  { crash = false, warm = false }: { crash?: boolean; warm?: boolean } = {},
+  /**
+   * `crash`: the worker SIGKILLed a third of the way; `warm`: the warm pair's storm, on orders of its
+   * own; `group`: orders of that group instead (`--ab --ab-storm`: a storm per segment).
+   */
+  { crash = false, warm = false, group: ownGroup }: { crash?: boolean; warm?: boolean; group?: string } = {},
 ): Promise<StormResult> {
   const { options, stack, observer } = ctx;
   const k = crash ? options.crashStorm : options.storm;
-  const group = crash
-    ? GROUPS.timerCrashStorm
-    : warm
-      ? GROUPS.timerWarmStorm
-      : path === 'timer'
-        ? GROUPS.timerStorm
-        : GROUPS.scanStorm;
+  const group =
+    ownGroup ??
+    (crash
+      ? GROUPS.timerCrashStorm
+      : warm
+        ? GROUPS.timerWarmStorm
+        : path === 'timer'
+          ? GROUPS.timerStorm
+          : GROUPS.scanStorm);
   await seedCoupons(stack.adminUrl, group, k);
   // What one probe costs, to take the probes out of the timer storm's figures; measured first, while
   // the service is idle. (The scan storm's figures are the canceller's own role: no probe in them.)

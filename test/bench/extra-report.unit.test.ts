@@ -87,8 +87,33 @@ describe('a lever before and after, interleaved', () => {
       const totalMs = (side === 'B' ? 90 : 100) * (1 + i / 10);
       return { side, orders: 300, cpuMsPerOrder: { worker: totalMs }, totalMs, lagP99Ms: 100 };
     });
-    const report = extraReport({ leverAb: { lever: 'X=1', rate: 15, segmentS: 20, segments } });
+    const report = extraReport({
+      leverAb: { lever: 'X=1', segmentKind: 'sustained', rate: 15, segmentS: 20, segments },
+    });
     expect(report).toContain('pair by pair: 0.99×, 0.83×, 0.84×, 0.96×.');
-    expect(report).toMatch(/B ÷ A over all segments: 0\.9× \(A 135 ms, B 121\.5 ms; worker 0\.9×/);
+    expect(report).toMatch(/B ÷ A over all segments: 0\.9× per order \(A 135 ms, B 121\.5 ms; worker 0\.9×/);
+    expect(report).not.toContain("The storm's drain");
+  });
+
+  it('divides storms by their drain too, and leaves a side unknown when one of its storms did not settle', () => {
+    // B drains in 0.6× A's time at 0.8× the CPU per cancellation, on a steady machine.
+    const storms = (['A', 'B', 'B', 'A', 'B', 'A', 'A', 'B'] as const).map((side) => ({
+      side,
+      orders: 2000,
+      cpuMsPerOrder: { worker: side === 'B' ? 20 : 25 },
+      totalMs: side === 'B' ? 20 : 25,
+      lagP99Ms: 30_000,
+      drainS: side === 'B' ? 27 : 45,
+    }));
+    const comparison = { lever: 'X=1', segmentKind: 'storm' as const, rate: 15, segmentS: 20, segments: storms };
+    const report = extraReport({ leverAb: comparison });
+    expect(report).toContain('| 2 | B | 2000 | – / – / 20 / – = 20 | 27 s | 30.0 s |');
+    expect(report).toMatch(/B ÷ A over all segments: 0\.8× per cancellation/);
+    expect(report).toContain("The storm's drain, B ÷ A: 0.6× (A 45 s, B 27 s); pair by pair: 0.6×, 0.6×, 0.6×, 0.6×.");
+
+    const unsettled = storms.map((s, i) => (i === 1 ? { ...s, drainS: null } : s));
+    const partial = extraReport({ leverAb: { ...comparison, segments: unsettled } });
+    expect(partial).toContain('| 2 | B | 2000 | – / – / 20 / – = 20 | not settled | 30.0 s |');
+    expect(partial).toContain("The storm's drain, B ÷ A: – (A 45 s, B –); pair by pair: –, 0.6×, 0.6×, 0.6×.");
   });
 });

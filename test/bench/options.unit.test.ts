@@ -80,6 +80,9 @@ describe('the bench options for the phases beside the service', () => {
     expect(ab.phases).toMatchObject({ service: false, ab: true, order: false });
     expect(ab.leverEnv).toEqual({ WORKER_STACK_TRACE_LIMIT: '0' });
     expect(() => parseOptions(['--ab'])).toThrow(/--ab: name the lever/);
+    expect(ab.abStorm).toBe(false);
+    expect(parseOptions(['--ab', '--ab-storm', '--lever-env', 'X=1']).abStorm).toBe(true);
+    expect(() => parseOptions(['--ab-storm'])).toThrow(/--ab-storm: only with --ab/);
   });
 
   it('takes dynamic config settings to try as KEY=VALUE, the value as YAML', () => {
