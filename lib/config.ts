@@ -43,7 +43,7 @@ const limit = z.coerce.number().int().min(0).max(1_000_000);
 
 /**
  * The worker's Temporal tuning (worker/tuning.ts turns it into WorkerOptions); unset, each is the
- * SDK's default but the stack trace limit. A schema of its own, so that the bench's floor worker reads exactly these
+ * SDK's default but the sticky timeout and the stack trace limit. A schema of its own, so that the bench's floor worker reads exactly these
  * (loadWorkerTuning) without the rest of the service's configuration.
  */
 const WorkerTuningSchema = z.object({
@@ -52,7 +52,11 @@ const WorkerTuningSchema = z.object({
     .int()
     .min(2, 'must be a whole number of at least 2 (0 would turn the cache off, every task replaying its whole run)')
     .optional(),
-  WORKER_STICKY_QUEUE_TIMEOUT: nonEmpty.optional(),
+  // 30 s by default, not the SDK's 10: in a storm a cold-cache worker's own sticky backlog outlasts 10 s,
+  // and every task timed out there is sent again on the normal queue, which 2 of the 10 pollers serve;
+  // with 30 s a storm of 2,000 drained in 0.65× the time at 0.9× the CPU, every pair (docs/benchmark.md,
+  // "The sticky queue's timeout"). The price: a SIGKILLed worker's queued runs wait up to 30 s.
+  WORKER_STICKY_QUEUE_TIMEOUT: nonEmpty.default('30s'),
   WORKER_WORKFLOW_POLLERS: nonEmpty.optional(),
   // 0 by default: the one lever that paid in the bench's interleaved comparison (docs/benchmark.md,
   // "Issue 23's levers": the worker's CPU per order 0.81×, every pair cheaper); the price is an
@@ -232,8 +236,8 @@ export interface Config {
 export interface WorkerTuning {
   /** Workflow runs the worker keeps in memory; a run outside it replays its history on its next task. */
   maxCachedWorkflows: number | undefined;
-  /** How long a run's next task waits on this worker's sticky queue before any worker may take it. */
-  stickyQueueTimeoutMs: number | undefined;
+  /** How long a run's next task waits on this worker's sticky queue before any worker may take it (30 s unless set). */
+  stickyQueueTimeoutMs: number;
   /** Workflow task pollers: `autoscaling` (activity pollers too), or a fixed maximum. */
   workflowPollers: 'autoscaling' | number | undefined;
   /** V8's Error.stackTraceLimit in the workflow sandboxes (0 unless set). */
@@ -492,10 +496,7 @@ function parseEnv<T extends z.ZodObject>(schema: T, env: NodeJS.ProcessEnv): z.i
 function workerTuning(e: z.infer<typeof WorkerTuningSchema>): WorkerTuning {
   return {
     maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
-    stickyQueueTimeoutMs:
-      e.WORKER_STICKY_QUEUE_TIMEOUT === undefined
-        ? undefined
-        : duration('WORKER_STICKY_QUEUE_TIMEOUT', e.WORKER_STICKY_QUEUE_TIMEOUT),
+    stickyQueueTimeoutMs: duration('WORKER_STICKY_QUEUE_TIMEOUT', e.WORKER_STICKY_QUEUE_TIMEOUT),
     workflowPollers: e.WORKER_WORKFLOW_POLLERS === undefined ? undefined : workflowPollers(e.WORKER_WORKFLOW_POLLERS),
     stackTraceLimit: e.WORKER_STACK_TRACE_LIMIT,
   };

@@ -5,7 +5,8 @@ import type { WorkerTuning } from '../lib/config.js';
 /**
  * The worker's Temporal tuning (WORKER_* in lib/config.ts) as WorkerOptions: the service's worker
  * and the bench's floor worker (`project` settings) both take it from here, so they run alike.
- * A setting left unset passes no option, and the SDK's default applies.
+ * A setting left unset passes no option, and the SDK's default applies; the sticky timeout is
+ * always set (lib/config.ts gives it a default of its own).
  */
 export type TuningOptions = Pick<
   WorkerOptions,
@@ -19,9 +20,7 @@ export function workerTuning(tuning: WorkerTuning | undefined): TuningOptions {
   if (tuning === undefined) return {};
   return {
     ...(tuning.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: tuning.maxCachedWorkflows }),
-    ...(tuning.stickyQueueTimeoutMs === undefined
-      ? {}
-      : { stickyQueueScheduleToStartTimeout: tuning.stickyQueueTimeoutMs }),
+    stickyQueueScheduleToStartTimeout: tuning.stickyQueueTimeoutMs,
     ...pollers(tuning.workflowPollers),
   };
 }

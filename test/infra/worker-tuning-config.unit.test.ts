@@ -1,9 +1,10 @@
 import { expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadWorkerTuning } from '../../lib/config.js';
 
-it('leaves the WORKER_* tuning to the SDK by default, a blank variable too, but the stack trace limit: 0', () => {
-  const unset = { maxCachedWorkflows: undefined, stickyQueueTimeoutMs: undefined, workflowPollers: undefined };
+it('leaves the WORKER_* tuning to the SDK by default, a blank variable too, but the sticky timeout (30 s) and the stack trace limit (0)', () => {
+  const unset = { maxCachedWorkflows: undefined, stickyQueueTimeoutMs: 30_000, workflowPollers: undefined };
   expect(loadConfig({}).workerTuning).toEqual({ ...unset, stackTraceLimit: 0 });
+  expect(loadConfig({ WORKER_STICKY_QUEUE_TIMEOUT: '' }).workerTuning.stickyQueueTimeoutMs).toBe(30_000);
   expect(loadConfig({ WORKER_STACK_TRACE_LIMIT: '' }).workerTuning.stackTraceLimit).toBe(0);
   expect(loadConfig({ WORKER_STACK_TRACE_LIMIT: '10' }).workerTuning.stackTraceLimit).toBe(10);
   expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '', WORKER_WORKFLOW_POLLERS: '' }).workerTuning).toMatchObject(
@@ -59,7 +60,7 @@ it('reads the tuning alone for the bench floor worker, without the secrets the r
   expect(() => loadConfig(env)).toThrow(ConfigError);
   expect(loadWorkerTuning(env)).toEqual({
     maxCachedWorkflows: 50,
-    stickyQueueTimeoutMs: undefined,
+    stickyQueueTimeoutMs: 30_000,
     workflowPollers: 'autoscaling',
     stackTraceLimit: 0,
   });

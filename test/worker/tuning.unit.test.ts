@@ -6,24 +6,20 @@ import { DefaultLogger } from '@temporalio/worker';
 // The SDK's own defaulting of WorkerOptions: what Worker.create hands to Core.
 import { compileWorkerOptions } from '@temporalio/worker/lib/worker-options.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { WorkerTuning } from '../../lib/config.js';
+import { loadWorkerTuning, type WorkerTuning } from '../../lib/config.js';
 import { applyStackTraceLimit, workerTuning } from '../../worker/tuning.js';
 
-const UNSET: WorkerTuning = {
-  maxCachedWorkflows: undefined,
-  stickyQueueTimeoutMs: undefined,
-  workflowPollers: undefined,
-  // Applied apart (applyStackTraceLimit), never a worker option.
-  stackTraceLimit: 0,
-};
+/** No WORKER_* variable set: the service's defaults. */
+const UNSET: WorkerTuning = loadWorkerTuning({});
 
 /** The options as the SDK completes them, for a worker given `tuning`. */
-const compiled = (tuning: WorkerTuning) =>
+const compiled = (tuning: WorkerTuning | undefined) =>
   compileWorkerOptions({ taskQueue: 'tuning', ...workerTuning(tuning) }, new DefaultLogger('ERROR'), noopMetricMeter);
 
 describe('workerTuning', () => {
-  it('passes no option for an unset variable, nor without tuning (tests)', () => {
-    expect(workerTuning(UNSET)).toEqual({});
+  it('passes no option for an unset variable but the sticky timeout, and none without tuning (tests)', () => {
+    // The stack trace limit is applied apart (applyStackTraceLimit), never a worker option.
+    expect(workerTuning(UNSET)).toEqual({ stickyQueueScheduleToStartTimeout: 30_000 });
     expect(workerTuning(undefined)).toEqual({});
   });
 
@@ -48,11 +44,12 @@ describe('workerTuning', () => {
     expect(sdk.activityTaskPollerBehavior).toEqual(autoscaling);
   });
 
-  it('leaves the SDK defaults when unset: 10 s sticky timeout, 10 pollers each', () => {
+  it("leaves the SDK's defaults when unset, 10 pollers each, but a 30-s sticky timeout where the SDK's is 10 s", () => {
     const sdk = compiled(UNSET);
-    expect(sdk.stickyQueueScheduleToStartTimeoutMs).toBe(10_000);
+    expect(sdk.stickyQueueScheduleToStartTimeoutMs).toBe(30_000);
     expect(sdk.workflowTaskPollerBehavior).toEqual({ type: 'simple-maximum', maximum: 10 });
     expect(sdk.maxCachedWorkflows).toBeGreaterThanOrEqual(10);
+    expect(compiled(undefined).stickyQueueScheduleToStartTimeoutMs).toBe(10_000);
   });
 });
 
