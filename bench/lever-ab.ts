@@ -34,6 +34,8 @@ export interface LeverSegment {
   lagP99Ms: number | null;
   /** A storm segment: seconds from the deadline until all were cancelled and compensated (null: not settled). */
   drainS?: number | null;
+  /** A storm segment: its customers' answers meanwhile (storm-probes.ts), p99 of those answered, and how many failed. */
+  probes?: { placeP99Ms: number | null; webhookP99Ms: number | null; failed: number };
 }
 
 export interface LeverComparison {
@@ -121,6 +123,11 @@ async function stormSegment(ctx: PhaseContext, i: number): Promise<Omit<LeverSeg
     totalMs: run.cpuMsPerCancel ? Object.values(cpu).reduce((a, b) => a + b, 0) : null,
     lagP99Ms: run.lagMs.p99,
     drainS: run.allCompensatedS,
+    probes: {
+      placeP99Ms: run.probes.placeMs.p99,
+      webhookP99Ms: run.probes.webhookMs.p99,
+      failed: run.probes.placeFailed + run.probes.webhookFailed,
+    },
   };
 }
 
@@ -149,7 +156,7 @@ export function leverAbSection(c: LeverComparison): string[] {
   const total = (s: LeverSegment) => s.totalMs;
   const drain = (s: LeverSegment) => s.drainS ?? null;
   const row = (s: LeverSegment, i: number) =>
-    `| ${i + 1} | ${s.side} | ${s.orders} | ${SERVICE_COMPONENTS.map((k) => num(s.cpuMsPerOrder[k], 1)).join(' / ')} = ${num(s.totalMs, 1)} |${storm ? ` ${s.drainS == null ? 'not settled' : seconds(s.drainS)} |` : ''} ${ms(s.lagP99Ms)} |`;
+    `| ${i + 1} | ${s.side} | ${s.orders} | ${SERVICE_COMPONENTS.map((k) => num(s.cpuMsPerOrder[k], 1)).join(' / ')} = ${num(s.totalMs, 1)} |${storm ? ` ${s.drainS == null ? 'not settled' : seconds(s.drainS)} |` : ''} ${ms(s.lagP99Ms)} |${storm ? ` ${ms(s.probes?.placeP99Ms)} / ${ms(s.probes?.webhookP99Ms)}, ${s.probes?.failed ?? '–'} |` : ''}`;
   const per = storm ? 'cancellation' : 'order';
   return [
     `## A lever, before (A) and after (B), interleaved: ${c.lever}`,
@@ -158,8 +165,8 @@ export function leverAbSection(c: LeverComparison): string[] {
       ? 'Segments of one timer-path storm each (orders expiring in the same second, its probes), in the order ABBA BAAB, the workers restarted before each.'
       : `Segments of ${c.segmentS} s at ${c.rate}/s, in the order ABBA BAAB, the workers restarted before each.`,
     '',
-    `| segment | side | orders | CPU ms per ${per}: postgres / temporal / worker / API = total |${storm ? ' all compensated after |' : ''} cancel lag p99 |`,
-    `|---|---|---|---|${storm ? '---|' : ''}---|`,
+    `| segment | side | orders | CPU ms per ${per}: postgres / temporal / worker / API = total |${storm ? ' all compensated after |' : ''} cancel lag p99 |${storm ? ' probes: POST /orders p99 / webhook 202 p99, failed |' : ''}`,
+    `|---|---|---|---|${storm ? '---|' : ''}---|${storm ? '---|' : ''}`,
     ...c.segments.map(row),
     '',
     `B ÷ A over all segments: ${x(bOverA(total))} per ${per} (A ${num(mean('A', total), 1)} ms, B ${num(

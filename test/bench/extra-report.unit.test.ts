@@ -104,16 +104,17 @@ describe('a lever before and after, interleaved', () => {
       totalMs: side === 'B' ? 20 : 25,
       lagP99Ms: 30_000,
       drainS: side === 'B' ? 27 : 45,
+      probes: { placeP99Ms: 900, webhookP99Ms: 120, failed: 0 },
     }));
     const comparison = { lever: 'X=1', segmentKind: 'storm' as const, rate: 15, segmentS: 20, segments: storms };
     const report = extraReport({ leverAb: comparison });
-    expect(report).toContain('| 2 | B | 2000 | – / – / 20 / – = 20 | 27 s | 30.0 s |');
+    expect(report).toContain('| 2 | B | 2000 | – / – / 20 / – = 20 | 27 s | 30.0 s | 900 ms / 120 ms, 0 |');
     expect(report).toMatch(/B ÷ A over all segments: 0\.8× per cancellation/);
     expect(report).toContain("The storm's drain, B ÷ A: 0.6× (A 45 s, B 27 s); pair by pair: 0.6×, 0.6×, 0.6×, 0.6×.");
 
     const unsettled = storms.map((s, i) => (i === 1 ? { ...s, drainS: null } : s));
     const partial = extraReport({ leverAb: { ...comparison, segments: unsettled } });
-    expect(partial).toContain('| 2 | B | 2000 | – / – / 20 / – = 20 | not settled | 30.0 s |');
+    expect(partial).toContain('| 2 | B | 2000 | – / – / 20 / – = 20 | not settled | 30.0 s | 900 ms / 120 ms, 0 |');
     expect(partial).toContain("The storm's drain, B ÷ A: – (A 45 s, B –); pair by pair: –, 0.6×, 0.6×, 0.6×.");
   });
 });
