@@ -13,7 +13,7 @@ import type { BenchMeasurements } from './results.js';
 import { startBenchStack } from './stack.js';
 import { runStorm } from './storm.js';
 import { runSustained } from './sustained.js';
-import { judgeTargets, orderCpuMs } from './targets.js';
+import { judgeTargets, orderCpuMs, sideBySideRate } from './targets.js';
 import { extraReport, type ExtraPhases } from './extra-report.js';
 import { runFloor } from './floor/floor.js';
 import { startStockTemporal } from './floor/stock-temporal.js';
@@ -69,9 +69,9 @@ async function main(): Promise<void> {
     if (options.phases.service) {
       phase = 'ramp';
       const ramp = await runRamp(ctx);
-      // Side by side at the highest rate the timer path sustained: beyond it, its figures would only
-      // measure a growing backlog.
-      heldRate = ramp.maxSustained ?? ramp.steps[0]!.rate;
+      // Side by side at the highest rate the timer path sustained within its p99s: beyond it, its
+      // figures would only measure a growing backlog.
+      heldRate = sideBySideRate(ramp);
       // The floor right after the ramp: its server then holds little more history than the stock
       // server it is compared with, started empty.
       extra.floor = await floorPhases(ctx, heldRate, (name) => (phase = name));

@@ -10,7 +10,7 @@ import type { ProbeResult } from './storm-probes.js';
 import { targetsSection } from './report-targets.js';
 import type { SustainedResult } from './sustained.js';
 import type { StormResult } from './storm.js';
-import { coldCacheRatio, earlyCancellations } from './targets.js';
+import { coldCacheRatio, earlyCancellations, RATE_CONDITIONS_TEXT } from './targets.js';
 
 export function markdownReport(r: BenchResults): string {
   const { timer, scan } = r.sustained;
@@ -26,7 +26,7 @@ export function markdownReport(r: BenchResults): string {
     '',
     `${r.startedAt} → ${r.finishedAt}; ${r.machine.cores} cores, ${r.machine.memGiB} GiB; load average before ${r.machine.loadBefore}, after ${r.machine.loadAfter}.`,
     `Stack: embedded PostgreSQL 18 (durable, pg_stat_statements), ${BENCH_TEMPORALS[o.temporal]}${o.temporal === 'cli' ? ` with ${o.untunedTemporal ? 'the CLI defaults (--untuned-temporal)' : 'DEV_SERVER_TUNING'}` : ''}, ${o.workers} worker process${o.workers === 1 ? '' : 'es'} (\`--workers\`) and the API as child processes, DATABASE_POOL_SIZE ${servicePoolSize(o)} per process.`,
-    `Workload: a ramp of the timer path up to ${o.rate} orders/s (${o.rampStepS} s per step), then ${rate} orders/s (the highest it sustained) offered for ${o.durationS} s per path, payment window ${o.windowS} s, ${Math.round(o.payShare * 100)} % of the timer path's orders paid; storm of ${o.storm}; scan canceller every ${o.scanEveryS} s, batches of ${o.scanBatch}.`,
+    `Workload: a ramp of the timer path up to ${o.rate} orders/s (${o.rampStepS} s per step), then ${rate} orders/s (the highest step within the rate target's p99s) offered for ${o.durationS} s per path, payment window ${o.windowS} s, ${Math.round(o.payShare * 100)} % of the timer path's orders paid; storm of ${o.storm}; scan canceller every ${o.scanEveryS} s, batches of ${o.scanBatch}.`,
     o.serviceEnv && Object.keys(o.serviceEnv).length
       ? `Service environment overrides: ${Object.entries(o.serviceEnv)
           .map(([k, v]) => `${k}=${v}`)
@@ -46,7 +46,7 @@ export function markdownReport(r: BenchResults): string {
         `| ${st.rate} | ${num(st.achievedRate)} | ${st.held ? 'yes' : `no: ${st.why}`} | ${ms(st.creationMs.p50)} / ${ms(st.creationMs.p99)} | ${pct(st.lagMs)} | ${st.negative} | ${(['postgres', 'temporal', 'worker', 'api'] as const).map((c) => num(st.cpuMsPerOrder[c] ?? null, 0)).join(' / ')} |`,
     ),
     '',
-    `Highest sustained rate: ${r.ramp.maxSustained ?? 'none'}${r.ramp.maxSustained === null ? '' : ' orders/s'}. Early cancellations over every phase of the timer path (ramp, sustained cold and warm, storms, crash storm): ${earlyCancellations(r)}.`,
+    `Highest step held: ${r.ramp.maxSustained ?? 'none'}${r.ramp.maxSustained === null ? '' : ' orders/s'}; the side-by-side phases run at ${rate}/s, the highest step with ${RATE_CONDITIONS_TEXT} (else the highest held). Early cancellations over every phase of the timer path (ramp, sustained cold and warm, storms, crash storm): ${earlyCancellations(r)}.`,
     '',
     `## Sustained load at ${rate} orders/s, side by side`,
     '',

@@ -2,7 +2,7 @@ import { CLIENT_TIMEOUT_MS } from './api-client.js';
 import { bottleneckBehind, type Bottleneck, type Goals } from './bottleneck.js';
 import { ms, num } from './format.js';
 import { BENCH_TEMPORALS } from './options.js';
-import type { RampStep } from './ramp.js';
+import type { RampResult, RampStep } from './ramp.js';
 import { SERVICE_COMPONENTS, serviceCpuS } from './resources.js';
 import type { BenchMeasurements } from './results.js';
 import { ratio, summarize } from './stats.js';
@@ -23,6 +23,8 @@ const CPU_PER_ORDER_MS = 40;
 /** The rate target, and what a ramp step must show to count for it. */
 const TARGET_RATE = 40;
 const RATE_CONDITIONS = { postOrdersP99Ms: 1_000, cancelLagP99Ms: 250 } as const;
+/** The rate target's conditions on a step, in words (the report says what the side-by-side rate met). */
+export const RATE_CONDITIONS_TEXT = `POST /orders p99 ≤ ${duration(RATE_CONDITIONS.postOrdersP99Ms)}, cancel lag p99 ≤ ${duration(RATE_CONDITIONS.cancelLagP99Ms)}`;
 /** Temporal's floor: an order against the minimal workflow, and the project's settings against the stock ones (issue 23). */
 const ORDER_OVER_FLOOR = 1.2;
 const STORM_OVER_FLOOR = 1.3;
@@ -184,7 +186,7 @@ const TARGETS: readonly Target[] = [
   },
   {
     id: 'sustained-rate',
-    measurement: `the highest sustained rate: the highest ramp step with every order created, POST /orders p99 ≤ ${duration(RATE_CONDITIONS.postOrdersP99Ms)}, cancel lag p99 ≤ ${duration(RATE_CONDITIONS.cancelLagP99Ms)} and no early cancellation`,
+    measurement: `the highest sustained rate: the highest ramp step with every order created, ${RATE_CONDITIONS_TEXT} and no early cancellation`,
     comparison: '≥',
     bound: TARGET_RATE,
     unit: 'orders/s',
@@ -333,6 +335,17 @@ function rateStepFails(s: RampStep): string {
  */
 function bestRateStep(steps: readonly RampStep[]): RampStep | undefined {
   return steps.filter((s) => rateStepFails(s) === '').at(-1);
+}
+
+/**
+ * The rate the side-by-side phases (sustained, floor, peers) run at: the highest step within the
+ * rate target's conditions. The ramp's own stop is looser (p99s of 2 s) so that it finds where the
+ * service breaks; a step it passes with checkout's p50 at 0.7 s already queues, and 30 s of it
+ * measured a growing backlog (2026-12-02: created at 31.5/s of 50/s offered, p99 7.3 s). Failing
+ * that, the highest step the ramp held, or its first.
+ */
+export function sideBySideRate(ramp: RampResult): number {
+  return bestRateStep(ramp.steps)?.rate ?? ramp.maxSustained ?? ramp.steps[0]!.rate;
 }
 
 /** Where the service stopped keeping within the rate target: the first step above the best that missed. */

@@ -8,7 +8,7 @@ import type { StormResult } from '../../bench/storm.js';
 import type { FloorResult } from '../../bench/floor/floor.js';
 import type { ProbeResult } from '../../bench/storm-probes.js';
 import type { SustainedResult } from '../../bench/sustained.js';
-import { judgeTargets, type TargetVerdict } from '../../bench/targets.js';
+import { judgeTargets, sideBySideRate, type TargetVerdict } from '../../bench/targets.js';
 
 /**
  * The bench judges the issue's targets from its own figures. These runs are made up: each is a run
@@ -259,6 +259,21 @@ describe('the targets the bench judges', () => {
     const rate = verdict(slowLag, 'sustained-rate');
     expect(rate).toMatchObject({ verdict: 'met', value: 40 });
     expect(rate.measured).toContain('missed at 5/s: cancel lag p99 400 ms; 50/s: cancel lag p99 300 ms');
+  });
+
+  it('the side-by-side phases run at the highest step within the rate conditions, not the highest held', () => {
+    // 2026-12-02: the ramp held 50/s with POST /orders p99 1.3 s; 30 s of it measured a backlog.
+    const queued = run((r) => (r.ramp.steps[6] = step(50, { creationMs: summarize([700, 1_300]) })));
+    expect(queued.ramp.maxSustained).toBe(50);
+    expect(sideBySideRate(queued.ramp)).toBe(40);
+    const noneWithin = run((r) => {
+      for (const s of r.ramp.steps) s.creationMs = summarize([100, 1_500]);
+    });
+    expect(sideBySideRate(noneWithin.ramp)).toBe(50);
+    const noneHeld = run((r) => {
+      r.ramp = { steps: [step(5, { held: false, why: 'cancel lag p99 3.0 s' })], maxSustained: null };
+    });
+    expect(sideBySideRate(noneHeld.ramp)).toBe(5);
   });
 
   it('a rate below the target is explained at the first step above it that missed', () => {
