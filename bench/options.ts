@@ -22,7 +22,12 @@ export interface BenchOptions {
   quick: boolean;
   /** The ramp's last step (orders/s); 40 with --quick, so a quick run still reaches the target rate. The side-by-side phases run at the highest rate the ramp sustained. */
   rate: number;
-  /** Seconds each ramp step offers its rate. */
+  /**
+   * Seconds each ramp step offers its rate: by default 1.5× the payment window (30 s, 15 with
+   * --quick), so that a step's last third carries its own orders' expiries on top of its placements,
+   * as the sustained phases do. With 20-s steps and a 20-s window a step held 50/s on placements alone, and 30 s of
+   * 50/s then queued (2026-12-02).
+   */
   rampStepS: number;
   /** Seconds each side-by-side phase keeps creating orders. */
   durationS: number;
@@ -194,12 +199,13 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (values.ab && Object.keys(leverEnv).length + Object.keys(leverDynamic).length === 0 && !leverBuild)
     throw new Error('--ab: name the lever with --lever-env KEY=VALUE, --lever-dynamic KEY=VALUE or --lever-build DIR');
   if (values['ab-storm'] && !values.ab) throw new Error('--ab-storm: only with --ab');
+  const windowS = num(values.window, quick ? 10 : 20, 'window');
   return {
     quick,
     rate: num(values.rate, quick ? 40 : 100, 'rate'),
-    rampStepS: num(values['ramp-step'], quick ? 15 : 20, 'ramp-step'),
+    rampStepS: num(values['ramp-step'], windowS * 1.5, 'ramp-step'),
     durationS: num(values.duration, quick ? 15 : 30, 'duration'),
-    windowS: num(values.window, quick ? 10 : 20, 'window'),
+    windowS,
     payShare: Math.min(1, num(values['pay-share'], 0.1, 'pay-share')),
     storm,
     crashStorm: Math.ceil(storm * 0.3),

@@ -21,6 +21,13 @@ describe('the bench options for the phases beside the service', () => {
     expect(options.stockTemporal).toBe(false);
   });
 
+  it('runs each ramp step 1.5x the payment window, so its last third carries its own expiries', () => {
+    expect(parseOptions([])).toMatchObject({ windowS: 20, rampStepS: 30 });
+    expect(parseOptions(['--quick'])).toMatchObject({ windowS: 10, rampStepS: 15 });
+    expect(parseOptions(['--window', '10']).rampStepS).toBe(15);
+    expect(parseOptions(['--window', '10', '--ramp-step', '20']).rampStepS).toBe(20);
+  });
+
   it('runs only the phases named by --floor, --peers, --timer-crash and --cache-check', () => {
     expect(parseOptions(['--floor']).phases).toEqual({
       service: false,
