@@ -20,13 +20,16 @@ export type BenchTemporal = keyof typeof BENCH_TEMPORALS;
 /** What one `npm run bench` does; `--quick` is a short smoke run, the default is the full measurement. */
 export interface BenchOptions {
   quick: boolean;
-  /** The ramp's last step (orders/s); 40 with --quick, so a quick run still reaches the target rate. The side-by-side phases run at the highest rate the ramp sustained. */
+  /**
+   * The ramp's last step (orders/s); 40 with --quick, so a quick run still reaches the target rate.
+   * The side-by-side phases run at the highest step within the rate target's p99s (targets.ts).
+   */
   rate: number;
   /**
    * Seconds each ramp step offers its rate: by default 1.5× the payment window (30 s, 15 with
    * --quick), so that a step's last third carries its own orders' expiries on top of its placements,
-   * as the sustained phases do. With 20-s steps and a 20-s window a step held 50/s on placements alone, and 30 s of
-   * 50/s then queued (2026-12-02).
+   * as the sustained phases do. With 20-s steps and a 20-s window a step held 50/s on placements
+   * alone, and 30 s of 50/s then queued (2026-12-02).
    */
   rampStepS: number;
   /** Seconds each side-by-side phase keeps creating orders. */
