@@ -1,6 +1,6 @@
 import { Prisma } from '@prisma/client';
 import { log } from '@temporalio/activity';
-import type { PaymentNotice } from '../domain/messages.js';
+import type { PaymentNotice, RefundFailure } from '../domain/messages.js';
 import {
   canTransition,
   COUPON_TRANSITIONS,
@@ -114,6 +114,29 @@ export function createPaymentActivities(deps: ActivityDeps) {
           UPDATE payments SET ${fail.set}, refund_error = ${input.error}, refund_failed_at = now()
           WHERE payment_id = ${input.paymentId} AND ${fail.guard}`,
       );
+    },
+
+    /**
+     * The provider failed a refund it had accepted: REFUNDED → REFUND_FAILED, only while the
+     * payment's recorded refund is the one that failed. Its refunds row goes in the same statement
+     * (refund_error names it), so the retry's refund is recorded in its place. False, having
+     * changed nothing, for a redelivery, an older attempt's event, or a payment of another order.
+     */
+    async recordRefundFailedLater(failure: RefundFailure): Promise<{ failed: boolean }> {
+      const fail = statusMove('payments', PAYMENT_TRANSITIONS.refundFailedLater);
+      const { rowCount } = await query(
+        db.pool,
+        Prisma.sql`
+          WITH failed AS (
+            UPDATE payments SET ${fail.set}, refund_error = ${`refund ${failure.refundRef} failed: ${failure.reason}`},
+              refund_failed_at = now()
+            WHERE payment_id = ${failure.paymentId} AND order_id = ${failure.orderId}::uuid AND ${fail.guard}
+              AND EXISTS (SELECT 1 FROM refunds WHERE payment_id = ${failure.paymentId} AND provider_ref = ${failure.refundRef})
+            RETURNING payment_id),
+          forgotten AS (DELETE FROM refunds WHERE payment_id IN (SELECT payment_id FROM failed))
+          SELECT payment_id FROM failed`,
+      );
+      return { failed: rowCount === 1 };
     },
 
     /** An operator's retry: REFUND_FAILED → REFUND_PENDING, so that refundPayment may run again. */

@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import {
-  readPaymentEvent,
+  readStripeEvent,
   SIGNATURE_HEADER as STRIPE_SIGNATURE_HEADER,
   StripeSignatureError,
-  type PaymentEvent,
+  type StripeEvent,
 } from '../activities/third-party/stripe/events.js';
 import type { Access } from './endpoint.js';
 import { InvalidCustomerToken, type VerifyCustomerToken } from './customer-token.js';
@@ -20,12 +20,12 @@ import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from './webhook-s
 export type Caller = { role: 'operator' } | { role: 'customer'; customerId: string };
 
 /**
- * What Stripe's signature established: the event is Stripe's, read as the payment it reports
- * (undefined: a type the service does not read, to be acknowledged and ignored).
+ * What Stripe's signature established: the event is Stripe's, read as the payment or the failed
+ * refund it reports (undefined: a type the service does not read, to be acknowledged and ignored).
  */
 export interface StripeDelivery {
   role: 'stripe';
-  event: PaymentEvent | undefined;
+  event: StripeEvent | undefined;
 }
 
 /** What the credential checks compare against. */
@@ -125,16 +125,16 @@ function requireSignature(webhookSecret: string): RequestHandler {
 }
 
 /**
- * Stripe signs the raw body; the SDK checks it (readPaymentEvent) and reads the event, which the
+ * Stripe signs the raw body; the SDK checks it (readStripeEvent) and reads the event, which the
  * handler gets as its caller.
  */
 function requireStripeSignature(webhookSecret: string | undefined): RequestHandler {
   if (webhookSecret === undefined) throw new Error("Stripe's webhook is mounted only with its signing secret");
   return (req, res, next) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    let event: PaymentEvent | undefined;
+    let event: StripeEvent | undefined;
     try {
-      event = readPaymentEvent(raw, req.get(STRIPE_SIGNATURE_HEADER) ?? '', webhookSecret);
+      event = readStripeEvent(raw, req.get(STRIPE_SIGNATURE_HEADER) ?? '', webhookSecret);
     } catch (err) {
       if (err instanceof StripeSignatureError) throw new ApiError('INVALID_STRIPE_SIGNATURE');
       // Signed, yet not JSON: only a holder of the secret can send that, but it is still not a 5xx.

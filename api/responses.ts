@@ -140,7 +140,7 @@ export const PaymentAccepted = z.strictObject({ accepted: z.literal(true), payme
 /** What the Stripe webhook did with an event: handed its payment over durably, or ignored it (logged). */
 export const StripeEventAcknowledged = z.strictObject({
   eventId: z.string(),
-  outcome: z.enum(['PAYMENT_ACCEPTED', 'IGNORED']),
+  outcome: z.enum(['PAYMENT_ACCEPTED', 'REFUND_FAILURE_ACCEPTED', 'IGNORED']),
 });
 
 export const OpenApiJson = z.record(z.string(), z.unknown());

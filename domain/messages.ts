@@ -18,6 +18,10 @@ export const orderLogFields = (orderId: string): { orderId: string; workflowId: 
 });
 /** SettleLatePayment's id: one per payment, so a redelivered callback starts nothing new. */
 export const latePaymentWorkflowId = (paymentId: string): string => `late-payment-${paymentId}`;
+/** Holds a refund that failed after the provider accepted it (workflows/failed-refund.ts). */
+export const FAILED_REFUND_WORKFLOW_TYPE = 'SettleFailedRefund';
+/** SettleFailedRefund's id: one per payment, so the failures of its refunds reach one open run. */
+export const failedRefundWorkflowId = (paymentId: string): string => `failed-refund-${paymentId}`;
 
 export interface OrderLine {
   sku: string;
@@ -81,6 +85,18 @@ export interface PaymentNotice {
 }
 
 /**
+ * A refund the provider accepted and then failed (Stripe's `refund.failed`: the card issuer turned
+ * it down). `refundRef` names the refund: only the one the database recorded for the payment can
+ * be failed by it, so a redelivery, or the event of an older attempt, changes nothing.
+ */
+export interface RefundFailure {
+  orderId: string;
+  paymentId: string;
+  refundRef: string;
+  reason: string;
+}
+
+/**
  * Task priorities of an order's workflow (Temporal: 1 goes first, 3 is the default of 1-5). A new
  * order starts at `checkout`, so its placement is served before a backlog of other orders' work (a
  * storm of expiries); once placed it drops to `placed` and queues like any other (api/checkout-priority.ts).
@@ -130,6 +146,8 @@ export interface LifecycleStatus {
 /** The API creates the order through the workflow (update-with-start), see docs/architecture.md, "Placing an order". */
 export const placeOrderUpdate = defineUpdate<PlacedOrder, [PlaceOrderRequest]>('placeOrder');
 export const paidSignal = defineSignal<[PaymentNotice]>('paid');
+/** A refund failed after the provider accepted it: to SettleFailedRefund, with signal-with-start. */
+export const refundFailedSignal = defineSignal<[RefundFailure]>('refundFailed');
 /** The customer gives up an unpaid order; it takes the same guarded path as the timeout. */
 export const cancelSignal = defineSignal('cancel');
 /**

@@ -43,15 +43,17 @@ export type OrderTransition = keyof typeof ORDER_TRANSITIONS;
  * A payment is RECEIVED when the webhook records it, verified; settlement then moves it, once, to
  * CAPTURED (it paid its order) or REFUND_PENDING (it is owed back). Only the refund moves a REFUND_PENDING payment on, so a refund can never
  * overtake the payment it gives back, and a payment notice that arrives after its refund (a
- * redelivery) finds REFUNDED, a final state, and changes nothing. A refund the provider rejects
+ * redelivery) finds REFUNDED and changes nothing. A refund the provider rejects
  * for good is REFUND_FAILED: still owed, visible, and back to REFUND_PENDING only when an operator
- * retries it.
+ * retries it. So is a refund that fails after the provider accepted it (REFUNDED, then the card
+ * issuer turned it down): the money did not go back.
  */
 export const PAYMENT_TRANSITIONS = {
   capture: { from: ['RECEIVED'], to: 'CAPTURED' },
   oweBack: { from: ['RECEIVED'], to: 'REFUND_PENDING' },
   refund: { from: ['REFUND_PENDING'], to: 'REFUNDED' },
   failRefund: { from: ['REFUND_PENDING'], to: 'REFUND_FAILED' },
+  refundFailedLater: { from: ['REFUNDED'], to: 'REFUND_FAILED' },
   retryRefund: { from: ['REFUND_FAILED'], to: 'REFUND_PENDING' },
 } as const satisfies Record<string, Transition<PaymentStatus>>;
 export type PaymentTransition = keyof typeof PAYMENT_TRANSITIONS;

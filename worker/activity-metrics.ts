@@ -29,6 +29,9 @@ const OBSERVERS: { [K in keyof Activities]?: (metrics: WorkerMetrics, input: Inp
   recordRefundFailure(metrics) {
     metrics.refundFailures.inc();
   },
+  recordRefundFailedLater(metrics, _input, result) {
+    if (result.failed) metrics.refundFailures.inc();
+  },
   markStepFailed(metrics, input) {
     metrics.fulfillmentFailures.inc({ step: input.step });
   },

@@ -44,7 +44,7 @@ export function createWorkerMetrics() {
     }),
     refundFailures: new Counter({
       name: 'refund_failures_total',
-      help: 'Refunds the payment provider rejected for good, recorded as REFUND_FAILED for an operator',
+      help: 'Refunds the payment provider rejected for good, or failed after accepting them, recorded as REFUND_FAILED for an operator',
       registers,
     }),
     fulfillmentFailures: new Counter({

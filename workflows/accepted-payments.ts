@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancellationScope, condition, log } from '@temporalio/workflow';
-import type { PaymentNotice } from '../domain/messages.js';
+import type { PaymentNotice, RefundFailure } from '../domain/messages.js';
 import type { PaymentStatus } from '../domain/statuses.js';
 import { database, money } from './activity-proxies.js';
 import type { Attention } from './attention.js';
@@ -44,12 +44,24 @@ export class AcceptedPayments {
   async settle(notice: PaymentNotice): Promise<void> {
     if (notice.orderId !== this.run.orderId || this.statuses.has(notice.paymentId)) return;
     this.statuses.set(notice.paymentId, 'RECEIVED');
-    let owedBack = await this.inTurn(() => this.record(notice));
-    while (owedBack) {
-      if (await this.inTurn(() => this.refund(notice.paymentId))) return;
-      await condition(() => this.retryRequested.delete(notice.paymentId));
-      owedBack = await this.inTurn(() => this.reopen(notice.paymentId));
-    }
+    if (await this.inTurn(() => this.record(notice))) await this.giveBack(notice.paymentId);
+  }
+
+  /**
+   * For a refund the provider failed after accepting it: the database decides whether the failure
+   * still applies (its refund is the payment's recorded one, REFUNDED), so a redelivery or an older
+   * attempt's failure changes nothing; if it does, the money is owed again and is held like a
+   * refund rejected at once, until an operator retries it.
+   */
+  async refundFailedLater(failure: RefundFailure): Promise<void> {
+    if (failure.orderId !== this.run.orderId) return;
+    const { failed } = await this.inTurn(() =>
+      this.run.keepTrying.mustSucceed('recordRefundFailedLater', () => database.recordRefundFailedLater(failure)),
+    );
+    if (!failed) return;
+    const { paymentId, refundRef, reason } = failure;
+    this.flag(paymentId, `refund ${refundRef} of ${paymentId} failed after the provider accepted it`, reason);
+    await this.giveBack(paymentId, { held: true });
   }
 
   /** For the retry update's validator: only a refund this run holds as rejected can be retried. */
@@ -91,10 +103,16 @@ export class AcceptedPayments {
     return decided.paymentStatus === 'REFUND_PENDING';
   }
 
-  private async reopen(paymentId: string): Promise<boolean> {
-    await this.run.keepTrying.mustSucceed('reopenRefund', () => database.reopenRefund(paymentId));
+  /** Refunds the payment; one the provider rejects is held until an operator retries it, then tried again. */
+  private async giveBack(paymentId: string, { held } = { held: false }): Promise<void> {
+    if (held) await this.reopenOnRetry(paymentId);
+    while (!(await this.inTurn(() => this.refund(paymentId)))) await this.reopenOnRetry(paymentId);
+  }
+
+  private async reopenOnRetry(paymentId: string): Promise<void> {
+    await condition(() => this.retryRequested.delete(paymentId));
+    await this.inTurn(() => this.run.keepTrying.mustSucceed('reopenRefund', () => database.reopenRefund(paymentId)));
     this.statuses.set(paymentId, 'REFUND_PENDING');
-    return true;
   }
 
   /** True once refunded; false when the provider rejected it for good and it is held for an operator. */
@@ -114,18 +132,21 @@ export class AcceptedPayments {
   }
 
   private async hold(paymentId: string, error: string): Promise<void> {
-    const { orderId, keepTrying, attention } = this.run;
-    await keepTrying.mustSucceed('recordRefundFailure', () => database.recordRefundFailure({ paymentId, error }));
+    await this.run.keepTrying.mustSucceed('recordRefundFailure', () =>
+      database.recordRefundFailure({ paymentId, error }),
+    );
+    this.flag(paymentId, `refund of ${paymentId} rejected`, error);
+  }
+
+  /** A refund owed again (REFUND_FAILED in the database): held for an operator, who is told how to retry it. */
+  private flag(paymentId: string, what: string, error: string): void {
+    const { orderId, attention } = this.run;
     this.statuses.set(paymentId, 'REFUND_FAILED');
     this.held.add(paymentId);
-    log.error('the payment provider rejected a refund: it is owed and waits for an operator', {
-      orderId,
-      paymentId,
-      error,
-    });
+    log.error(`${what}: it is owed and waits for an operator`, { orderId, paymentId, error });
     attention.note(
       `refund:${paymentId}`,
-      `refund of ${paymentId} rejected (${error}): fix the cause, then POST /orders/${orderId}/payments/${paymentId}/refund/retry`,
+      `${what} (${error}): fix the cause, then POST /orders/${orderId}/payments/${paymentId}/refund/retry`,
     );
   }
 }

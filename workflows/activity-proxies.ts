@@ -29,6 +29,7 @@ export const database =
       | 'cancelOrder'
       | 'settlePayment'
       | 'recordRefundFailure'
+      | 'recordRefundFailedLater'
       | 'reopenRefund'
       | 'markStepFailed'
       | 'reopenStep'

@@ -1,8 +1,6 @@
-import { allHandlersFinished, condition, setCurrentDetails, setHandler } from '@temporalio/workflow';
-import { retryRefundUpdate, type PaymentNotice } from '../domain/messages.js';
-import { AcceptedPayments } from './accepted-payments.js';
-import { Attention } from './attention.js';
-import { KeepTrying } from './keep-trying.js';
+import { allHandlersFinished, condition } from '@temporalio/workflow';
+import type { PaymentNotice } from '../domain/messages.js';
+import { paymentsRun } from './payments-run.js';
 
 /**
  * A payment whose order's lifecycle has already ended (cancelled and compensated, or paid by
@@ -16,13 +14,7 @@ import { KeepTrying } from './keep-trying.js';
 export async function SettleLatePayment(
   notice: PaymentNotice,
 ): Promise<{ outcome: 'PAID' | 'REFUNDED' | 'NOT_RECEIVED' }> {
-  const attention = new Attention(() => setCurrentDetails(attention.items.join('\n\n')));
-  const keepTrying = new KeepTrying(notice.orderId, attention);
-  const payments = new AcceptedPayments({ orderId: notice.orderId, keepTrying, attention });
-  setHandler(retryRefundUpdate, ({ paymentId }) => payments.retry(paymentId), {
-    validator: ({ paymentId }) => payments.assertRetryable(paymentId),
-  });
-
+  const payments = paymentsRun(notice.orderId);
   await payments.settle(notice);
   await condition(allHandlersFinished);
   const status = payments.statuses.get(notice.paymentId);

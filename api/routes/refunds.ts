@@ -1,16 +1,27 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db } from '../../lib/db.js';
-import { latePaymentWorkflowId, orderWorkflowId, retryRefundUpdate } from '../../domain/messages.js';
+import {
+  FAILED_REFUND_WORKFLOW_TYPE,
+  failedRefundWorkflowId,
+  latePaymentWorkflowId,
+  orderWorkflowId,
+  refundFailedSignal,
+  retryRefundUpdate,
+  type RefundFailure,
+} from '../../domain/messages.js';
+import type { SettleFailedRefund } from '../../workflows/failed-refund.js';
 import type { Handler } from '../endpoint.js';
 import { ApiError, businessError } from '../errors.js';
 import type { RefundRetried } from '../responses.js';
 import type { RetryRefundParams } from '../schemas.js';
 import { callTemporal } from '../temporal-errors.js';
+import type { PaymentDeps } from './payments.js';
 
 /**
  * An operator re-drives a refund the provider rejected for good (REFUND_FAILED) once the cause is
  * fixed. The run that settled the payment holds it until then: the order's own workflow, or, for
- * a payment that came after the order's lifecycle ended, its SettleLatePayment run.
+ * a payment that came after the order's lifecycle ended, its SettleLatePayment run, or, for a
+ * refund that failed after the provider accepted it, its SettleFailedRefund run.
  */
 export const retryRefund: Handler<
   { params: typeof RetryRefundParams },
@@ -22,7 +33,7 @@ export const retryRefund: Handler<
   if (payment?.orderId !== id) throw businessError('UNKNOWN_PAYMENT');
   if (payment.status !== 'REFUND_FAILED')
     throw businessError('REFUND_NOT_FAILED', { paymentId, status: payment.status });
-  for (const workflowId of [orderWorkflowId(id), latePaymentWorkflowId(paymentId)]) {
+  for (const workflowId of [orderWorkflowId(id), latePaymentWorkflowId(paymentId), failedRefundWorkflowId(paymentId)]) {
     try {
       return await callTemporal(
         () => temporal.workflow.getHandle(workflowId).executeUpdate(retryRefundUpdate, { args: [{ paymentId }] }),
@@ -36,3 +47,36 @@ export const retryRefund: Handler<
   // Only a run ended from outside (terminated) leaves a rejected refund without a holder.
   throw businessError('REFUND_NOT_FAILED', { paymentId, status: payment.status, heldBy: null });
 };
+
+/**
+ * A refund the provider failed after accepting it (Stripe's `refund.failed`), handed to the
+ * payment's SettleFailedRefund run, which lets the database decide whether it still applies and
+ * holds the money owed for an operator. Resolves true once Temporal has it (a redelivery hands it
+ * over again, to no new effect); false, having changed nothing, for a payment that is none of ours.
+ */
+export async function acceptRefundFailure(
+  { db, temporal, taskQueue, logger }: Pick<PaymentDeps, 'db' | 'temporal' | 'taskQueue' | 'logger'>,
+  refund: Omit<RefundFailure, 'orderId'>,
+): Promise<boolean> {
+  const payment = await db.payment.findUnique({ where: { paymentId: refund.paymentId }, select: { orderId: true } });
+  if (!payment) return false;
+  const failure: RefundFailure = { orderId: payment.orderId, ...refund };
+  const workflowId = failedRefundWorkflowId(refund.paymentId);
+  try {
+    await temporal.workflow.signalWithStart<typeof SettleFailedRefund, [RefundFailure]>(FAILED_REFUND_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue,
+      args: [{ orderId: failure.orderId, paymentId: failure.paymentId }],
+      signal: refundFailedSignal,
+      signalArgs: [failure],
+      staticSummary: `Refund ${refund.refundRef} of payment ${refund.paymentId} for order ${failure.orderId} failed: owed again`,
+    });
+  } catch (err) {
+    // Two deliveries raced to start the run, and a server may answer the loser so (the time-skipping
+    // test server does): the run is there now, so the signal goes to it.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    await temporal.workflow.getHandle(workflowId).signal(refundFailedSignal, failure);
+  }
+  logger.warn({ ...failure }, 'a refund failed after the provider accepted it: handed over to be held for an operator');
+  return true;
+}

@@ -2,13 +2,15 @@ import type { Handler } from '../endpoint.js';
 import type { StripeEventAcknowledged } from '../responses.js';
 import { PaymentCallbackBody, type StripeEventBody } from '../schemas.js';
 import { acceptVerifiedPayment, type PaymentDeps } from './payments.js';
+import { acceptRefundFailure } from './refunds.js';
 
 /** Where Stripe posts its events: the URL of the webhook endpoint set up in Stripe's dashboard. */
 export const STRIPE_WEBHOOK_PATH = '/webhooks/stripe';
 
 /**
  * Stripe's webhook; the SDK checked the signature on the raw body and read the event (api/auth.ts).
- * A `payment_intent.succeeded` takes the generic callback's path (acceptVerifiedPayment). Every
+ * A `payment_intent.succeeded` takes the generic callback's path (acceptVerifiedPayment); a
+ * `refund.failed` goes to a run that holds the refund owed again (acceptRefundFailure). Every
  * other answer is 200 too: Stripe redelivers anything else for days, and no redelivery could change
  * how an event of another type, or a payment that is not one of this service's orders, is read.
  * Only a failed hand-over is a 5xx, so that Stripe tries again.
@@ -23,6 +25,12 @@ export const acceptStripeEvent: Handler<
     deps.logger[level]({ eventId: body.id, eventType: body.type, ...context }, `Stripe event ignored: ${why}`);
     return { eventId: body.id, outcome: 'IGNORED' as const };
   };
+  if (event?.type === 'refund.failed') {
+    const { refund } = event;
+    const context = { paymentId: refund.paymentId, refundRef: refund.refundRef };
+    if (!(await acceptRefundFailure(deps, refund))) return ignored('warn', 'a refund of no payment of ours', context);
+    return { eventId: event.eventId, outcome: 'REFUND_FAILURE_ACCEPTED' };
+  }
   if (event?.type !== 'payment_intent.succeeded') return ignored('info', 'no payment to hand over');
 
   const { paymentId, orderId, amountCents, paidAt } = event.payment;

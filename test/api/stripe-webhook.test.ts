@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
-import { latePaymentWorkflowId, orderWorkflowId } from '../../domain/messages.js';
+import { failedRefundWorkflowId, latePaymentWorkflowId, orderWorkflowId } from '../../domain/messages.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../../domain/order-total.js';
-import { FakeStripeAccount } from '../../dev/fakes/stripe/account.js';
-import { signedIntentEvent, type SignedEvent } from '../../dev/fakes/stripe/events.js';
+import { NeedsAttentionKey } from '../../domain/search-attributes.js';
+import { FakeStripeAccount, type FakeRefund } from '../../dev/fakes/stripe/account.js';
+import { signedIntentEvent, signedRefundEvent, type SignedEvent } from '../../dev/fakes/stripe/events.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
+import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
 
 /**
@@ -31,7 +33,7 @@ async function post(event: SignedEvent): Promise<{ status: number; body: unknown
   return { status, body };
 }
 
-const answer = (event: SignedEvent, outcome: 'PAYMENT_ACCEPTED' | 'IGNORED') => ({
+const answer = (event: SignedEvent, outcome: 'PAYMENT_ACCEPTED' | 'REFUND_FAILURE_ACCEPTED' | 'IGNORED') => ({
   status: 200,
   body: { eventId: JSON.parse(event.payload).id, outcome },
 });
@@ -45,6 +47,22 @@ function intentFor(order: { id: string; totalCents: number }): string {
 const wholeSecond = () => new Date(Math.floor(Date.now() / 1000) * 1000);
 
 const orderResult = (orderId: string) => h.env.client.workflow.getHandle(orderWorkflowId(orderId)).result();
+
+/** Stripe's `refund.failed` for one of the payment's refunds, as the card issuer's answer makes it. */
+function failedRefund(paymentId: string, refundRef: string, amountCents: number): SignedEvent {
+  const refund: FakeRefund = {
+    id: refundRef,
+    paymentIntent: paymentId,
+    charge: `ch_of_${paymentId}`,
+    amount: amountCents,
+    currency: 'eur',
+    status: 'failed',
+    failureReason: 'expired_or_canceled_card',
+    metadata: {},
+    created: Math.floor(Date.now() / 1000),
+  };
+  return signedRefundEvent(refund, 'refund.failed', SECRET);
+}
 
 describe('POST /webhooks/stripe', () => {
   it('pays the order once, whatever the redeliveries and however late a processing event comes', async () => {
@@ -104,5 +122,61 @@ describe('POST /webhooks/stripe', () => {
 
     expect(await post(succeeded)).toEqual(answer(succeeded, 'IGNORED'));
     expect(await h.db.payment.count({ where: { paymentId: intentId } })).toBe(0);
+  });
+
+  it('holds a refund that fails after the provider accepted it for an operator, and refunds it again on retry', async () => {
+    const { sku } = await seedCatalog(h, { stock: 5 });
+    const order = await placeOrder(h, { sku, quantity: 1, customerId: `stripe-refund-${randomUUID()}` });
+    await h.env.sleep(30 * 60_000 + 1_000);
+    expect((await orderResult(order.id)).status).toBe('CANCELLED');
+    // A payment after the deadline: refunded by a settlement of its own.
+    const paymentId = intentFor(order);
+    stripe.succeed(paymentId);
+    expect((await post(signedIntentEvent(stripe, paymentId, 'payment_intent.succeeded', SECRET))).status).toBe(200);
+    const late = h.env.client.workflow.getHandle(latePaymentWorkflowId(paymentId));
+    expect(await late.result()).toEqual({ outcome: 'REFUNDED' });
+    const { providerRef } = await h.db.refund.findUniqueOrThrow({ where: { paymentId } });
+
+    // The card issuer turns the refund down days later; Stripe delivers the event twice at once.
+    const refundFailures = async () => (await h.workerMetrics.refundFailures.get()).values[0]?.value ?? 0;
+    const failuresBefore = await refundFailures();
+    const failed = failedRefund(paymentId, providerRef, order.totalCents);
+    expect(await Promise.all([post(failed), post(failed)])).toEqual([
+      answer(failed, 'REFUND_FAILURE_ACCEPTED'),
+      answer(failed, 'REFUND_FAILURE_ACCEPTED'),
+    ]);
+    const holder = h.env.client.workflow.getHandle(failedRefundWorkflowId(paymentId));
+    const needsAttention = async () => (await holder.describe()).typedSearchAttributes.get(NeedsAttentionKey);
+    await eventually(async () => (await needsAttention()) === true);
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({
+      status: 'REFUND_FAILED',
+      refundError: `refund ${providerRef} failed: expired_or_canceled_card`,
+    });
+    expect(await h.db.refund.count({ where: { paymentId } })).toBe(0);
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toMatchObject({ calls: 1 });
+    expect(await refundFailures()).toBe(failuresBefore + 1);
+
+    // The operator retries once the cause is fixed: a new refund, and the run ends.
+    expect((await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`)).status).toBe(202);
+    expect(await holder.result()).toEqual({ outcome: 'REFUNDED' });
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ status: 'REFUNDED' });
+    expect(await h.db.refund.count({ where: { paymentId } })).toBe(1);
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toMatchObject({ calls: 2 });
+    expect(await needsAttention()).toBe(false);
+
+    // The failure of a refund that is not the recorded one (an older attempt) starts a run that changes nothing.
+    const older = failedRefund(paymentId, `re_older_${randomUUID()}`, order.totalCents);
+    expect(await post(older)).toEqual(answer(older, 'REFUND_FAILURE_ACCEPTED'));
+    expect(await holder.result()).toEqual({ outcome: 'NOT_APPLICABLE' });
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ status: 'REFUNDED' });
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toMatchObject({ calls: 2 });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 5, reserved: 0, sold: 0 });
+  });
+
+  it('acknowledges a failed refund of a payment that is none of ours, and starts nothing', async () => {
+    const paymentId = `pi_unknown_${randomUUID()}`;
+    const failed = failedRefund(paymentId, `re_${randomUUID()}`, 1500);
+    expect(await post(failed)).toEqual(answer(failed, 'IGNORED'));
+    await expect(h.env.client.workflow.getHandle(failedRefundWorkflowId(paymentId)).describe()).rejects.toThrow();
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../../domain/order-total.js';
 import { FakeStripeAccount } from '../../dev/fakes/stripe/account.js';
-import { signedIntentEvent, type SignedEvent } from '../../dev/fakes/stripe/events.js';
+import { signedIntentEvent, signedRefundEvent, type SignedEvent } from '../../dev/fakes/stripe/events.js';
 import { appWithoutBackends, listening } from '../helpers/app-without-backends.js';
 
 /**
@@ -116,5 +116,14 @@ describe('POST /webhooks/stripe acknowledges, and ignores, what pays no order', 
 describe('POST /webhooks/stripe answers 5xx only when the payment could not be handed over', () => {
   it('a payment for an order, with the database unreachable: 500 INTERNAL, so that Stripe redelivers', async () => {
     expect(await post(succeeded())).toMatchObject({ status: 500, body: { error: { code: 'INTERNAL' } } });
+  });
+
+  it('a failed refund, with the database unreachable: 500 INTERNAL, so that Stripe redelivers', async () => {
+    const account = new FakeStripeAccount();
+    const intent = account.createIntent({ amount: 2200, currency: 'eur', metadata: { order_id: ORDER_ID } });
+    account.succeed(intent.id);
+    const refund = account.createRefund({ paymentIntent: intent.id, amount: 2200, metadata: {} });
+    const event = signedRefundEvent(account.failRefund(refund.id), 'refund.failed', SECRET);
+    expect(await post(event)).toMatchObject({ status: 500, body: { error: { code: 'INTERNAL' } } });
   });
 });

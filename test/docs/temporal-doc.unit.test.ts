@@ -28,11 +28,19 @@ describe('docs/temporal.md names what the code defines', () => {
     const rows = tableRows(page, '| workflow type | id |');
     expect(rows.map(([type]) => codeIn(type!)).sort()).toEqual(registeredWorkflowTypes().sort());
     expect(registeredWorkflowTypes().sort()).toEqual(
-      [messages.ORDER_WORKFLOW_TYPE, messages.LATE_PAYMENT_WORKFLOW_TYPE, messages.RECONCILIATION_WORKFLOW_TYPE].sort(),
+      [
+        messages.ORDER_WORKFLOW_TYPE,
+        messages.LATE_PAYMENT_WORKFLOW_TYPE,
+        messages.FAILED_REFUND_WORKFLOW_TYPE,
+        messages.RECONCILIATION_WORKFLOW_TYPE,
+      ].sort(),
     );
     const idOf = Object.fromEntries(rows.map(([type, id]) => [codeIn(type!), id!]));
     expect(idOf[messages.ORDER_WORKFLOW_TYPE]).toContain(`\`${messages.orderWorkflowId('<orderId>')}\``);
     expect(idOf[messages.LATE_PAYMENT_WORKFLOW_TYPE]).toContain(`\`${messages.latePaymentWorkflowId('<paymentId>')}\``);
+    expect(idOf[messages.FAILED_REFUND_WORKFLOW_TYPE]).toContain(
+      `\`${messages.failedRefundWorkflowId('<paymentId>')}\``,
+    );
     expect(idOf[messages.RECONCILIATION_WORKFLOW_TYPE]).toContain(`\`${messages.RECONCILIATION_SCHEDULE_ID}\``);
   });
 

@@ -7,13 +7,16 @@ import {
   orderWorkflowId,
   placeOrderUpdate,
   RECONCILIATION_WORKFLOW_TYPE,
+  failedRefundWorkflowId,
   latePaymentWorkflowId,
   orderLifecycleInput,
   retryFulfillmentStepUpdate,
   statusQuery,
 } from '../../domain/messages.js';
+import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
 import { chargeFakePayment } from '../../dev/fakes/payment-provider.js';
+import { signedRefundEvent } from '../../dev/fakes/stripe/events.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
@@ -29,12 +32,14 @@ import { HISTORIES_DIR, historyToFixture } from './history-fixtures.js';
  */
 const MINUTE = 60_000;
 const TASK_QUEUE = 'orders-record';
+const STRIPE_SECRET = 'whsec_record_histories';
 let h: OrderHarness;
 /** Holds back a replayed placement until released, for the "payment during an update at the end" path. */
 let holdReplays: Promise<void> | undefined;
 beforeAll(async () => {
   h = await startOrderHarness({
     taskQueue: TASK_QUEUE,
+    stripeWebhookSecret: STRIPE_SECRET,
     workerDatabaseProxy: true,
     wrapActivities: (activities) => ({
       ...activities,
@@ -210,4 +215,33 @@ it('records the main paths', async () => {
   await h.admin('POST', `/orders/${silent.id}/force-cancel`);
   await h.admin('DELETE', '/admin/faults/payments');
   await save('provider-silent-then-force-cancelled', orderWorkflowId(silent.id));
+});
+
+it('records a refund that failed after the provider accepted it', async () => {
+  const { sku } = await seedCatalog(h, { stock: 10 });
+  const order = await placeOrder(h, { sku });
+  await h.env.sleep(30 * MINUTE + 1_000);
+  const paymentId = `refund-failed-later-${order.id}`;
+  await pay(order, order.totalCents, paymentId);
+  await h.env.client.workflow.getHandle(latePaymentWorkflowId(paymentId)).result();
+  const { providerRef } = await h.db.refund.findUniqueOrThrow({ where: { paymentId } });
+  const refund = {
+    id: providerRef,
+    paymentIntent: paymentId,
+    charge: `ch_${order.id}`,
+    amount: order.totalCents,
+    currency: 'eur',
+    status: 'failed' as const,
+    failureReason: 'expired_or_canceled_card',
+    metadata: {},
+    created: Math.floor(Date.now() / 1000),
+  };
+  const { payload, signature } = signedRefundEvent(refund, 'refund.failed', STRIPE_SECRET);
+  await h.http('POST', STRIPE_WEBHOOK_PATH, payload, { 'Stripe-Signature': signature });
+  await eventually(
+    async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUND_FAILED',
+    30_000,
+  );
+  await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`);
+  await save('refund-failed-later-then-retried', failedRefundWorkflowId(paymentId));
 });

@@ -39,6 +39,7 @@ const PATHS = [
   'provider-closed-then-cancelled',
   'provider-paid-at-deadline',
   'provider-silent-then-force-cancelled',
+  'refund-failed-later-then-retried',
 ];
 
 describe('replaying recorded histories', () => {

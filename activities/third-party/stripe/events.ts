@@ -2,7 +2,7 @@ import Stripe from 'stripe';
 import type { ProviderPayment } from '../payment-provider.js';
 import { toProviderPayment } from './intents.js';
 
-/** The PaymentIntent events the service acts on; Stripe sends each at least once, in any order. */
+/** The PaymentIntent events the service reads (besides `refund.failed`); Stripe sends each at least once, in any order. */
 export const PAYMENT_EVENT_TYPES = [
   'payment_intent.succeeded',
   'payment_intent.processing',
@@ -23,6 +23,15 @@ export interface PaymentEvent {
   payment: ProviderPayment;
 }
 
+/** A refund Stripe had accepted and the card issuer then turned down: the money did not go back. */
+export interface RefundFailedEvent {
+  eventId: string;
+  type: 'refund.failed';
+  refund: { refundRef: string; paymentId: string; reason: string };
+}
+
+export type StripeEvent = PaymentEvent | RefundFailedEvent;
+
 /** The body or the `Stripe-Signature` header is not what Stripe signed with the webhook secret. */
 export class StripeSignatureError extends Error {
   override readonly name = 'StripeSignatureError';
@@ -31,13 +40,13 @@ export class StripeSignatureError extends Error {
 /**
  * A posted event, once its signature (HMAC over the raw body, with a timestamp no older than
  * SIGNATURE_TOLERANCE_SECONDS) checks out. undefined: a genuine event of
- * another type, to be acknowledged and ignored.
+ * another type (or a failed refund of no payment), to be acknowledged and ignored.
  */
-export function readPaymentEvent(
+export function readStripeEvent(
   rawBody: string | Buffer,
   signature: string,
   webhookSecret: string,
-): PaymentEvent | undefined {
+): StripeEvent | undefined {
   let event: Stripe.Event;
   try {
     event = Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret, SIGNATURE_TOLERANCE_SECONDS);
@@ -45,9 +54,25 @@ export function readPaymentEvent(
     if (err instanceof Stripe.errors.StripeSignatureVerificationError) throw new StripeSignatureError(err.message);
     throw err;
   }
+  if (event.type === 'refund.failed') return refundFailed(event);
   if (!isPaymentEvent(event)) return undefined;
   // An event's intent carries its charge's id only: the event's own time stands for the payment's.
   return { eventId: event.id, type: event.type, payment: toProviderPayment(event.data.object, event.created) };
+}
+
+function refundFailed(event: Stripe.RefundFailedEvent): RefundFailedEvent | undefined {
+  const refund = event.data.object;
+  const intent = refund.payment_intent;
+  if (intent === null) return undefined; // a refund of a charge made without an intent: never one of ours
+  return {
+    eventId: event.id,
+    type: 'refund.failed',
+    refund: {
+      refundRef: refund.id,
+      paymentId: typeof intent === 'string' ? intent : intent.id,
+      reason: refund.failure_reason ?? 'unknown',
+    },
+  };
 }
 
 function isPaymentEvent(

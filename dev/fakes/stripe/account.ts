@@ -33,11 +33,14 @@ export interface FakeCharge {
 
 export interface FakeRefund {
   id: string;
-  paymentIntent: string;
+  /** null: a refund of a charge made without a payment intent (never one of the service's). */
+  paymentIntent: string | null;
   charge: string;
   amount: number;
   currency: string;
   status: 'succeeded' | 'pending' | 'failed' | 'canceled';
+  /** Why a failed refund failed, in Stripe's words. */
+  failureReason?: string;
   metadata: Record<string, string>;
   created: number;
 }
@@ -197,10 +200,12 @@ export class FakeStripeAccount {
   }
 
   /** The card issuer turned the refund down after Stripe accepted it (Stripe sends `refund.failed`). */
-  failRefund(refundId: string): void {
+  failRefund(refundId: string, reason = 'expired_or_canceled_card'): FakeRefund {
     const refund = this.refunds.get(refundId);
     if (!refund) throw new Error(`no refund ${refundId}`);
     refund.status = 'failed';
+    refund.failureReason = reason;
+    return refund;
   }
 }
 

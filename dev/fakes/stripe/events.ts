@@ -1,13 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
-import type { FakeStripeAccount } from './account.js';
-import { intentJson } from './wire.js';
+import type { FakeRefund, FakeStripeAccount } from './account.js';
+import { intentJson, refundJson } from './wire.js';
 
 export interface SignedEvent {
   /** The raw body, exactly as Stripe posts it. */
   payload: string;
   /** The `Stripe-Signature` header. */
   signature: string;
+}
+
+/** When an event happened (its `created`) and when it is posted, which the signature dates. */
+export interface EventTimes {
+  at?: Date;
+  sentAt?: Date;
 }
 
 /**
@@ -19,20 +25,37 @@ export function signedIntentEvent(
   intentId: string,
   type: string,
   webhookSecret: string,
-  /** `at`: when it happened (the event's `created`); `sentAt`: when it is posted, which the signature dates. */
-  { at = new Date(), sentAt = new Date() }: { at?: Date; sentAt?: Date } = {},
+  times: EventTimes = {},
 ): SignedEvent {
-  const created = Math.floor(at.getTime() / 1000);
+  return signedEvent(intentJson(account, account.intent(intentId)), type, webhookSecret, times);
+}
+
+/** The event Stripe would post about a refund (`refund.failed` once it failed), signed the same way. */
+export function signedRefundEvent(
+  refund: FakeRefund,
+  type: string,
+  webhookSecret: string,
+  times: EventTimes = {},
+): SignedEvent {
+  return signedEvent(refundJson(refund), type, webhookSecret, times);
+}
+
+function signedEvent(
+  object: object,
+  type: string,
+  webhookSecret: string,
+  { at = new Date(), sentAt = new Date() }: EventTimes,
+): SignedEvent {
   const payload = JSON.stringify({
     id: `evt_fake${randomBytes(8).toString('hex')}`,
     object: 'event',
     api_version: Stripe.API_VERSION,
-    created,
+    created: Math.floor(at.getTime() / 1000),
     type,
     livemode: false,
     pending_webhooks: 1,
     request: { id: null, idempotency_key: null },
-    data: { object: intentJson(account, account.intent(intentId)) },
+    data: { object },
   });
   const timestamp = Math.floor(sentAt.getTime() / 1000);
   const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret, timestamp });

@@ -51,6 +51,7 @@ export function refundJson(refund: FakeRefund): object {
     metadata: refund.metadata,
     payment_intent: refund.paymentIntent,
     status: refund.status,
+    ...(refund.failureReason !== undefined && { failure_reason: refund.failureReason }),
   };
 }
 

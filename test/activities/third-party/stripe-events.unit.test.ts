@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { readPaymentEvent, StripeSignatureError } from '../../../activities/third-party/stripe/events.js';
+import { readStripeEvent, StripeSignatureError } from '../../../activities/third-party/stripe/events.js';
 import { FakeStripeAccount } from '../../../dev/fakes/stripe/account.js';
-import { signedIntentEvent } from '../../../dev/fakes/stripe/events.js';
+import { signedIntentEvent, signedRefundEvent } from '../../../dev/fakes/stripe/events.js';
 
 /** Events signed by the official client's test helper, read through Stripe's own verification. */
 const SECRET = 'whsec_test_endpoint';
@@ -19,7 +19,7 @@ it('reads a signed payment_intent.succeeded as the payment it reports, paid at t
   const { payload, signature } = signedIntentEvent(account, intentId, 'payment_intent.succeeded', SECRET, {
     at: paidAt,
   });
-  expect(readPaymentEvent(payload, signature, SECRET)).toEqual({
+  expect(readStripeEvent(payload, signature, SECRET)).toEqual({
     eventId: JSON.parse(payload).id,
     type: 'payment_intent.succeeded',
     payment: {
@@ -33,11 +33,41 @@ it('reads a signed payment_intent.succeeded as the payment it reports, paid at t
   });
 });
 
+it('reads a signed refund.failed as the failed refund of the payment it gives back, with Stripe’s reason', () => {
+  const account = new FakeStripeAccount();
+  const intentId = paidIntent(account, new Date());
+  const refund = account.createRefund({ paymentIntent: intentId, amount: 1500, metadata: {} });
+  const { payload, signature } = signedRefundEvent(
+    account.failRefund(refund.id, 'lost_or_stolen_card'),
+    'refund.failed',
+    SECRET,
+  );
+  expect(readStripeEvent(payload, signature, SECRET)).toEqual({
+    eventId: JSON.parse(payload).id,
+    type: 'refund.failed',
+    refund: { refundRef: refund.id, paymentId: intentId, reason: 'lost_or_stolen_card' },
+  });
+  // Any other refund event is acknowledged and ignored: only a failure owes the money again.
+  const updated = signedRefundEvent(refund, 'refund.updated', SECRET);
+  expect(readStripeEvent(updated.payload, updated.signature, SECRET)).toBeUndefined();
+});
+
+it('acknowledges a failed refund of a charge made without a payment intent: never one of this service’s', () => {
+  const account = new FakeStripeAccount();
+  const refund = account.createRefund({ paymentIntent: paidIntent(account, new Date()), amount: 1500, metadata: {} });
+  const { payload, signature } = signedRefundEvent(
+    { ...account.failRefund(refund.id), paymentIntent: null },
+    'refund.failed',
+    SECRET,
+  );
+  expect(readStripeEvent(payload, signature, SECRET)).toBeUndefined();
+});
+
 it('acknowledges an event of another type without reading it as a payment', () => {
   const account = new FakeStripeAccount();
   const intentId = account.createIntent({ amount: 1500, currency: 'eur', metadata: {} }).id;
   const { payload, signature } = signedIntentEvent(account, intentId, 'payment_intent.created', SECRET);
-  expect(readPaymentEvent(payload, signature, SECRET)).toBeUndefined();
+  expect(readStripeEvent(payload, signature, SECRET)).toBeUndefined();
 });
 
 it.each([
@@ -55,7 +85,7 @@ it.each([
     signature,
     secret = SECRET,
   } = tamper(event) as { payload: string; signature: string; secret?: string };
-  expect(() => readPaymentEvent(payload, signature, secret)).toThrow(StripeSignatureError);
+  expect(() => readStripeEvent(payload, signature, secret)).toThrow(StripeSignatureError);
 });
 
 it('refuses a genuine event replayed after Stripe’s five-minute tolerance', () => {
@@ -71,11 +101,11 @@ it('refuses a genuine event replayed after Stripe’s five-minute tolerance', ()
       sentAt,
     },
   );
-  expect(() => readPaymentEvent(payload, signature, SECRET)).toThrow(StripeSignatureError);
+  expect(() => readStripeEvent(payload, signature, SECRET)).toThrow(StripeSignatureError);
   const fresh = signedIntentEvent(account, paidIntent(account, sentAt), 'payment_intent.succeeded', SECRET, {
     at: sentAt,
   });
-  expect(readPaymentEvent(fresh.payload, fresh.signature, SECRET)?.payment.paidAt).toBe(
-    sentAt.toISOString().replace(/\.\d{3}Z$/, '.000Z'),
-  );
+  expect(readStripeEvent(fresh.payload, fresh.signature, SECRET)).toMatchObject({
+    payment: { paidAt: sentAt.toISOString().replace(/\.\d{3}Z$/, '.000Z') },
+  });
 });
