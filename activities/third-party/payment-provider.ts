@@ -1,6 +1,6 @@
 /**
  * The payment's whole life at the provider: created for a placed order, cancelled at its deadline
- * before the order is (the provider has the last word on whether it was paid), looked up, refunded.
+ * before the order is (the provider has the last word on whether it was paid), refunded.
  *
  * A provider that can cancel a payment (`cancelsPayments`: Stripe, the default local fake) is closed
  * first at the deadline, and only a cancelled payment lets the order go. One that cannot (a
@@ -16,8 +16,6 @@ export interface PaymentProvider {
   /** Once per order (the idempotency key is derived from orderId): a repeat answers the same payment. */
   createPayment(request: NewPayment): Promise<CreatedPayment>;
   cancelPayment(request: PaymentRef): Promise<CancelOutcome>;
-  /** undefined: the provider has no payment for that id or order. */
-  lookupPayment(request: PaymentRef): Promise<ProviderPayment | undefined>;
   /** Gives a captured payment back to the customer; the same paymentId is refunded at most once. */
   refund(request: RefundRequest): Promise<{ refundRef: string }>;
 }

@@ -83,11 +83,6 @@ export class FakePaymentProvider implements PaymentProvider {
     }
   }
 
-  async lookupPayment(request: PaymentRef): Promise<ProviderPayment | undefined> {
-    await this.recorder.record('payments', 'lookupPayment', refKey(request), request);
-    return findFakePayment(this.db.pool, request);
-  }
-
   async refund(request: RefundRequest): Promise<{ refundRef: string }> {
     await this.recorder.record('payments', 'refund', request.paymentId, request);
     return { refundRef: `fake-refund-${request.paymentId}` };

@@ -174,7 +174,6 @@ async function heldForSilentProvider(): Promise<Order> {
     cancelsPayments: true,
     createPayment: (request) => cancellable.createPayment(request),
     cancelPayment: async () => ({ outcome: 'UNAVAILABLE' }),
-    lookupPayment: (request) => cancellable.lookupPayment(request),
     refund: (request) => cancellable.refund(request),
   };
   try {

@@ -56,11 +56,6 @@ export class StripePaymentProvider implements PaymentProvider {
     }
   }
 
-  async lookupPayment(request: PaymentRef): Promise<ProviderPayment | undefined> {
-    const payments = await callStripe('look a payment up', () => this.intentsOf(request));
-    return payments.find((p) => p.status === 'SUCCEEDED') ?? payments[0];
-  }
-
   /**
    * Stripe forgets an idempotency key after about 24 hours, and a refund can be retried later than
    * that (an operator's retry): so the payment's refunds are read first, and one this service made

@@ -142,23 +142,6 @@ describe('cancelPayment', () => {
   });
 });
 
-describe('lookupPayment', () => {
-  it('describes the payment as Stripe has it, by id and by order; undefined when there is none', async () => {
-    const request = newPayment();
-    const { paymentId } = await provider.createPayment(request);
-    const open = { paymentId, orderId: request.orderId, amountCents: 2599, currency: 'eur', paidAt: undefined };
-    expect(await provider.lookupPayment({ paymentId })).toEqual({ ...open, status: 'OPEN' });
-    fake.account.succeed(paymentId, new Date('2026-12-01T10:00:00Z'));
-    expect(await provider.lookupPayment({ orderId: request.orderId })).toEqual({
-      ...open,
-      status: 'SUCCEEDED',
-      paidAt: '2026-12-01T10:00:00.000Z',
-    });
-    expect(await provider.lookupPayment({ paymentId: 'pi_unknown' })).toBeUndefined();
-    expect(await provider.lookupPayment({ orderId: randomUUID() })).toBeUndefined();
-  });
-});
-
 describe('refund', () => {
   async function paidPayment(): Promise<string> {
     const { paymentId } = await provider.createPayment(newPayment());
@@ -228,15 +211,11 @@ describe('refund', () => {
 
 describe('failures', () => {
   it.each<Outage>(['server-error', 'rate-limited', 'connection-dropped'])(
-    'an outage (%s) is THIRD_PARTY_UNAVAILABLE, retryable, for create, look-up and refund',
+    'an outage (%s) is THIRD_PARTY_UNAVAILABLE, retryable, for create and refund',
     async (outage) => {
       const paymentId = (await provider.createPayment(newPayment())).paymentId;
       fake.outage = outage;
-      for (const call of [
-        provider.createPayment(newPayment()),
-        provider.lookupPayment({ paymentId }),
-        provider.refund({ paymentId, amountCents: 2599 }),
-      ]) {
+      for (const call of [provider.createPayment(newPayment()), provider.refund({ paymentId, amountCents: 2599 })]) {
         const failure = await failureOf(call);
         expect(failure).toBeInstanceOf(ApplicationFailure);
         expect(failure).toMatchObject({ type: THIRD_PARTY_FAILURES.unavailable, nonRetryable: false });

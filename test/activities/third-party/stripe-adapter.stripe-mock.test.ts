@@ -83,17 +83,6 @@ it('cancels by order: searches the intents by the order id in their metadata, th
   ]);
 });
 
-it('looks a payment up by id and by order', async () => {
-  expect(await provider.lookupPayment({ paymentId: 'pi_123' })).toMatchObject({ paymentId: 'pi_123', status: 'OPEN' });
-  expect(await provider.lookupPayment({ orderId: randomUUID() })).toMatchObject({
-    paymentId: expect.stringMatching(/^pi_/),
-  });
-  expect(exchanges).toMatchObject([
-    { method: 'GET', path: '/v1/payment_intents/pi_123', status: 200 },
-    { method: 'GET', path: '/v1/payment_intents/search', status: 200 },
-  ]);
-});
-
 it('refunds: lists the payment’s refunds, then creates one with an idempotency key derived from the payment', async () => {
   // stripe-mock's listed refund has none of this service's metadata: it is not ours, so a refund is made.
   const { refundRef } = await provider.refund({ paymentId: 'pi_123', amountCents: 1099 });
