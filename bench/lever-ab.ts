@@ -14,7 +14,8 @@ import { runSustained } from './sustained.js';
  * minutes, docs/benchmark.md.) The lever: `--lever-env KEY=VALUE` for the workers, restarted
  * before every segment on either side so both pay the same restart; `--lever-dynamic
  * KEY=VALUE` for the server, its dynamic config file rewritten in place and read again within the
- * server's 10-s poll; `--lever-build DIR` for a change of the workflow or the activities, the B
+ * server's 10-s poll; `--lever-server-env KEY=VALUE` for the server's process (Go's GOGC, the
+ * server's metrics), the server restarted before every segment on either side; `--lever-build DIR` for a change of the workflow or the activities, the B
  * side's workers run from another checkout's dist/ (the bench makes the restarted workers' build
  * current before the segment starts, and a segment's runs have all closed before the next begins,
  * so no run changes build). `--ab-storm`: each segment is a timer-path storm of `--storm` orders
@@ -74,6 +75,9 @@ export async function runLeverAb(ctx: PhaseContext, segmentS: number): Promise<L
       await sleep(DYNAMIC_CONFIG_POLL_MS);
     }
     current = side;
+    // Its caches start empty after a restart: both sides restart, so both pay alike.
+    if (Object.keys(options.leverServerEnv).length)
+      await stack.restartTemporal(side === 'B' ? options.leverServerEnv : {});
     await stack.restartWorkers(
       options.workerCache,
       side === 'B' ? options.leverEnv : {},
@@ -131,10 +135,11 @@ async function stormSegment(ctx: PhaseContext, i: number): Promise<Omit<LeverSeg
   };
 }
 
-function leverText({ leverEnv, leverDynamic, leverBuild }: PhaseContext['options']): string {
+function leverText({ leverEnv, leverDynamic, leverServerEnv, leverBuild }: PhaseContext['options']): string {
   return [
     ...Object.entries(leverEnv).map(([k, v]) => `${k}=${v}`),
     ...Object.entries(leverDynamic).map(([k, v]) => `dynamic config ${k}: ${v}`),
+    ...Object.entries(leverServerEnv).map(([k, v]) => `Temporal Server's ${k}=${v}`),
     ...(leverBuild === undefined ? [] : [`the workers of ${leverBuild}`]),
   ].join(', ');
 }

@@ -104,6 +104,8 @@ export interface BenchOptions {
   /** `--ab`: the lever the interleaved comparison turns on and off, for the workers (`--lever-env`) and the server (`--lever-dynamic`). */
   leverEnv: Record<string, string>;
   leverDynamic: Record<string, string>;
+  /** `--lever-server-env KEY=VALUE`: variables for Temporal Server's process (GOGC, METRICS_PORT), the server restarted before every segment. */
+  leverServerEnv: Record<string, string>;
   /** `--lever-build DIR`: another checkout whose compiled service the B side's workers run (a workflow change). */
   leverBuild: string | undefined;
   /** `--ab-storm`: `--ab`'s segments are timer-path storms of `--storm` orders instead of sustained runs (a lever that acts in storms). */
@@ -149,6 +151,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'floor-ab': { type: 'boolean', default: false },
       'lever-env': { type: 'string', multiple: true },
       'lever-dynamic': { type: 'string', multiple: true },
+      'lever-server-env': { type: 'string', multiple: true },
       'lever-build': { type: 'string' },
       'ab-storm': { type: 'boolean', default: false },
       peer: { type: 'string', multiple: true },
@@ -198,9 +201,15 @@ export function parseOptions(argv: string[]): BenchOptions {
     values['floor-ab'];
   const leverEnv = keyValues(values['lever-env'], 'lever-env');
   const leverDynamic = keyValues(values['lever-dynamic'], 'lever-dynamic');
+  const leverServerEnv = keyValues(values['lever-server-env'], 'lever-server-env');
+  if (Object.keys(leverServerEnv).length && temporal === 'cli')
+    throw new Error('--lever-server-env: Temporal Server 1.32 only (the CLI dev server takes no such variables)');
   const leverBuild = values['lever-build'] === undefined ? undefined : resolve(values['lever-build']);
-  if (values.ab && Object.keys(leverEnv).length + Object.keys(leverDynamic).length === 0 && !leverBuild)
-    throw new Error('--ab: name the lever with --lever-env KEY=VALUE, --lever-dynamic KEY=VALUE or --lever-build DIR');
+  const levers = [leverEnv, leverDynamic, leverServerEnv].reduce((n, l) => n + Object.keys(l).length, 0);
+  if (values.ab && levers === 0 && !leverBuild)
+    throw new Error(
+      '--ab: name the lever with --lever-env KEY=VALUE, --lever-dynamic KEY=VALUE, --lever-server-env KEY=VALUE or --lever-build DIR',
+    );
   if (values['ab-storm'] && !values.ab) throw new Error('--ab-storm: only with --ab');
   const windowS = num(values.window, quick ? 10 : 20, 'window');
   return {
@@ -246,6 +255,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     dynamicConfig: keyValues(values.dynamic, 'dynamic'),
     leverEnv,
     leverDynamic,
+    leverServerEnv,
     leverBuild,
     abStorm: values['ab-storm'],
     peers,

@@ -47,6 +47,8 @@ export interface BenchStack {
   restartWorkers(cache: number | undefined, env?: Record<string, string>, root?: string): Promise<void>;
   /** Rewrites the server's dynamic config in place with `settings` added (`--lever-dynamic`); the server reads it within 10 s. */
   setDynamicConfig(settings: Record<string, string>): Promise<void>;
+  /** Stops Temporal Server and starts it again on its store and ports, with `env` for its process (`--lever-server-env`). */
+  restartTemporal(env: Record<string, string>): Promise<void>;
   /** Each worker's GET /metrics (its business metrics and the Temporal SDK's, sticky cache included). */
   workerMetricsUrls: string[];
   stop(): Promise<void>;
@@ -157,6 +159,10 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
         options.serviceEnv.TEMPORAL_DEPLOYMENT_NAME ?? DEFAULT_DEPLOYMENT_NAME,
         root,
       );
+    },
+    async restartTemporal(env) {
+      await stack.stopTemporal();
+      await stack.startTemporal(env);
     },
     async setDynamicConfig(settings) {
       if (dynamicConfigFile === undefined) throw new Error('the server was started on a dynamic config of its own');

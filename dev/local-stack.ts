@@ -258,7 +258,8 @@ export class LocalStack {
     if (this.stopping === undefined) await holdPort(Number(new URL(postgres.url).port));
   }
 
-  async startTemporal(): Promise<void> {
+  /** `processEnv`: more variables for Temporal Server's processes (dev/temporal/server.ts), for this start. */
+  async startTemporal(processEnv?: Record<string, string>): Promise<void> {
     const { temporal, namespace } = this.options;
     if (temporal.kind === 'external') return;
     if (temporal.kind === 'cli') {
@@ -291,6 +292,7 @@ export class LocalStack {
         logDir: this.logDir,
         ...(temporal.dynamicConfig === undefined ? {} : { dynamicConfig: temporal.dynamicConfig }),
         ...(temporal.dynamicConfigFile === undefined ? {} : { dynamicConfigFile: temporal.dynamicConfigFile }),
+        ...(processEnv === undefined ? {} : { processEnv }),
       });
       this.temporal = running;
       for (const proc of [...running.server.running(), ...(running.webUi ? [running.webUi] : [])]) this.watch(proc);

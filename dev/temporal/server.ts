@@ -36,6 +36,12 @@ export interface TemporalServerOptions {
   dynamicConfig?: DynamicConfig;
   /** A dynamic config file of the caller's instead (the bench's: the project's with a lever added). */
   dynamicConfigFile?: string;
+  /**
+   * Variables for the server's processes on top of their own: Go's runtime (GOGC, GOMEMLIMIT) and
+   * config/server.yaml's METRICS_PORT (a Prometheus endpoint on loopback, off by default; one
+   * process only, as a cluster's would share the port); the bench's `--lever-server-env`.
+   */
+  processEnv?: Record<string, string>;
 }
 
 /** The project's dynamic config (config/dynamic-config.yaml), or none of it: Temporal's defaults. */
@@ -176,6 +182,7 @@ function serverEnv({
   historyShards,
   dynamicConfig,
   dynamicConfigFile,
+  processEnv,
 }: TemporalServerOptions): NodeJS.ProcessEnv {
   const portVars = Object.fromEntries(
     TEMPORAL_SERVICES.flatMap((s) => [
@@ -198,5 +205,6 @@ function serverEnv({
     DYNAMIC_CONFIG_FILE: dynamicConfigFile ?? dynamicConfigPath(dynamicConfig ?? 'project'),
     ...portVars,
     ...persistenceVars,
+    ...processEnv,
   };
 }

@@ -28,6 +28,8 @@ export interface TemporalOptions {
   dynamicConfig?: DynamicConfig;
   /** A dynamic config file of the caller's instead (server.ts). */
   dynamicConfigFile?: string;
+  /** More variables for the server's processes (server.ts). */
+  processEnv?: Record<string, string>;
 }
 
 export interface RunningTemporal {
@@ -60,6 +62,7 @@ export async function startTemporal(options: TemporalOptions): Promise<RunningTe
     logDir,
     ...(options.dynamicConfig === undefined ? {} : { dynamicConfig: options.dynamicConfig }),
     ...(options.dynamicConfigFile === undefined ? {} : { dynamicConfigFile: options.dynamicConfigFile }),
+    ...(options.processEnv === undefined ? {} : { processEnv: options.processEnv }),
   });
   await server.start();
   let webUi: ManagedProcess | undefined;

@@ -92,6 +92,13 @@ describe('the bench options for the phases beside the service', () => {
     expect(() => parseOptions(['--ab-storm'])).toThrow(/--ab-storm: only with --ab/);
   });
 
+  it('takes a variable for the Temporal Server process as a lever, on the server only', () => {
+    expect(parseOptions(['--ab', '--lever-server-env', 'GOGC=200']).leverServerEnv).toEqual({ GOGC: '200' });
+    expect(() => parseOptions(['--ab', '--temporal', 'cli', '--lever-server-env', 'GOGC=200'])).toThrow(
+      /--lever-server-env: Temporal Server 1.32 only/,
+    );
+  });
+
   it('takes dynamic config settings to try as KEY=VALUE, the value as YAML', () => {
     expect(parseOptions(['--dynamic', 'history.timerTaskBatchSize=50']).dynamicConfig).toEqual({
       'history.timerTaskBatchSize': '50',
