@@ -115,14 +115,45 @@ export async function openPayment(deps: ActivityDeps, orderId: string): Promise<
     currency: deps.currency,
     customerId: order.customer_id,
   });
-  await query(
+  // Kept only while the order is still open for payment. The closing may have begun during the
+  // provider's call and not seen this payment (Stripe's search lags its writes): once the closing
+  // has read the order, nothing may give the customer a payment that it did not close.
+  const { rowCount } = await query(
     db.pool,
     Prisma.sql`
       UPDATE orders SET provider_payment_id = ${created.paymentId}, payment_client_secret = ${created.clientSecret}
-      WHERE id = ${orderId}::uuid AND provider_payment_id IS NULL`,
+      WHERE id = ${orderId}::uuid AND provider_payment_id IS NULL
+        AND ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)} AND closing_since IS NULL`,
   );
-  log.info('payment created at the provider', { orderId, paymentId: created.paymentId });
-  return created;
+  if (rowCount === 1) {
+    log.info('payment created at the provider', { orderId, paymentId: created.paymentId });
+    return created;
+  }
+  // Read again, by a statement of its own, so that it sees a call that kept the payment first:
+  // the same payment, since the idempotency key is the order's.
+  const { rows: kept } = await query<{ provider_payment_id: string | null; payment_client_secret: string | null }>(
+    db.pool,
+    Prisma.sql`SELECT provider_payment_id, payment_client_secret FROM orders WHERE id = ${orderId}::uuid`,
+  );
+  const payment = kept[0];
+  if (payment?.provider_payment_id)
+    return { paymentId: payment.provider_payment_id, clientSecret: payment.payment_client_secret! };
+  await closeUnkept(deps, orderId, created.paymentId);
+  return null;
+}
+
+/**
+ * A payment created for an order that stopped taking payment meanwhile: never shown to the
+ * customer, so nobody can pay it; closed at the provider too, so that it does not linger there.
+ * An answer other than closed is logged, not retried: without its client secret it cannot be paid.
+ */
+async function closeUnkept({ paymentProvider }: ActivityDeps, orderId: string, paymentId: string): Promise<void> {
+  const answer = await paymentProvider.cancelPayment({ paymentId });
+  const context = { orderId, paymentId, outcome: answer.outcome };
+  if (answer.outcome === 'CANCELLED') log.info('payment created as the order closed: cancelled, never shown', context);
+  else if (answer.outcome === 'ALREADY_SUCCEEDED')
+    log.warn('payment created as the order closed was paid nonetheless: its webhook settles it (a refund)', context);
+  else log.warn('payment created as the order closed: never shown, and the provider did not cancel it', context);
 }
 
 /** The provider's own failure (unavailable, or refused for good), as the adapters report it. */

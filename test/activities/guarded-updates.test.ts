@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Activities } from '../../activities/index.js';
+import { createActivities, type Activities } from '../../activities/index.js';
 import { recordReceivedPayment, type VerifiedPayment } from '../../activities/received-payments.js';
 import { FakeFaults } from '../../dev/fakes/faults.js';
+import { createFakeThirdParties } from '../../dev/fakes/index.js';
+import { findFakePayment } from '../../dev/fakes/payment-provider.js';
 import { countFakes } from '../../dev/fakes/recorder.js';
 import { realActivities, runActivity as run } from '../helpers/activities.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -337,5 +339,56 @@ describe('a payment is decided from the record the webhook made', () => {
       refundReason: 'AMOUNT_MISMATCH',
     });
     expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('UNPAID');
+  });
+});
+
+describe('a payment created while the order closes', () => {
+  /** The activities on a provider that cancels payments, `beforeAnswer` run between its creating a payment and answering. */
+  function withCancellableProvider(beforeAnswer: (orderId: string) => Promise<void>): Activities {
+    const thirdParties = createFakeThirdParties(database.prisma, 'cancellable');
+    const provider = thirdParties.paymentProvider;
+    return createActivities({
+      db: database.prisma,
+      paymentWindowMs: 30 * 60_000,
+      currency: 'eur',
+      maxOpenOrdersPerCustomer: 0,
+      maxUnpaidUnitsPerProduct: 0,
+      ...thirdParties,
+      paymentProvider: Object.assign(Object.create(provider) as typeof provider, {
+        async createPayment(request: Parameters<typeof provider.createPayment>[0]) {
+          const created = await provider.createPayment(request);
+          await beforeAnswer(request.orderId);
+          return created;
+        },
+      }),
+    });
+  }
+  const orderRow = (id: string) =>
+    database.prisma.order.findUniqueOrThrow({
+      where: { id },
+      select: { providerPaymentId: true, paymentClientSecret: true },
+    });
+
+  it('is never shown when the closing began during the provider’s call, and is cancelled there', async () => {
+    const { order } = await placedOrder();
+    // A closing that read the order before the payment existed, and so did not close it.
+    const acts = withCancellableProvider(async (orderId) => {
+      await database.prisma.pool.query('UPDATE orders SET closing_since = now() WHERE id = $1', [orderId]);
+    });
+    expect(await run(acts.createPayment, order.id)).toBeNull();
+    expect(await orderRow(order.id)).toEqual({ providerPaymentId: null, paymentClientSecret: null });
+    expect(await findFakePayment(database.prisma.pool, { orderId: order.id })).toMatchObject({ status: 'CANCELLED' });
+  });
+
+  it('calls racing to create it all answer the one payment kept, which stays open', async () => {
+    const { order } = await placedOrder();
+    const acts = withCancellableProvider(async () => undefined);
+    const answers = await Promise.all([1, 2, 3, 4].map(() => run(acts.createPayment, order.id)));
+    const kept = await orderRow(order.id);
+    expect(kept.providerPaymentId).not.toBeNull();
+    expect(answers).toEqual(
+      answers.map(() => ({ paymentId: kept.providerPaymentId, clientSecret: kept.paymentClientSecret })),
+    );
+    expect(await findFakePayment(database.prisma.pool, { orderId: order.id })).toMatchObject({ status: 'OPEN' });
   });
 });
