@@ -15,10 +15,10 @@ import { runSustained } from './sustained.js';
  * before every segment on either side so both pay the same restart; `--lever-dynamic
  * KEY=VALUE` for the server, its dynamic config file rewritten in place and read again within the
  * server's 10-s poll; `--lever-server-env KEY=VALUE` for the server's process (Go's GOGC, the
- * server's metrics), the server restarted before every segment on either side; `--lever-build DIR` for a change of the workflow or the activities, the B
- * side's workers run from another checkout's dist/ (the bench makes the restarted workers' build
- * current before the segment starts, and a segment's runs have all closed before the next begins,
- * so no run changes build). `--ab-storm`: each segment is a timer-path storm of `--storm` orders
+ * server's metrics), the server restarted before every segment on either side; `--lever-build
+ * DIR` for a change of the workflow or the activities, the B side's workers run from another
+ * checkout's dist/ (the bench makes the restarted workers' build current before the segment
+ * starts, and a segment's runs have all closed before the next begins, so no run changes build). `--ab-storm`: each segment is a timer-path storm of `--storm` orders
  * instead (storm.ts), for a lever that acts only when a backlog builds, such as the sticky queue's
  * timeout; its drain is compared too.
  */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
 import { failedRefundWorkflowId, latePaymentWorkflowId, orderWorkflowId } from '../../domain/messages.js';
@@ -177,6 +178,8 @@ describe('POST /webhooks/stripe', () => {
     const paymentId = `pi_unknown_${randomUUID()}`;
     const failed = failedRefund(paymentId, `re_${randomUUID()}`, 1500);
     expect(await post(failed)).toEqual(answer(failed, 'IGNORED'));
-    await expect(h.env.client.workflow.getHandle(failedRefundWorkflowId(paymentId)).describe()).rejects.toThrow();
+    await expect(h.env.client.workflow.getHandle(failedRefundWorkflowId(paymentId)).describe()).rejects.toBeInstanceOf(
+      WorkflowNotFoundError,
+    );
   });
 });
