@@ -246,7 +246,7 @@ describe('out-of-order events follow the transition table', () => {
     expect(await refundsAtProvider(paymentId)).toBe(0);
   });
 
-  it('paid after refund: the redelivered notice finds REFUNDED, a final state, and changes nothing', async () => {
+  it('paid after refund: the redelivered notice finds REFUNDED and changes nothing', async () => {
     const { order } = await placedOrder();
     const paymentId = `p-${order.id}`;
     await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' });
