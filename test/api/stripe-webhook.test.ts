@@ -5,8 +5,8 @@ import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
 import { failedRefundWorkflowId, latePaymentWorkflowId, orderWorkflowId } from '../../domain/messages.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../../domain/order-total.js';
 import { NeedsAttentionKey } from '../../domain/search-attributes.js';
-import { FakeStripeAccount, type FakeRefund } from '../../dev/fakes/stripe/account.js';
-import { signedIntentEvent, signedRefundEvent, type SignedEvent } from '../../dev/fakes/stripe/events.js';
+import { FakeStripeAccount } from '../../dev/fakes/stripe/account.js';
+import { signedIntentEvent, signedRefundFailure, type SignedEvent } from '../../dev/fakes/stripe/events.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
@@ -49,21 +49,8 @@ const wholeSecond = () => new Date(Math.floor(Date.now() / 1000) * 1000);
 
 const orderResult = (orderId: string) => h.env.client.workflow.getHandle(orderWorkflowId(orderId)).result();
 
-/** Stripe's `refund.failed` for one of the payment's refunds, as the card issuer's answer makes it. */
-function failedRefund(paymentId: string, refundRef: string, amountCents: number): SignedEvent {
-  const refund: FakeRefund = {
-    id: refundRef,
-    paymentIntent: paymentId,
-    charge: `ch_of_${paymentId}`,
-    amount: amountCents,
-    currency: 'eur',
-    status: 'failed',
-    failureReason: 'expired_or_canceled_card',
-    metadata: {},
-    created: Math.floor(Date.now() / 1000),
-  };
-  return signedRefundEvent(refund, 'refund.failed', SECRET);
-}
+const failedRefund = (paymentId: string, refundRef: string, amountCents: number): SignedEvent =>
+  signedRefundFailure({ paymentId, refundRef, amountCents }, SECRET);
 
 describe('POST /webhooks/stripe', () => {
   it('pays the order once, whatever the redeliveries and however late a processing event comes', async () => {

@@ -16,7 +16,7 @@ import {
 import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
 import { chargeFakePayment } from '../../dev/fakes/payment-provider.js';
-import { signedRefundEvent } from '../../dev/fakes/stripe/events.js';
+import { signedRefundFailure } from '../../dev/fakes/stripe/events.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
@@ -225,18 +225,10 @@ it('records a refund that failed after the provider accepted it', async () => {
   await pay(order, order.totalCents, paymentId);
   await h.env.client.workflow.getHandle(latePaymentWorkflowId(paymentId)).result();
   const { providerRef } = await h.db.refund.findUniqueOrThrow({ where: { paymentId } });
-  const refund = {
-    id: providerRef,
-    paymentIntent: paymentId,
-    charge: `ch_${order.id}`,
-    amount: order.totalCents,
-    currency: 'eur',
-    status: 'failed' as const,
-    failureReason: 'expired_or_canceled_card',
-    metadata: {},
-    created: Math.floor(Date.now() / 1000),
-  };
-  const { payload, signature } = signedRefundEvent(refund, 'refund.failed', STRIPE_SECRET);
+  const { payload, signature } = signedRefundFailure(
+    { refundRef: providerRef, paymentId, amountCents: order.totalCents },
+    STRIPE_SECRET,
+  );
   await h.http('POST', STRIPE_WEBHOOK_PATH, payload, { 'Stripe-Signature': signature });
   await eventually(
     async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUND_FAILED',

@@ -40,6 +40,28 @@ export function signedRefundEvent(
   return signedEvent(refundJson(refund), type, webhookSecret, times);
 }
 
+/**
+ * Stripe's `refund.failed` for a refund the fake account did not make (the local provider's, whose
+ * reference the database recorded), as the card issuer's refusal makes it.
+ */
+export function signedRefundFailure(
+  refund: { refundRef: string; paymentId: string; amountCents: number },
+  webhookSecret: string,
+): SignedEvent {
+  const failed: FakeRefund = {
+    id: refund.refundRef,
+    paymentIntent: refund.paymentId,
+    charge: `ch_of_${refund.paymentId}`,
+    amount: refund.amountCents,
+    currency: 'eur',
+    status: 'failed',
+    failureReason: 'expired_or_canceled_card',
+    metadata: {},
+    created: Math.floor(Date.now() / 1000),
+  };
+  return signedRefundEvent(failed, 'refund.failed', webhookSecret);
+}
+
 function signedEvent(
   object: object,
   type: string,
