@@ -16,8 +16,8 @@ import { runSustained } from './sustained.js';
  * KEY=VALUE` for the server, its dynamic config file rewritten in place and read again within the
  * server's 10-s poll; `--lever-server-env KEY=VALUE` for the server's process (Go's GOGC, the
  * server's metrics), the server restarted before every segment on either side; `--lever-build
- * DIR` for a change of the workflow or the activities, the B side's workers run from another
- * checkout's dist/ (the bench makes the restarted workers' build current before the segment
+ * DIR` for a change of the workflow, the activities or the API, the B side's workers and API run
+ * from another checkout's dist/ (the bench makes the restarted workers' build current before the segment
  * starts, and a segment's runs have all closed before the next begins, so no run changes build). `--ab-storm`: each segment is a timer-path storm of `--storm` orders
  * instead (storm.ts), for a lever that acts only when a backlog builds, such as the sticky queue's
  * timeout; its drain is compared too.
@@ -41,6 +41,8 @@ export interface LeverSegment {
 
 export interface LeverComparison {
   lever: string;
+  /** What was restarted before every segment on either side, as the report says it. */
+  restarted: string;
   /** `storm` (`--ab-storm`): each segment a timer-path storm of `orders` same-second expiries. */
   segmentKind: 'sustained' | 'storm';
   rate: number;
@@ -83,6 +85,8 @@ export async function runLeverAb(ctx: PhaseContext, segmentS: number): Promise<L
       side === 'B' ? options.leverEnv : {},
       side === 'B' ? options.leverBuild : undefined,
     );
+    // Another build is the API's too (a change of checkout, say): both sides restart it alike.
+    if (options.leverBuild !== undefined) await stack.restartApi(side === 'B' ? options.leverBuild : undefined);
     ctx.progress(`segment ${i + 1}/${ABBA_BAAB.length}: ${side === 'A' ? 'without' : 'with'} the lever`);
     segments.push({
       side,
@@ -91,6 +95,13 @@ export async function runLeverAb(ctx: PhaseContext, segmentS: number): Promise<L
   }
   return {
     lever: leverText(options),
+    restarted: [
+      ...(Object.keys(options.leverServerEnv).length ? ['Temporal Server'] : []),
+      'the workers',
+      ...(options.leverBuild === undefined ? [] : ['the API']),
+    ]
+      .join(', ')
+      .replace(/, ([^,]*)$/, ' and $1'),
     segmentKind: options.abStorm ? 'storm' : 'sustained',
     rate: options.rate,
     segmentS,
@@ -140,7 +151,7 @@ function leverText({ leverEnv, leverDynamic, leverServerEnv, leverBuild }: Phase
     ...Object.entries(leverEnv).map(([k, v]) => `${k}=${v}`),
     ...Object.entries(leverDynamic).map(([k, v]) => `dynamic config ${k}: ${v}`),
     ...Object.entries(leverServerEnv).map(([k, v]) => `Temporal Server's ${k}=${v}`),
-    ...(leverBuild === undefined ? [] : [`the workers of ${leverBuild}`]),
+    ...(leverBuild === undefined ? [] : [`the workers and API of ${leverBuild}`]),
   ].join(', ');
 }
 
@@ -167,8 +178,8 @@ export function leverAbSection(c: LeverComparison): string[] {
     `## A lever, before (A) and after (B), interleaved: ${c.lever}`,
     '',
     storm
-      ? 'Segments of one timer-path storm each (orders expiring in the same second, its probes), in the order ABBA BAAB, the workers restarted before each.'
-      : `Segments of ${c.segmentS} s at ${c.rate}/s, in the order ABBA BAAB, the workers restarted before each.`,
+      ? `Segments of one timer-path storm each (orders expiring in the same second, its probes), in the order ABBA BAAB, ${c.restarted} restarted before each.`
+      : `Segments of ${c.segmentS} s at ${c.rate}/s, in the order ABBA BAAB, ${c.restarted} restarted before each.`,
     '',
     `| segment | side | orders | CPU ms per ${per}: postgres / temporal / worker / API = total |${storm ? ' all compensated after |' : ''} cancel lag p99 |${storm ? ' probes: POST /orders p99 / webhook 202 p99, failed |' : ''}`,
     `|---|---|---|---|${storm ? '---|' : ''}---|${storm ? '---|' : ''}`,

@@ -106,7 +106,7 @@ export interface BenchOptions {
   leverDynamic: Record<string, string>;
   /** `--lever-server-env KEY=VALUE`: variables for Temporal Server's process (GOGC, METRICS_PORT), the server restarted before every segment. */
   leverServerEnv: Record<string, string>;
-  /** `--lever-build DIR`: another checkout whose compiled service the B side's workers run (a workflow change). */
+  /** `--lever-build DIR`: another checkout whose compiled service the B side's workers and API run (a code change). */
   leverBuild: string | undefined;
   /** `--ab-storm`: `--ab`'s segments are timer-path storms of `--storm` orders instead of sustained runs (a lever that acts in storms). */
   abStorm: boolean;

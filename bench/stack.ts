@@ -45,6 +45,8 @@ export interface BenchStack {
    * build: `--lever-build`; this one by default), until they poll and their build is current.
    */
   restartWorkers(cache: number | undefined, env?: Record<string, string>, root?: string): Promise<void>;
+  /** Stops the API and starts it again from `root`'s compiled service (`--lever-build`; this one by default). */
+  restartApi(root?: string): Promise<void>;
   /** Rewrites the server's dynamic config in place with `settings` added (`--lever-dynamic`); the server reads it within 10 s. */
   setDynamicConfig(settings: Record<string, string>): Promise<void>;
   /** Stops Temporal Server and starts it again on its store and ports, with `env` for its process (`--lever-server-env`). */
@@ -160,6 +162,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
         root,
       );
     },
+    restartApi: (root) => stack.restartApi(root),
     async restartTemporal(env) {
       await stack.stopTemporal();
       await stack.startTemporal(env);

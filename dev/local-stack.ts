@@ -394,9 +394,21 @@ export class LocalStack {
     await this.stopPostgres();
   }
 
-  private async startApi(): Promise<void> {
+  /**
+   * Stops the API cleanly and starts it again on its port, from `root`'s compiled service (another
+   * checkout: the bench's before and after of a change to the API) or this one's.
+   */
+  async restartApi(root?: string): Promise<void> {
+    if (this.api) {
+      this.expectedExits.add(this.api.exited);
+      await this.api.stop();
+    }
+    await this.startApi(root);
+  }
+
+  private async startApi(root?: string): Promise<void> {
     const output = this.outputOf('api');
-    this.api = this.startService('API', 'api/server.ts', this.serviceEnv(), output);
+    this.api = this.startService('API', 'api/server.ts', this.serviceEnv(), { ...output, root });
     this.watch(this.api);
     await this.stopIfStopping();
     await waitForApi(this.api.exited, this.options.apiPort).catch(async (err: Error) => {

@@ -88,7 +88,7 @@ describe('a lever before and after, interleaved', () => {
       return { side, orders: 300, cpuMsPerOrder: { worker: totalMs }, totalMs, lagP99Ms: 100 };
     });
     const report = extraReport({
-      leverAb: { lever: 'X=1', segmentKind: 'sustained', rate: 15, segmentS: 20, segments },
+      leverAb: { lever: 'X=1', restarted: 'the workers', segmentKind: 'sustained', rate: 15, segmentS: 20, segments },
     });
     expect(report).toContain('pair by pair: 0.99×, 0.83×, 0.84×, 0.96×.');
     expect(report).toMatch(/B ÷ A over all segments: 0\.9× per order \(A 135 ms, B 121\.5 ms; worker 0\.9×/);
@@ -106,8 +106,16 @@ describe('a lever before and after, interleaved', () => {
       drainS: side === 'B' ? 27 : 45,
       probes: { placeP99Ms: 900, webhookP99Ms: 120, failed: 0 },
     }));
-    const comparison = { lever: 'X=1', segmentKind: 'storm' as const, rate: 15, segmentS: 20, segments: storms };
+    const comparison = {
+      lever: 'X=1',
+      restarted: 'the workers and the API',
+      segmentKind: 'storm' as const,
+      rate: 15,
+      segmentS: 20,
+      segments: storms,
+    };
     const report = extraReport({ leverAb: comparison });
+    expect(report).toContain('in the order ABBA BAAB, the workers and the API restarted before each.');
     expect(report).toContain('| 2 | B | 2000 | – / – / 20 / – = 20 | 27 s | 30.0 s | 900 ms / 120 ms, 0 |');
     expect(report).toMatch(/B ÷ A over all segments: 0\.8× per cancellation/);
     expect(report).toContain("The storm's drain, B ÷ A: 0.6× (A 45 s, B 27 s); pair by pair: 0.6×, 0.6×, 0.6×, 0.6×.");
