@@ -40,14 +40,18 @@ const CONTRACT_VARIABLES = [
   'FAULTS_ENABLED',
 ];
 
-/** `${VAR:-default}` → default, `${VAR:?message}` → a stand-in secret (long enough for any): what the engine would pass. */
-function interpolate(env: Record<string, string | number>): Record<string, string> {
+/**
+ * What the engine would pass with `given` set in its environment: `${VAR:-default}` → the given
+ * value or the default, `${VAR:?message}` → the given value or a stand-in secret (long enough for any).
+ */
+function interpolate(env: Record<string, string | number>, given: Record<string, string> = {}): Record<string, string> {
   return Object.fromEntries(
     Object.entries(env).map(([k, v]) => [
       k,
       String(v).replace(
         /\$\{(\w+)(?::-([^}]*)|:\?[^}]*)?\}/g,
-        (_m, _name, fallback) => fallback ?? 'a-secret-from-the-environment-0123',
+        (_m, name: string, fallback: string | undefined) =>
+          given[name] ?? fallback ?? 'a-secret-from-the-environment-0123',
       ),
     ]),
   );
@@ -147,7 +151,7 @@ describe('docker-compose.yml', () => {
       });
       expect(new URL(config.databaseUrl!).hostname, name).toBe('postgres');
       expect(config.faultsEnabled, name).toBe(false); // fault injection never in production
-      expect(requireThirdParties(config), name).toBe('fake'); // no real providers exist: the demo runs on the fakes
+      expect(requireThirdParties(config), name).toBe('fake'); // unless told otherwise, a demo on the fakes
       // Secrets are required from the environment, never defaulted in the file.
       expect(String(app.environment!.PAYMENT_WEBHOOK_SECRET)).toMatch(/^\$\{PAYMENT_WEBHOOK_SECRET:\?/);
       expect(String(app.environment!.ADMIN_TOKEN)).toMatch(/^\$\{ADMIN_TOKEN:\?/);
@@ -155,6 +159,19 @@ describe('docker-compose.yml', () => {
       expect(String(app.environment!.ORDER_ID_SECRET)).toMatch(/^\$\{ORDER_ID_SECRET:\?/);
     }
     expect(loadConfig(interpolate(services.api!.environment!)).port).toBe(3000);
+  });
+
+  it('makes Stripe the payment provider of the API and every worker when the environment says so', () => {
+    const stripe = {
+      THIRD_PARTIES: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_aKeyFromTheEnvironment0123',
+      STRIPE_WEBHOOK_SECRET: 'whsec_aSigningSecretFromTheEnvironment0123',
+    };
+    for (const [name, app] of appServices) {
+      const config = loadConfig(interpolate(app.environment ?? {}, stripe));
+      expect(requireThirdParties(config), name).toBe('stripe');
+      expect(config.stripe, name).toMatchObject({ secretKey: stripe.STRIPE_SECRET_KEY });
+    }
   });
 
   it("migrates the production schema, then creates the fakes' schema the workers run on", () => {
