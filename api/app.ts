@@ -7,7 +7,7 @@ import type { Logger } from '../lib/logger.js';
 import { CheckoutPriority } from './checkout-priority.js';
 import { customerTokenVerifier, type VerifyCustomerToken } from './customer-token.js';
 import { withDeps, type Endpoint } from './endpoint.js';
-import { DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from './endpoint-table.js';
+import { CALLBACK_ENDPOINTS, DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from './endpoint-table.js';
 import { errorHandler, notFound } from './errors.js';
 import { healthCheck, type HealthCheck } from './health-check.js';
 import { createApiMetrics, type ApiMetrics } from './metrics.js';
@@ -29,7 +29,8 @@ export interface AppDeps {
   temporal: Client;
   taskQueue: string;
   adminToken: string;
-  webhookSecret: string;
+  /** The payment callback's HMAC key (config: PAYMENT_WEBHOOK_SECRET); unset (Stripe): `POST /payments/callback` is not mounted (404). */
+  webhookSecret?: string | undefined;
   /** Stripe's signing secret for `POST /webhooks/stripe` (config: STRIPE_WEBHOOK_SECRET); unset: that route is not mounted (404). */
   stripeWebhookSecret?: string | undefined;
   customerTokens: CustomerTokenSettings;
@@ -74,6 +75,7 @@ export interface ApiDeps extends AppDeps {
 export function createApp(deps: AppDeps): Express {
   const ownEndpoints = [
     ...ENDPOINTS,
+    ...(deps.webhookSecret === undefined ? [] : CALLBACK_ENDPOINTS),
     ...(deps.stripeWebhookSecret === undefined ? [] : STRIPE_ENDPOINTS),
     ...(deps.faultInjection ? DEV_ENDPOINTS : []),
   ];
@@ -85,7 +87,7 @@ export function createApp(deps: AppDeps): Express {
     verifyCustomerToken: customerTokenVerifier(deps.customerTokens),
     checkoutPriority: new CheckoutPriority(deps.temporal, deps.logger),
     healthCheck: healthCheck(deps),
-    // The document names exactly the endpoints mounted here: Stripe's and the dev-only ones only when they are.
+    // The document names exactly the endpoints mounted here: the callback, Stripe's and the dev-only ones only when they are.
     openApiDocument: openApiDocument([...ownEndpoints, ...devEndpoints]),
   };
   const app = express();

@@ -34,7 +34,8 @@ export interface Credentials {
   /** Prometheus's token; unset: only the admin token opens /metrics. */
   metricsToken?: string | undefined;
   verifyCustomerToken: VerifyCustomerToken;
-  webhookSecret: string;
+  /** The payment callback's HMAC key; unset: that webhook is not mounted. */
+  webhookSecret?: string | undefined;
   /** Stripe's signing secret for its webhook; unset: that webhook is not mounted. */
   stripeWebhookSecret?: string | undefined;
 }
@@ -115,7 +116,8 @@ function requireCaller({
 }
 
 /** The payment provider signs the raw body (api/webhook-signature.ts); it is parsed only once the signature holds. */
-function requireSignature(webhookSecret: string): RequestHandler {
+function requireSignature(webhookSecret: string | undefined): RequestHandler {
+  if (webhookSecret === undefined) throw new Error('the payment callback is mounted only with its secret');
   return (req, _res, next) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const headers = { timestamp: req.get(TIMESTAMP_HEADER), signature: req.get(SIGNATURE_HEADER) };

@@ -257,20 +257,6 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
       handler: retryRefund,
     }),
   }),
-  ...apiRoute(PAYMENT_CALLBACK_PATH, {
-    post: operation({
-      summary: "The payment provider's webhook",
-      description:
-        'Signed, see the security scheme; the signature is checked before the body is parsed. 202 once the payment is durably with ' +
-        "the order's workflow (or, for an order whose workflow has ended, queued for refund). A redelivery of the same paymentId is 202 " +
-        'with one effect. A payment for a cancelled or expired order, or of the wrong amount, is refunded exactly once.',
-      access: 'paymentProvider',
-      body: PaymentCallbackBody,
-      success: { status: 202, description: 'the payment is durably handed over', schema: PaymentAccepted },
-      errors: ['UNKNOWN_ORDER'],
-      handler: acceptPayment,
-    }),
-  }),
   ...apiRoute('/ui/config', {
     get: operation({
       summary: 'What the orders page needs to know about this deployment',
@@ -281,6 +267,27 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
     }),
   }),
 ];
+
+/**
+ * The contract's payment webhook, mounted only for a provider that signs with PAYMENT_WEBHOOK_SECRET
+ * (the local fakes). With Stripe it is not mounted (404): Stripe's events come to its own webhook, and
+ * a second key that could mark orders paid would be one more secret to lose for nothing.
+ */
+export const CALLBACK_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute(PAYMENT_CALLBACK_PATH, {
+  post: operation({
+    summary: "The payment provider's webhook",
+    description:
+      'Signed, see the security scheme; the signature is checked before the body is parsed. 202 once the payment is durably with ' +
+      "the order's workflow (or, for an order whose workflow has ended, queued for refund). A redelivery of the same paymentId is 202 " +
+      'with one effect. A payment for a cancelled or expired order, or of the wrong amount, is refunded exactly once. ' +
+      'Mounted only when the payment provider is the local fake (`THIRD_PARTIES=fake`), 404 with Stripe.',
+    access: 'paymentProvider',
+    body: PaymentCallbackBody,
+    success: { status: 202, description: 'the payment is durably handed over', schema: PaymentAccepted },
+    errors: ['UNKNOWN_ORDER'],
+    handler: acceptPayment,
+  }),
+});
 
 /** Routes mounted only when Stripe's webhook signing secret is configured (STRIPE_WEBHOOK_SECRET, with THIRD_PARTIES=stripe). */
 export const STRIPE_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute(STRIPE_WEBHOOK_PATH, {

@@ -24,6 +24,11 @@ runMain(async () => {
   const orderId = positionals[0];
   if (!orderId) throw new StartupError('usage: npm run pay -- <orderId> [--amount <cents>] [--payment-id <id>]');
   const config = loadConfig();
+  const { webhookSecret } = config;
+  if (webhookSecret === undefined)
+    throw new StartupError(
+      'npm run pay plays the local payment provider; with THIRD_PARTIES=stripe, pay through Stripe',
+    );
   const api = `http://127.0.0.1:${config.port}`;
 
   // Reading the order's total is an operator's call; the callback itself is signed, not authorised.
@@ -39,7 +44,7 @@ runMain(async () => {
   }
   // Paid already: the provider delivers that payment's webhook again.
   const paid = charge.outcome === 'NO_PAYMENT' ? undefined : charge.payment;
-  const { status, body, sent } = await sendPaymentCallback(api, config.webhookSecret, {
+  const { status, body, sent } = await sendPaymentCallback(api, webhookSecret, {
     paymentId: paid?.paymentId ?? values['payment-id'] ?? `pay-${randomUUID()}`,
     orderId,
     amountCents: paid?.amountCents ?? amountCents,

@@ -167,7 +167,8 @@ export interface Config {
     uiUrl: string;
   };
   paymentWindowMs: number;
-  webhookSecret: string;
+  /** PAYMENT_WEBHOOK_SECRET, the payment callback's key; undefined with Stripe, which has a webhook of its own. */
+  webhookSecret: string | undefined;
   adminToken: string;
   /**
    * The third parties the worker calls. Unset (the default, except under the fully embedded stack):
@@ -284,7 +285,6 @@ export type TemporalConnectionSecurity = Pick<NativeConnectionOptions, 'tls' | '
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parseEnv(EnvSchema, env);
   const embedded = isEmbeddedStack(e);
-  const webhookSecret = secret('PAYMENT_WEBHOOK_SECRET', e.PAYMENT_WEBHOOK_SECRET, DEV_WEBHOOK_SECRET, embedded);
   const adminToken = secret('ADMIN_TOKEN', e.ADMIN_TOKEN, DEV_ADMIN_TOKEN, embedded);
   const customerTokenSettings = customerTokens(e, embedded);
   const orderIdSecret = secret('ORDER_ID_SECRET', e.ORDER_ID_SECRET, DEV_ORDER_ID_SECRET, embedded);
@@ -299,6 +299,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // The fakes and their fault injection belong to the embedded stack, where nothing real is at
   // stake: on by default there, and fault injection refused anywhere else.
   const thirdParties = e.THIRD_PARTIES ?? (embedded ? 'fake' : undefined);
+  // With Stripe the callback is not mounted (api/app.ts), so its key is neither needed nor kept.
+  const webhookSecret =
+    thirdParties === 'stripe'
+      ? undefined
+      : secret('PAYMENT_WEBHOOK_SECRET', e.PAYMENT_WEBHOOK_SECRET, DEV_WEBHOOK_SECRET, embedded);
   const faultsEnabled = e.FAULTS_ENABLED === undefined ? embedded : e.FAULTS_ENABLED === 'true';
   if (faultsEnabled && !embedded)
     throw new ConfigError(

@@ -34,9 +34,11 @@ export const uiConfig: Handler<
 export const simulatePayment: Handler<
   { params: typeof OrderIdParam },
   'operator',
-  { db: Db; webhookSecret: string },
+  { db: Db; webhookSecret?: string | undefined },
   typeof SimulatedPayment
 > = async ({ params: { id }, localPort }, { db, webhookSecret }) => {
+  // Mounted with fault injection, which only the local fakes have, and they always have the secret.
+  if (webhookSecret === undefined) throw new Error('the payment callback is not mounted: no payment to simulate');
   const order = await db.order.findUnique({ where: { id }, select: { totalCents: true } });
   if (!order) throw businessError('UNKNOWN_ORDER');
   const notice = {

@@ -3,7 +3,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Endpoint } from '../../api/endpoint.js';
-import { DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from '../../api/endpoint-table.js';
+import { CALLBACK_ENDPOINTS, DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from '../../api/endpoint-table.js';
 import type { ErrorCode } from '../../api/errors.js';
 import { orderWorkflowId, statusQuery } from '../../domain/messages.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../../domain/order-total.js';
@@ -413,7 +413,7 @@ const PROBES: Record<string, Probes> = {
 };
 
 const ENDPOINT_OF = new Map<string, Endpoint<never>>(
-  [...ENDPOINTS, ...STRIPE_ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [
+  [...ENDPOINTS, ...CALLBACK_ENDPOINTS, ...STRIPE_ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [
     `${e.method.toUpperCase()} ${e.path.replace(/:(\w+)/g, '{$1}')}`,
     e,
   ]),

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
+import { PAYMENT_CALLBACK_PATH, signedHeaders } from '../../api/webhook-signature.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../../domain/order-total.js';
 import { FakeStripeAccount } from '../../dev/fakes/stripe/account.js';
 import { signedIntentEvent, signedRefundEvent, type SignedEvent } from '../../dev/fakes/stripe/events.js';
@@ -82,6 +83,31 @@ describe('POST /webhooks/stripe refuses what Stripe did not sign, before anythin
     expect(await post(succeeded(), withoutStripe)).toMatchObject({
       status: 404,
       body: { error: { code: 'NOT_FOUND' } },
+    });
+  });
+});
+
+describe("with Stripe, the local provider's callback", () => {
+  it('is not mounted: 404 for a correctly signed payment, and /openapi.json does not name it', async () => {
+    const body = JSON.stringify({
+      paymentId: 'p-1',
+      orderId: ORDER_ID,
+      amountCents: 2200,
+      paidAt: new Date().toISOString(),
+    });
+    await listening(appWithoutBackends({ faultsEnabled: false, stripeWebhookSecret: SECRET }), async (base) => {
+      const res = await fetch(`${base}${PAYMENT_CALLBACK_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signedHeaders('s', body) },
+        body,
+      });
+      expect({ status: res.status, body: await res.json() }).toMatchObject({
+        status: 404,
+        body: { error: { code: 'NOT_FOUND' } },
+      });
+      const document = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+      expect(Object.keys(document.paths)).toContain(STRIPE_WEBHOOK_PATH);
+      expect(Object.keys(document.paths)).not.toContain(PAYMENT_CALLBACK_PATH);
     });
   });
 });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { SIGNED_BODY_ACCESS, type Endpoint } from '../../api/endpoint.js';
-import { DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from '../../api/endpoint-table.js';
+import { CALLBACK_ENDPOINTS, DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from '../../api/endpoint-table.js';
 import { ERRORS } from '../../api/errors.js';
 import { FAULT_ENDPOINTS } from '../../dev/fakes/fault-endpoints.js';
 import { codeIn, readDoc, tableRows } from '../helpers/markdown.js';
 
 const page = readDoc('api.md');
 const endpoints = new Map<string, Endpoint<never>>(
-  [...ENDPOINTS, ...STRIPE_ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [
+  [...ENDPOINTS, ...CALLBACK_ENDPOINTS, ...STRIPE_ENDPOINTS, ...DEV_ENDPOINTS, ...FAULT_ENDPOINTS].map((e) => [
     `${e.method.toUpperCase()} ${e.path}`,
     e,
   ]),

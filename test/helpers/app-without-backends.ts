@@ -23,7 +23,7 @@ export function appWithoutBackends({
   faultsEnabled: boolean;
   metricsToken?: string;
   authFailureLimit?: { limit: number; windowMs: number };
-  /** Mounts `POST /webhooks/stripe`. */
+  /** Mounts `POST /webhooks/stripe` in place of `POST /payments/callback`, as a Stripe deployment does. */
   stripeWebhookSecret?: string;
   trustProxy?: TrustProxy;
 }): Express {
@@ -41,7 +41,7 @@ export function appWithoutBackends({
     temporal: untouchable as Client,
     taskQueue: 'q',
     adminToken: ADMIN_TOKEN,
-    webhookSecret: 's',
+    webhookSecret: stripeWebhookSecret === undefined ? 's' : undefined,
     stripeWebhookSecret,
     customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32), maxAgeSeconds: 3600 },
     orderIdSecret: 's'.repeat(32),

@@ -301,6 +301,14 @@ it('reads the Stripe settings with THIRD_PARTIES=stripe, and only then', () => {
   expect(loadConfig(short).stripe?.webhookSecret).toBe('whsec_Secret');
 });
 
+it('keeps no payment callback key with Stripe, and requires one with the local fakes', () => {
+  const { PAYMENT_WEBHOOK_SECRET: _, ...withoutCallbackKey } = STRIPE;
+  expect(loadConfig(withoutCallbackKey).webhookSecret).toBeUndefined();
+  // Set anyway (a compose file that asks for it whatever the provider): still not kept.
+  expect(loadConfig(STRIPE).webhookSecret).toBeUndefined();
+  expect(() => loadConfig({ ...withoutCallbackKey, THIRD_PARTIES: 'fake' })).toThrow(/^PAYMENT_WEBHOOK_SECRET: /);
+});
+
 it('runs the worker on Stripe when chosen, and on nothing by default outside the embedded stack', () => {
   expect(requireThirdParties(loadConfig(STRIPE))).toBe('stripe');
   expect(() => requireThirdParties(loadConfig({ ...STRIPE, THIRD_PARTIES: undefined }))).toThrow(
