@@ -13,7 +13,7 @@ import {
 import { inTransaction, isUniqueViolation, query, type Queryable } from '../lib/sql.js';
 import { releaseLockedCoupons } from './coupons.js';
 import { asOf, type ActivityDeps } from './deps.js';
-import { businessFailure } from './errors.js';
+import { businessFailure, isBusinessFailure } from './errors.js';
 import { nowOr, statusMove, statusValue } from './guarded-sql.js';
 import { moveReservedUnits } from './inventory.js';
 import { sendNotice } from './notifications.js';
@@ -148,11 +148,16 @@ export function createOrderActivities(deps: ActivityDeps) {
       log.info('order placed', { orderId: request.orderId, expiresAt: placed.expiresAt });
       return placed;
     } catch (err) {
-      // A concurrent replay of the same request wrote the order first: answer like a replay.
-      if (!isUniqueViolation(err)) throw err;
+      // Another delivery of the same request (an earlier attempt still running, or a second request
+      // with the same Idempotency-Key) may have written the order meanwhile. This one then fails on
+      // the order id, or on a check that now counts that order (its stock, its coupon, the customer's
+      // limits): either way the order stands, so answer like a replay.
+      if (!isUniqueViolation(err) && !isBusinessFailure(err)) throw err;
       const winner = await loadPlacedOrder(db.pool, request.orderId);
       if (winner) return replay(winner, request);
-      throw businessFailure('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: request.idempotencyKey });
+      if (isUniqueViolation(err))
+        throw businessFailure('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: request.idempotencyKey });
+      throw err;
     }
   }
 }

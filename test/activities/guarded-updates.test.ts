@@ -147,6 +147,19 @@ describe('guarded updates under real concurrency', () => {
     expect(await run(acts.placeOrder, request)).toEqual(placed);
   });
 
+  it('the same placement delivered in parallel for the last units: every delivery answers the one order', async () => {
+    // Two requests with one Idempotency-Key, or an attempt retried while the first still runs: the
+    // later ones find the stock taken by the order the first wrote, which is theirs.
+    const sku = `SKU-${randomUUID().slice(0, 8)}`;
+    await database.prisma.product.create({ data: { sku, name: 'Last', priceCents: 100, available: 2, stockAdded: 2 } });
+    const request = { orderId: randomUUID(), customerId: 'c-same', items: [{ sku, quantity: 2 }], requestHash: 'h' };
+    const answers = await Promise.allSettled(Array.from({ length: 8 }, () => run(acts.placeOrder, request)));
+    expect(answers.filter((a) => a.status === 'rejected').map((a) => String(a.reason))).toEqual([]);
+    const ids = answers.map((a) => (a as PromiseFulfilledResult<{ id: string }>).value.id);
+    expect(new Set(ids)).toEqual(new Set([request.orderId]));
+    expect(await stockBalances(sku)).toMatchObject({ available: 0, reserved: 2, balanced: true });
+  });
+
   it('parallel orders for the last units never oversell', async () => {
     const sku = `SKU-${randomUUID().slice(0, 8)}`;
     await database.prisma.product.create({
