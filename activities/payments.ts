@@ -119,12 +119,15 @@ export function createPaymentActivities(deps: ActivityDeps) {
     /**
      * The provider failed a refund it had accepted: REFUNDED → REFUND_FAILED, only while the
      * payment's recorded refund is the one that failed. Its refunds row goes in the same statement
-     * (refund_error names it), so the retry's refund is recorded in its place. False, having
-     * changed nothing, for a redelivery, an older attempt's event, or a payment of another order.
+     * (refund_error names it), so the retry's refund is recorded in its place. `failed` false,
+     * having changed nothing, for a redelivery, an older attempt's event, or a payment of another
+     * order; and `refundInFlight` too while the payment's refund is still being made
+     * (REFUND_PENDING): the failure may be of that very refund, answered by the provider and not
+     * recorded yet, so it can be judged only once refundPayment has recorded it.
      */
-    async recordRefundFailedLater(failure: RefundFailure): Promise<{ failed: boolean }> {
+    async recordRefundFailedLater(failure: RefundFailure): Promise<{ failed: boolean; refundInFlight: boolean }> {
       const fail = statusMove('payments', PAYMENT_TRANSITIONS.refundFailedLater);
-      const { rowCount } = await query(
+      const { rows } = await query<{ failed: boolean; status: PaymentStatus | null }>(
         db.pool,
         Prisma.sql`
           WITH failed AS (
@@ -134,9 +137,13 @@ export function createPaymentActivities(deps: ActivityDeps) {
               AND EXISTS (SELECT 1 FROM refunds WHERE payment_id = ${failure.paymentId} AND provider_ref = ${failure.refundRef})
             RETURNING payment_id),
           forgotten AS (DELETE FROM refunds WHERE payment_id IN (SELECT payment_id FROM failed))
-          SELECT payment_id FROM failed`,
+          SELECT EXISTS (SELECT 1 FROM failed) AS failed,
+                 (SELECT status FROM payments WHERE payment_id = ${failure.paymentId} AND order_id = ${failure.orderId}::uuid) AS status`,
       );
-      return { failed: rowCount === 1 };
+      const { failed, status } = rows[0]!;
+      const refundInFlight =
+        !failed && status !== null && canTransition<PaymentStatus>(PAYMENT_TRANSITIONS.refund, status);
+      return { failed, refundInFlight };
     },
 
     /** An operator's retry: REFUND_FAILED → REFUND_PENDING, so that refundPayment may run again. */

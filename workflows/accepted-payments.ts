@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, condition, log } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, log, sleep } from '@temporalio/workflow';
 import type { PaymentNotice, RefundFailure } from '../domain/messages.js';
 import type { PaymentStatus } from '../domain/statuses.js';
 import { database, money } from './activity-proxies.js';
@@ -6,6 +6,12 @@ import type { Attention } from './attention.js';
 import { failureKind, rootCauseMessage } from './failures.js';
 import type { KeepTrying } from './keep-trying.js';
 import { notifyCustomer } from './notices.js';
+
+/**
+ * How often a refund's failure is judged again while the payment's refund is still being made: it
+ * may be of that refund, which the provider answered before we recorded it.
+ */
+const REFUND_IN_FLIGHT_RECHECK = { firstMs: 5_000, maxMs: 5 * 60_000 };
 
 /**
  * Every payment a run accepts takes this one path, in OrderLifecycle and SettleLatePayment alike:
@@ -51,14 +57,23 @@ export class AcceptedPayments {
    * For a refund the provider failed after accepting it: the database decides whether the failure
    * still applies (its refund is the payment's recorded one, REFUNDED), so a redelivery or an older
    * attempt's failure changes nothing; if it does, the money is owed again and is held like a
-   * refund rejected at once, until an operator retries it.
+   * refund rejected at once, until an operator retries it. While the payment's refund is still
+   * being made, the failure may be of it (the provider's events can overtake our record of its
+   * answer), so it is judged again, after a while, until that refund is recorded.
    */
   async refundFailedLater(failure: RefundFailure): Promise<void> {
     if (failure.orderId !== this.run.orderId) return;
-    const { failed } = await this.inTurn(() =>
-      this.run.keepTrying.mustSucceed('recordRefundFailedLater', () => database.recordRefundFailedLater(failure)),
-    );
-    if (!failed) return;
+    let waitMs = REFUND_IN_FLIGHT_RECHECK.firstMs;
+    for (;;) {
+      const { failed, refundInFlight } = await this.inTurn(() =>
+        this.run.keepTrying.mustSucceed('recordRefundFailedLater', () => database.recordRefundFailedLater(failure)),
+      );
+      if (failed) break;
+      if (!refundInFlight) return;
+      // Outside the turn: the refund being made may be this run's own (an operator's retry).
+      await sleep(waitMs);
+      waitMs = Math.min(2 * waitMs, REFUND_IN_FLIGHT_RECHECK.maxMs);
+    }
     const { paymentId, refundRef, reason } = failure;
     this.flag(paymentId, `refund ${refundRef} of ${paymentId} failed after the provider accepted it`, reason);
     await this.giveBack(paymentId, { held: true });

@@ -160,6 +160,28 @@ describe('guarded updates under real concurrency', () => {
     expect(await stockBalances(sku)).toMatchObject({ available: 0, reserved: 2, balanced: true });
   });
 
+  it("a refund's failure that comes before the refund is recorded is judged once it is", async () => {
+    const { order } = await placedOrder();
+    await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' });
+    const paymentId = `p-early-failure-${order.id}`;
+    await settle({ paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: new Date().toISOString() });
+    // Owed back (REFUND_PENDING); the provider has answered the refund (the local one names it after
+    // the payment) and its failure arrives before refundPayment records it.
+    const failure = { orderId: order.id, paymentId, refundRef: `fake-refund-${paymentId}`, reason: 'card_expired' };
+    expect(await run(acts.recordRefundFailedLater, failure)).toEqual({ failed: false, refundInFlight: true });
+    expect(await database.prisma.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({
+      status: 'REFUND_PENDING',
+    });
+
+    await run(acts.refundPayment, paymentId);
+    expect(await run(acts.recordRefundFailedLater, failure)).toEqual({ failed: true, refundInFlight: false });
+    expect(await database.prisma.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({
+      status: 'REFUND_FAILED',
+    });
+    // Once judged, a redelivery changes nothing and waits for nothing.
+    expect(await run(acts.recordRefundFailedLater, failure)).toEqual({ failed: false, refundInFlight: false });
+  });
+
   it('parallel orders for the last units never oversell', async () => {
     const sku = `SKU-${randomUUID().slice(0, 8)}`;
     await database.prisma.product.create({

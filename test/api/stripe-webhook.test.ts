@@ -161,6 +161,42 @@ describe('POST /webhooks/stripe', () => {
     expect(await stockOf(h, sku)).toMatchObject({ available: 5, reserved: 0, sold: 0 });
   });
 
+  it('judges a refund failure that comes before its refund is recorded once it is, and holds it', async () => {
+    const { sku } = await seedCatalog(h, { stock: 5 });
+    const order = await placeOrder(h, { sku, quantity: 1, customerId: `stripe-early-${randomUUID()}` });
+    await h.env.sleep(30 * 60_000 + 1_000);
+    expect((await orderResult(order.id)).status).toBe('CANCELLED');
+    // The provider is down, so the late payment's refund stays REFUND_PENDING, being made.
+    await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
+    const paymentId = intentFor(order);
+    const late = h.env.client.workflow.getHandle(latePaymentWorkflowId(paymentId));
+    const holder = h.env.client.workflow.getHandle(failedRefundWorkflowId(paymentId));
+    try {
+      stripe.succeed(paymentId);
+      expect((await post(signedIntentEvent(stripe, paymentId, 'payment_intent.succeeded', SECRET))).status).toBe(200);
+      await eventually(
+        async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUND_PENDING',
+      );
+      // The failure of the refund the provider answered (the local one names it after the payment)
+      // arrives before that answer is recorded: nothing to judge yet, and nothing is dropped.
+      const failed = failedRefund(paymentId, `fake-refund-${paymentId}`, order.totalCents);
+      expect(await post(failed)).toEqual(answer(failed, 'REFUND_FAILURE_ACCEPTED'));
+      await h.env.sleep(60_000);
+      expect((await holder.describe()).status.name).toBe('RUNNING');
+      expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({
+        status: 'REFUND_PENDING',
+      });
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+    // The refund is recorded, and then the failure applies to it: owed again, held for an operator.
+    expect(await late.result()).toEqual({ outcome: 'REFUNDED' });
+    await h.env.sleep(5 * 60_000);
+    await eventually(async () => (await holder.describe()).typedSearchAttributes.get(NeedsAttentionKey) === true);
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ status: 'REFUND_FAILED' });
+    expect(await h.db.refund.count({ where: { paymentId } })).toBe(0);
+  });
+
   it('acknowledges a failed refund of a payment that is none of ours, and starts nothing', async () => {
     const paymentId = `pi_unknown_${randomUUID()}`;
     const failed = failedRefund(paymentId, `re_${randomUUID()}`, 1500);

@@ -237,3 +237,34 @@ it('records a refund that failed after the provider accepted it', async () => {
   await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`);
   await save('refund-failed-later-then-retried', failedRefundWorkflowId(paymentId));
 });
+
+it('records a refund failure that overtook the record of its refund', async () => {
+  const { sku } = await seedCatalog(h, { stock: 10 });
+  const order = await placeOrder(h, { sku });
+  await h.env.sleep(30 * MINUTE + 1_000);
+  const paymentId = `refund-failure-early-${order.id}`;
+  await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 }); // the refund stays in flight
+  try {
+    await pay(order, order.totalCents, paymentId);
+    await eventually(
+      async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUND_PENDING',
+    );
+    // The local provider names its refund after the payment: the failure of the refund being made.
+    const { payload, signature } = signedRefundFailure(
+      { refundRef: `fake-refund-${paymentId}`, paymentId, amountCents: order.totalCents },
+      STRIPE_SECRET,
+    );
+    await h.http('POST', STRIPE_WEBHOOK_PATH, payload, { 'Stripe-Signature': signature });
+    await h.env.sleep(MINUTE);
+  } finally {
+    await h.admin('DELETE', '/admin/faults/payments');
+  }
+  await h.env.client.workflow.getHandle(latePaymentWorkflowId(paymentId)).result();
+  await h.env.sleep(5 * MINUTE);
+  await eventually(
+    async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUND_FAILED',
+    30_000,
+  );
+  await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`);
+  await save('refund-failure-before-its-record-then-retried', failedRefundWorkflowId(paymentId));
+});

@@ -40,6 +40,7 @@ const PATHS = [
   'provider-paid-at-deadline',
   'provider-silent-then-force-cancelled',
   'refund-failed-later-then-retried',
+  'refund-failure-before-its-record-then-retried',
 ];
 
 describe('replaying recorded histories', () => {
