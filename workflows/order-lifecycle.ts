@@ -59,7 +59,7 @@ async function placedOrAdopted(run: OrderRun, adopt: boolean): Promise<boolean> 
 
 /** Until the order is PAID or CANCELLED, by whichever the provider and the database let win. */
 async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
-  const creating = run.order!.payment === 'PENDING' ? createPaymentMeanwhile(run) : undefined;
+  let creating = run.order!.payment === 'PENDING' ? createPaymentMeanwhile(run) : undefined;
   let minimumWaitMs = 0;
   while (run.status === 'UNPAID') {
     run.enter('awaiting-payment');
@@ -75,6 +75,8 @@ async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
       if (closing.outcome === 'PAID') continue;
       if (closing.outcome !== 'CLOSED') {
         minimumWaitMs = decidedElsewhere(run, closing);
+        // Not due after all (an operator moved the deadline): the customer must be able to pay meanwhile.
+        if (run.status === 'UNPAID' && creating && !creating.settled) creating = createPaymentMeanwhile(run);
         continue;
       }
     }

@@ -122,16 +122,20 @@ function done(run: OrderRun, closing: Closing): Closing {
 /**
  * A payment the placement could not create (the provider was down then) is created while the order
  * waits, so the customer can still pay; stopped once the order begins to close. A provider that
- * refuses for good leaves the order unpayable: an operator is told.
+ * refuses for good leaves the order unpayable: an operator is told. `settled`: created, or refused
+ * for good; otherwise a stop left it to be made, should the order wait again.
  */
-export function createPaymentMeanwhile(run: OrderRun): { stop(): Promise<void> } {
+export function createPaymentMeanwhile(run: OrderRun): { stop(): Promise<void>; readonly settled: boolean } {
   const scope = new CancellationScope();
+  let settled = false;
   const creating = scope.run(async () => {
     try {
       await run.keepTrying.mustSucceed('createPayment', () => money.createPayment(run.orderId));
+      settled = true;
     } catch (err) {
       if (isCancellation(err)) return;
       if (failureKind(err) === undefined) throw err;
+      settled = true;
       const error = rootCauseMessage(err);
       log.error('the payment provider refused to create the payment', { orderId: run.orderId, error });
       run.attention.note(
@@ -144,6 +148,9 @@ export function createPaymentMeanwhile(run: OrderRun): { stop(): Promise<void> }
     stop: async () => {
       scope.cancel();
       await creating;
+    },
+    get settled() {
+      return settled;
     },
   };
 }

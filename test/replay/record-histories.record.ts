@@ -15,7 +15,7 @@ import {
 } from '../../domain/messages.js';
 import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
-import { chargeFakePayment } from '../../dev/fakes/payment-provider.js';
+import { chargeFakePayment, findFakePayment } from '../../dev/fakes/payment-provider.js';
 import { signedRefundFailure } from '../../dev/fakes/stripe/events.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
@@ -267,4 +267,29 @@ it('records a refund failure that overtook the record of its refund', async () =
   );
   await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`);
   await save('refund-failure-before-its-record-then-retried', failedRefundWorkflowId(paymentId));
+});
+
+it('records an order placed while the provider was down, extended, then paid', async () => {
+  h.thirdParties.paymentProvider = createFakeThirdParties(h.db, 'cancellable').paymentProvider;
+  const { sku } = await seedCatalog(h, { stock: 10 });
+  await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
+  let order: { id: string; totalCents: number };
+  try {
+    order = await placeOrder(h, { sku, customerId: 'c-incident' }); // its payment still to be created
+    await h.admin('POST', '/orders/extend', { minutes: 30, customerId: 'c-incident' });
+    await h.env.sleep(30 * MINUTE + 1_000); // the old deadline: not due
+    await eventually(
+      async () =>
+        (await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).query(statusQuery)).phase ===
+        'awaiting-payment',
+    );
+  } finally {
+    await h.admin('DELETE', '/admin/faults/payments');
+  }
+  await h.env.sleep(2 * MINUTE);
+  await eventually(async () => (await findFakePayment(h.db.pool, { orderId: order.id })) !== null);
+  const charge = await chargeFakePayment(h.db, { orderId: order.id, amountCents: order.totalCents });
+  if (charge.outcome !== 'SUCCEEDED') throw new Error(`the provider did not take the payment: ${charge.outcome}`);
+  await pay(order, order.totalCents, charge.payment.paymentId);
+  await save('placed-during-outage-extended-then-paid', orderWorkflowId(order.id));
 });

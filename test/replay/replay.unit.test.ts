@@ -41,6 +41,7 @@ const PATHS = [
   'provider-silent-then-force-cancelled',
   'refund-failed-later-then-retried',
   'refund-failure-before-its-record-then-retried',
+  'placed-during-outage-extended-then-paid',
 ];
 
 describe('replaying recorded histories', () => {

@@ -119,6 +119,29 @@ describe('provider first', () => {
     expect(report.violations).toEqual([]);
   }, 60_000);
 
+  it('an order placed while the provider was down, its deadline then moved by the incident extension, gets its payment once the provider is back', async () => {
+    const { sku } = await seedCatalog(h);
+    await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 }); // the provider's API is down
+    let order: { id: string; totalCents: number };
+    try {
+      const placed = await h.asCustomer('c-incident', 'POST', '/orders', { items: [{ sku, quantity: 1 }] });
+      expect(placed.body).toMatchObject({ status: 'UNPAID', payment: null }); // the payment is still to be created
+      order = placed.body;
+      // The incident runbook: every open order's deadline moved, while the workflows sleep.
+      expect((await h.admin('POST', '/orders/extend', { minutes: 30, customerId: 'c-incident' })).status).toBe(200);
+      await h.env.sleep(30 * MINUTE + 1_000); // the old deadline: not due by the database
+      await eventually(async () => (await handleOf(order.id).query(statusQuery)).phase === 'awaiting-payment');
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+    await h.env.sleep(2 * MINUTE); // the creation's next try reaches the provider
+    await eventually(
+      async () => (await h.asCustomer('c-incident', 'GET', `/orders/${order.id}`)).body.payment !== null,
+    );
+    await customerPays(order);
+    expect(await handleOf(order.id).result()).toMatchObject({ status: 'PAID' });
+  });
+
   it('an operator may force the cancel of an order held for a silent provider; a payment that still comes is refunded', async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku, quantity: 1, customerId: 'c-forced' });
