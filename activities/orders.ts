@@ -28,7 +28,12 @@ export type CancelOutcome =
   /** Still UNPAID and its deadline (maybe moved by an extension) lies ahead: sleep until then. */
   | { outcome: 'NOT_DUE'; expiresAt: string }
   /** Something else (payment, or an earlier cancel) won the race; nothing was changed. */
-  | { outcome: 'ALREADY_FINAL'; status: OrderStatus };
+  | { outcome: 'ALREADY_FINAL'; status: OrderStatus }
+  /**
+   * Still UNPAID, and a payment of its total the webhook recorded before the deadline awaits
+   * settlement (its signal not handled yet): it pays the order, so nothing was changed.
+   */
+  | { outcome: 'PAYMENT_RECEIVED'; paymentId: string };
 
 /**
  * cancelOrder's answer: the guarded cancel's, and for its winner whether the customer was told
@@ -179,6 +184,7 @@ export async function cancelWithin(
     expires_at: Date;
     cancelled_at: Date | null;
     customer_id: string;
+    paid_in_time: string | null;
   }>(on, cancelStatement(input, now));
   const seen = rows[0];
   if (!seen) throw businessFailure('UNKNOWN_ORDER', { orderId: input.orderId });
@@ -191,6 +197,7 @@ export async function cancelWithin(
     };
   if (!canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, seen.status))
     return { outcome: 'ALREADY_FINAL', status: seen.status };
+  if (seen.paid_in_time !== null) return { outcome: 'PAYMENT_RECEIVED', paymentId: seen.paid_in_time };
   // Lost while the statement saw a cancellable order: either not due, or the update waited for a
   // change that committed meanwhile (a payment, an extension), which the statement's snapshot cannot
   // show. The committed row says which.
@@ -209,18 +216,25 @@ export async function cancelWithin(
  * CANCELLED, the other WITH queries give its units and its
  * coupon back, and the final SELECT reads the winner's cancellation time, or for a loser the order
  * as it was when the statement began (cancelWithin reads it again when that may be stale).
+ * A payment of the order's total that the webhook recorded before the deadline and that is not
+ * settled yet (its signal late, or lost with a restarting Temporal) pays the order, so the cancel
+ * loses to it and names it (`paid_in_time`) for the run to settle.
  */
 export function cancelStatement(input: { orderId: string; reason: CancelReason }, now: Date | null): Prisma.Sql {
   const cancel = statusMove('orders', ORDER_TRANSITIONS.cancel);
   const due = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`AND expires_at <= ${nowOr(now)}` : Prisma.empty;
+  const paidInTime = (order: Prisma.Sql) => Prisma.sql`
+    SELECT p.payment_id FROM payments p
+    WHERE p.order_id = ${order}.id AND p.status = ${statusValue('payments', 'RECEIVED')}
+      AND p.received_at < ${order}.expires_at AND p.amount_cents = ${order}.total_cents`;
   return Prisma.sql`
     WITH won AS (
       UPDATE orders SET ${cancel.set}, cancelled_at = ${nowOr(now)}, cancel_reason = ${input.reason}::"CancelReason"
-      WHERE id = ${input.orderId}::uuid AND ${cancel.guard} ${due}
+      WHERE id = ${input.orderId}::uuid AND ${cancel.guard} ${due} AND NOT EXISTS (${paidInTime(Prisma.raw('orders'))})
       RETURNING id, cancelled_at),
     ${moveReservedUnits('won', 'available')},
     ${releaseLockedCoupons('won')}
-    SELECT o.status, o.expires_at, won.cancelled_at, o.customer_id
+    SELECT o.status, o.expires_at, won.cancelled_at, o.customer_id, (${paidInTime(Prisma.raw('o'))} LIMIT 1) AS paid_in_time
     FROM orders o LEFT JOIN won ON won.id = o.id
     WHERE o.id = ${input.orderId}::uuid`;
 }

@@ -36,6 +36,8 @@ export async function expireOrder(direct: DirectActivities, orderId: string): Pr
       return { outcome: 'cancelled' };
     case 'NOT_DUE':
       return { outcome: 'not-due', expiresAtMs: Date.parse(result.expiresAt) };
+    case 'PAYMENT_RECEIVED': // a payment that came in time is being settled: it pays the order
+      return { outcome: 'settled' };
     case 'ALREADY_FINAL':
       if (result.status !== 'CANCELLED') return { outcome: 'settled' };
       await compensateExpired(direct, orderId);

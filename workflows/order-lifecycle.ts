@@ -84,9 +84,20 @@ async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
       database.cancelOrder({ orderId: run.orderId, reason }),
     );
     if (decided.outcome === 'CANCELLED') run.cancelled(reason, decided.customerTold);
+    else if (decided.outcome === 'PAYMENT_RECEIVED') await settleRecordedInTime(run, decided.paymentId);
     else minimumWaitMs = decidedElsewhere(run, decided);
   }
   await creating?.stop(); // paid meanwhile: nothing left to create
+}
+
+/**
+ * The webhook recorded a payment before the deadline whose signal this run has not handled (late,
+ * or lost while Temporal restarted): it is settled from that record as the signal would have had it.
+ */
+async function settleRecordedInTime(run: OrderRun, paymentId: string): Promise<void> {
+  await run.payments.settle({ paymentId, orderId: run.orderId });
+  // Its signal may be settling it in another handler meanwhile: that one too.
+  await condition(() => run.payments.idle);
 }
 
 /**

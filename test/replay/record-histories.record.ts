@@ -13,6 +13,7 @@ import {
   retryFulfillmentStepUpdate,
   statusQuery,
 } from '../../domain/messages.js';
+import { recordReceivedPayment } from '../../activities/received-payments.js';
 import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
 import { chargeFakePayment, findFakePayment } from '../../dev/fakes/payment-provider.js';
@@ -292,4 +293,23 @@ it('records an order placed while the provider was down, extended, then paid', a
   if (charge.outcome !== 'SUCCEEDED') throw new Error(`the provider did not take the payment: ${charge.outcome}`);
   await pay(order, order.totalCents, charge.payment.paymentId);
   await save('placed-during-outage-extended-then-paid', orderWorkflowId(order.id));
+});
+
+it('records a payment recorded in time whose signal never came', async () => {
+  h.thirdParties.paymentProvider = createFakeThirdParties(h.db, 'callback-only').paymentProvider;
+  const { sku } = await seedCatalog(h, { stock: 10 });
+  const order = await placeOrder(h, { sku });
+  const arrivedAt = new Date(Date.parse(order.expiresAt) - 1_000);
+  await recordReceivedPayment(
+    h.db.pool,
+    {
+      paymentId: `signal-lost-${order.id}`,
+      orderId: order.id,
+      amountCents: order.totalCents,
+      paidAt: arrivedAt.toISOString(),
+    },
+    arrivedAt,
+  );
+  await h.env.sleep(30 * MINUTE + 1_000);
+  await save('paid-in-time-signal-lost', orderWorkflowId(order.id));
 });

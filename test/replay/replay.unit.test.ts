@@ -42,6 +42,7 @@ const PATHS = [
   'refund-failed-later-then-retried',
   'refund-failure-before-its-record-then-retried',
   'placed-during-outage-extended-then-paid',
+  'paid-in-time-signal-lost',
 ];
 
 describe('replaying recorded histories', () => {

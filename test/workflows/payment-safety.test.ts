@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Activities } from '../../activities/index.js';
+import { recordReceivedPayment } from '../../activities/received-payments.js';
 import { latePaymentWorkflowId, orderWorkflowId, statusQuery } from '../../domain/messages.js';
 import { NeedsAttentionKey } from '../../domain/search-attributes.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
@@ -161,6 +162,21 @@ describe('every accepted payment is settled before the run ends', () => {
     expect(result.payments).toEqual([{ paymentId, status: 'REFUNDED' }]);
     expect(await paymentOf(paymentId)).toMatchObject({ status: 'REFUNDED', refundReason: 'ORDER_NOT_PAYABLE' });
     expect(await h.fakeCount('payments', 'refund', paymentId)).toEqual({ effects: 1, calls: 1 });
+  });
+  it('a payment the webhook recorded before the deadline, its signal never handled, pays the order at the deadline', async () => {
+    const { sku } = await seedCatalog(h, { stock: 5 });
+    const order = await placeOrder(h, { sku, quantity: 1 });
+    const paymentId = `signal-lost-${order.id}`;
+    // What the webhook writes first; its signal to the run then failed (Temporal restarting), and
+    // the provider's redelivery has not come yet.
+    const arrivedAt = new Date(Date.parse(order.expiresAt) - 1_000);
+    const verified = { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: arrivedAt.toISOString() };
+    expect(await recordReceivedPayment(h.db.pool, verified, arrivedAt)).toBe(true);
+    await h.env.sleep(30 * MINUTE + 1_000);
+    expect(await handleOf(order.id).result()).toMatchObject({ status: 'PAID' });
+    expect(await paymentOf(paymentId)).toMatchObject({ status: 'CAPTURED' });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 4, reserved: 0, sold: 1 });
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toMatchObject({ calls: 0 });
   });
 });
 
