@@ -57,7 +57,7 @@ async function main(): Promise<void> {
       logger,
     });
 
-    const server = createHttpServer(app).listen(config.port, '0.0.0.0');
+    const server = createHttpServer(app).listen(config.port, config.listenAddress);
     await once(server, 'listening');
     logger.info({ port: config.port, tracing: Boolean(tracing) }, 'API listening');
 

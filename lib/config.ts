@@ -72,6 +72,8 @@ const EnvSchema = z.object({
   EMBEDDED_STACK: z.literal('true', 'only `true`, set by npm start; unset otherwise').optional(),
   NODE_ENV: z.string().optional(),
   PORT: port.default(3000),
+  // Addition: where the API and the worker's /metrics listen (unset: loopback under npm start's stack, else every interface).
+  LISTEN_ADDRESS: z.union([z.ipv4(), z.ipv6()], 'must be an IP address, e.g. 127.0.0.1 or 0.0.0.0').optional(),
   DATABASE_URL: nonEmpty.optional(),
   TEMPORAL_ADDRESS: nonEmpty.optional(),
   TEMPORAL_NAMESPACE: nonEmpty.default('default'),
@@ -143,6 +145,8 @@ export const CONFIG_VARIABLES = Object.keys(EnvSchema.shape) as ReadonlyArray<ke
 
 export interface Config {
   port: number;
+  /** Where the API and the worker's /metrics listen: loopback under the embedded stack, else 0.0.0.0 (LISTEN_ADDRESS). */
+  listenAddress: string;
   /** Unset: the runner starts the embedded PostgreSQL and passes its URL on. */
   databaseUrl: string | undefined;
   temporal: {
@@ -314,6 +318,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     port: e.PORT,
+    // npm start's stack runs on public development secrets: reachable from this machine only.
+    listenAddress: e.LISTEN_ADDRESS ?? (embedded ? '127.0.0.1' : '0.0.0.0'),
     databaseUrl: e.DATABASE_URL,
     temporal: {
       address: e.TEMPORAL_ADDRESS,

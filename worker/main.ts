@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     // Before the SDK's Runtime: once installed it keeps the process alive until a connection made through it closes.
     metricsServer = await startMetricsServer({
       port: config.workerMetricsPort,
+      host: config.listenAddress,
       registry: metrics.registry,
       sdkMetricsAddress: config.sdkMetricsAddress,
     });

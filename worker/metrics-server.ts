@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
  */
 export async function startMetricsServer(options: {
   port: number;
+  host: string;
   registry: Registry;
   sdkMetricsAddress: string;
 }): Promise<Server> {
@@ -23,7 +24,7 @@ export async function startMetricsServer(options: {
       (err: unknown) => res.writeHead(500).end(String(err)),
     );
   });
-  server.listen(options.port, '0.0.0.0');
+  server.listen(options.port, options.host);
   await once(server, 'listening');
   return server;
 }

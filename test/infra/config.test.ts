@@ -30,6 +30,17 @@ it('uses the documented defaults, with the fakes and fault injection on under th
   });
 });
 
+it("listens on loopback only under npm start's stack, whose secrets are public, and everywhere elsewhere", () => {
+  expect(loadConfig({}).listenAddress).toBe('127.0.0.1');
+  expect(loadConfig({ EMBEDDED_STACK: 'true', DATABASE_URL: 'postgresql://127.0.0.1:5433/orders' }).listenAddress).toBe(
+    '127.0.0.1',
+  );
+  expect(loadConfig(DEPLOYED).listenAddress).toBe('0.0.0.0');
+  expect(loadConfig({ LISTEN_ADDRESS: '0.0.0.0' }).listenAddress).toBe('0.0.0.0');
+  expect(loadConfig({ ...DEPLOYED, LISTEN_ADDRESS: '::' }).listenAddress).toBe('::');
+  expect(() => loadConfig({ LISTEN_ADDRESS: 'everywhere' })).toThrow(/^LISTEN_ADDRESS: must be an IP address/);
+});
+
 it('treats a blank variable as unset', () => {
   expect(loadConfig({ PORT: '', PAYMENT_WINDOW: '' })).toMatchObject({ port: 3000, paymentWindowMs: 30 * 60_000 });
 });
