@@ -57,7 +57,7 @@ export function customerTokenVerifier(settings: CustomerTokenSettings): VerifyCu
 
   return async (token) => {
     let payload: JWTPayload;
-    let typ: string | undefined;
+    let typ: unknown;
     try {
       ({
         payload,
@@ -68,7 +68,11 @@ export function customerTokenVerifier(settings: CustomerTokenSettings): VerifyCu
         throw new InvalidCustomerToken((err as errors.JOSEError).code);
       throw err;
     }
-    if (typ !== undefined && !ACCESS_TOKEN_TYPES.includes(typ.toLowerCase().replace(/^application\//, '')))
+    // The header is the issuer's JSON: a `typ` that is not a string is as wrong as a wrong one.
+    if (
+      typ !== undefined &&
+      (typeof typ !== 'string' || !ACCESS_TOKEN_TYPES.includes(typ.toLowerCase().replace(/^application\//, '')))
+    )
       throw new InvalidCustomerToken('typ is not an access token');
     // A customer id as a request may name it, and exactly so: nothing for the schema to trim.
     if (typeof payload.sub !== 'string' || CustomerId.safeParse(payload.sub).data !== payload.sub)

@@ -8,10 +8,13 @@ import { FULFILLMENT_STEP_NAMES, ORDER_STATUSES } from '../domain/statuses.js';
  * trim before the length check) says so in its description.
  */
 const trimmed =
-  'surrounding whitespace is trimmed first; the length limits apply to what remains; no control characters';
+  'surrounding whitespace is trimmed first; the length limits apply to what remains; no control characters, and well-formed Unicode (no lone surrogate)';
 /**
  * Free text: trimmed, bounded, and without control characters (C0, DEL, C1), which nobody types and
- * PostgreSQL refuses in part (NUL): every string input that is not a pattern or an enum is one.
+ * PostgreSQL refuses in part (NUL), nor a lone UTF-16 surrogate (`"\ud800"` in JSON), which has no
+ * UTF-8 form and which Prisma's query engine refuses: every string input that is not a pattern or an
+ * enum is one. The surrogate rule is a refinement, since a JSON Schema pattern could not carry it to
+ * every validator.
  */
 const text = (max: number) =>
   z
@@ -21,6 +24,7 @@ const text = (max: number) =>
     .max(max)
     // eslint-disable-next-line no-control-regex -- finding control characters is this check's job
     .regex(/^[^\x00-\x1f\x7f-\x9f]*$/, 'no control characters')
+    .refine((value) => !/\p{Cs}/u.test(value), 'must be well-formed Unicode (no lone surrogate)')
     .meta({ description: trimmed });
 const id = text(128);
 /** A customer's id, in a body, a query or a token's `sub`. */

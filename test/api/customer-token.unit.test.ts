@@ -40,14 +40,14 @@ describe('HS256 with CUSTOMER_JWT_SECRET', () => {
     for (const junk of ['', 'not-a-jwt', 'a.b.c', genuine.slice(0, -2)]) await expectRefused(hs256, junk);
   });
 
-  it('refuses a sub that is not a customer id (missing, blank, too long)', async () => {
+  it('refuses a sub that is not a customer id (missing, blank, a control character, a lone surrogate, too long)', async () => {
     const sign = (sub: unknown) =>
       new SignJWT({ sub } as Record<string, unknown>)
         .setProtectedHeader({ alg: 'HS256' })
         .setIssuedAt()
         .setExpirationTime('1h')
         .sign(new TextEncoder().encode(SECRET));
-    for (const sub of [undefined, '', ' alice', 'al\u0000ice', 'x'.repeat(129), 42])
+    for (const sub of [undefined, '', ' alice', 'al\u0000ice', 'al\ud800ice', 'x'.repeat(129), 42])
       await expectRefused(hs256, await sign(sub));
     expect(await hs256(await sign('x'.repeat(128)))).toBe('x'.repeat(128));
   });
@@ -78,7 +78,7 @@ describe('HS256 with CUSTOMER_JWT_SECRET', () => {
 });
 
 describe('how old a token may be, and of what type', () => {
-  const signAt = (issuedAt: number | undefined, header: Record<string, string> = {}) => {
+  const signAt = (issuedAt: number | undefined, header: Record<string, unknown> = {}) => {
     const jwt = new SignJWT()
       .setProtectedHeader({ alg: 'HS256', ...header })
       .setSubject('alice')
@@ -100,6 +100,8 @@ describe('how old a token may be, and of what type', () => {
     expect(await hs256(await signAt(now()))).toBe('alice');
     for (const typ of ['logout+jwt', 'dpop+jwt', 'secevent+jwt'])
       await expectRefused(hs256, await signAt(now(), { typ }));
+    // Signed by the issuer, yet not a string: refused (401), never a TypeError (500).
+    for (const typ of [5, null, ['JWT']]) await expectRefused(hs256, await signAt(now(), { typ }));
   });
 });
 

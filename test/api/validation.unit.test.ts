@@ -27,6 +27,8 @@ const badOrderBody = fc.oneof(
   fc.record({ customerId: fc.constant('c1'), items: fc.constant([{ sku: 'TEA', quantity: 1.5 }]) }),
   fc.record({ customerId: fc.constant('c1'), items: fc.constant([{ sku: 'x'.repeat(200), quantity: 1 }]) }),
   fc.record({ customerId: fc.constant('c1'), items: fc.constant([{ sku: 'TEA', quantity: 1 }]), extra: fc.string() }),
+  // A lone surrogate (`"\ud800"` in the JSON) has no UTF-8 form.
+  fc.record({ customerId: fc.constant('c\ud800'), items: fc.constant([{ sku: 'TEA', quantity: 1 }]) }),
 );
 
 async function send(base: string, method: string, path: string, body: unknown) {
