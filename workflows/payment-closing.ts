@@ -32,7 +32,8 @@ export type Closing =
  * - cancelled: the order may be cancelled;
  * - already succeeded: the provider's payment is recorded and settled like a webhook's, so it pays the
  *   order however late its webhook comes;
- * - processing (a bank or 3-D Secure step): asked again each minute;
+ * - processing (a bank or 3-D Secure step): asked again each minute, and flagged NeedsAttention after
+ *   STUCK_AFTER, since a step the customer abandoned may never end;
  * - unavailable: nothing is known, so nothing is released. Asked again with a backoff; after
  *   STUCK_AFTER the order is flagged NeedsAttention, and an operator may force the cancel (a payment
  *   that still arrives is then refunded).
@@ -65,6 +66,8 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
         return done(run, run.status === 'PAID' ? { outcome: 'PAID' } : { outcome: 'CLOSED' });
       case 'PROCESSING':
         waitMs = PROCESSING_RECHECK_MS;
+        // A step the customer abandoned (a 3-D Secure challenge left open) may never end by itself.
+        if (Date.now() - since >= SILENT_PROVIDER_ALERT_MS) flagLongProcessing(run, since);
         break;
       case 'UNAVAILABLE':
         waitMs = unavailableWaitMs;
@@ -111,6 +114,17 @@ function flagSilentProvider(run: OrderRun, since: number): void {
     ATTENTION_KEY,
     `the payment provider has not answered since ${from}: the order is held, not cancelled, until it says whether ` +
       `the customer paid; to cancel without it, POST /orders/${run.orderId}/force-cancel (a payment that still arrives is refunded)`,
+  );
+}
+
+function flagLongProcessing(run: OrderRun, since: number): void {
+  const from = new Date(since).toISOString();
+  log.error('the payment has been processing at the provider for long: the order is held', { orderId: run.orderId });
+  run.attention.note(
+    ATTENTION_KEY,
+    `the payment has been processing at the provider since ${from} (a bank or 3-D Secure step, perhaps abandoned): ` +
+      `the order is held until it ends; check the payment at the provider, or POST /orders/${run.orderId}/force-cancel ` +
+      `(a payment that still arrives is refunded)`,
   );
 }
 

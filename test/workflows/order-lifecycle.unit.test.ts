@@ -375,6 +375,22 @@ describe('OrderLifecycle with a provider that cancels payments: provider first a
     expect(called('cancelOrder')).toHaveLength(1);
   });
 
+  it('a payment processing at the provider for minutes (a 3-D Secure challenge left open) holds the order and is flagged', async () => {
+    closingAnswers({ outcome: 'PROCESSING' });
+    const end = await withOrder(async (orderId) => {
+      await env.sleep(30 * MINUTE + 7 * MINUTE);
+      const held = await handleOf(orderId).query(statusQuery);
+      expect(held).toMatchObject({ status: 'UNPAID', phase: 'closing-payment' });
+      expect(held.needsAttention).toEqual([
+        expect.stringContaining('the payment has been processing at the provider since'),
+      ]);
+      await handleOf(orderId).executeUpdate(forceCancelUpdate); // the operator, having checked at the provider
+      return result(orderId);
+    });
+    expect(end).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
+    expect(called('cancelOrder')).toHaveLength(1);
+  }, 30_000);
+
   it('a provider down past the deadline holds the order, flags it after 5 minutes, and a webhook payment meanwhile pays it', async () => {
     closingAnswers({ outcome: 'UNAVAILABLE' });
     const end = await withOrder(async (orderId) => {
