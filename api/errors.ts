@@ -28,7 +28,12 @@ const API_ERRORS = {
   NOT_FOUND: { status: 404, message: 'no such route' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'the path does not take this method; Allow lists those it takes' },
   UNKNOWN_COUPON: { status: 404, message: 'no coupon has that code' },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    message: 'the request did not arrive in time: its headers within 10 s, all of it within 30 s',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'the request body is too large' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'the request headers are too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "the request body's charset or content encoding is not supported" },
   RATE_LIMITED: { status: 429, message: 'too many calls; retry after Retry-After seconds' },
   TOO_MANY_FAILED_ATTEMPTS: {
@@ -86,6 +91,11 @@ export class ApiError extends Error {
   }
 }
 
+/** The contract's JSON error body for `code`: what every error answer carries. */
+export function errorBody(code: ErrorCode, message: string = ERRORS[code].message, details?: unknown): string {
+  return JSON.stringify({ error: { code, message, ...(details === undefined ? {} : { details }) } });
+}
+
 export function businessError(code: BusinessErrorCode, details?: unknown): ApiError {
   return new ApiError(code, undefined, details);
 }
@@ -115,13 +125,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
     } else if (apiError.status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
     if (apiError.code === 'UNAUTHORIZED') res.set('WWW-Authenticate', bearerChallenge(req));
-    res.status(apiError.status).json({
-      error: {
-        code: apiError.code,
-        message: apiError.message,
-        ...(apiError.details === undefined ? {} : { details: apiError.details }),
-      },
-    });
+    res
+      .status(apiError.status)
+      .type('json')
+      .send(errorBody(apiError.code, apiError.message, apiError.details));
   };
 }
 

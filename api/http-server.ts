@@ -1,4 +1,6 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ERRORS, errorBody, type ErrorCode } from './errors.js';
 
 /**
  * Bounds on how long one connection may hold the server: a client that trickles its headers or
@@ -30,5 +32,31 @@ export function createHttpServer(app: RequestListener, timeouts = SERVER_TIMEOUT
     app,
   );
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+  server.on('clientError', answerClientError);
   return server;
+}
+
+/**
+ * What Node refuses before the app sees a request (a timeout, headers too large, a request that is
+ * not HTTP) it answers with an empty body; the contract says every error is JSON, so it is here.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // Nobody to answer: the client went away.
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const code: ErrorCode =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 'REQUEST_TIMEOUT'
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'HEADERS_TOO_LARGE'
+        : 'VALIDATION_FAILED';
+  const message = code === 'VALIDATION_FAILED' ? 'the request is not valid HTTP' : undefined;
+  const body = errorBody(code, message);
+  const { status } = ERRORS[code];
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }

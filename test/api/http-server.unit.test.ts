@@ -19,6 +19,40 @@ it('closes a connection whose headers never finish, within the headers timeout',
     await once(socket, 'close');
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(jsonErrorOf(answer)).toMatchObject({ error: { code: 'REQUEST_TIMEOUT' } });
+  } finally {
+    server.close();
+  }
+});
+
+/** The body of a raw HTTP answer, parsed: the contract's error shape. */
+function jsonErrorOf(answer: string): unknown {
+  const [head, body] = answer.split('\r\n\r\n') as [string, string];
+  expect(head.toLowerCase()).toContain('content-type: application/json');
+  return JSON.parse(body);
+}
+
+it.each([
+  [
+    'headers too large',
+    `GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    431,
+    'HEADERS_TOO_LARGE',
+  ],
+  ['not HTTP', 'HELLO THERE\r\n\r\n', 400, 'VALIDATION_FAILED'],
+])('what Node refuses before the app (%s) is a JSON error too', async (_, request, status, code) => {
+  const server = createHttpServer((_req, res) => res.end('ok'));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const socket = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
+    await once(socket, 'connect');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.write(request);
+    await once(socket, 'close');
+    expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(jsonErrorOf(answer)).toMatchObject({ error: { code } });
   } finally {
     server.close();
   }
