@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, currentUpdateInfo, setHandler } from '@temporalio/workflow';
 import {
   cancelSignal,
   extendDeadlineUpdate,
@@ -44,9 +44,13 @@ export function registerOrderHandlers(run: OrderRun): void {
   setHandler(
     extendDeadlineUpdate,
     async ({ minutes }) => {
-      const extended = await callerWaiting.extendDeadline({ orderId: run.orderId, minutes }).catch((err: unknown) => {
-        throw businessCause(err);
-      });
+      // The update's id names the extension, so an attempt run again applies it once.
+      const extensionId = currentUpdateInfo()!.id;
+      const extended = await callerWaiting
+        .extendDeadline({ orderId: run.orderId, minutes, extensionId })
+        .catch((err: unknown) => {
+          throw businessCause(err);
+        });
       run.deadlineMoved(extended.expiresAt);
       run.wakeUp('deadline-moved');
       return extended;

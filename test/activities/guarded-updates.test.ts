@@ -182,6 +182,20 @@ describe('guarded updates under real concurrency', () => {
     expect(await run(acts.recordRefundFailedLater, failure)).toEqual({ failed: false, refundInFlight: false });
   });
 
+  it('an extension run again (the same extension id) moves the deadline once; another extension moves it again', async () => {
+    const { order } = await placedOrder();
+    const extend = (extensionId: string) => run(acts.extendDeadline, { orderId: order.id, minutes: 30, extensionId });
+    const first = await extend('update-1');
+    expect(Date.parse(first.expiresAt) - Date.parse(order.expiresAt)).toBe(30 * 60_000);
+    expect(await extend('update-1')).toEqual(first);
+    const second = await extend('update-2');
+    expect(Date.parse(second.expiresAt) - Date.parse(first.expiresAt)).toBe(30 * 60_000);
+    // Once the order is no longer unpaid, a new extension is refused; the one applied still answers.
+    await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' });
+    await expect(extend('update-3')).rejects.toMatchObject({ type: 'ORDER_NOT_UNPAID' });
+    expect(await extend('update-2')).toEqual(second);
+  });
+
   it('parallel orders for the last units never oversell', async () => {
     const sku = `SKU-${randomUUID().slice(0, 8)}`;
     await database.prisma.product.create({
