@@ -14,6 +14,7 @@ import {
   statusQuery,
 } from '../../domain/messages.js';
 import { recordReceivedPayment } from '../../activities/received-payments.js';
+import type { PaymentStatus } from '../../domain/statuses.js';
 import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
 import { chargeFakePayment, findFakePayment } from '../../dev/fakes/payment-provider.js';
@@ -218,6 +219,15 @@ it('records the main paths', async () => {
   await save('provider-silent-then-force-cancelled', orderWorkflowId(silent.id));
 });
 
+/** Stripe's `refund.failed` for the payment's refund `refundRef`, through the webhook. */
+async function refundFails(paymentId: string, refundRef: string, amountCents: number): Promise<void> {
+  const { payload, signature } = signedRefundFailure({ refundRef, paymentId, amountCents }, STRIPE_SECRET);
+  await h.http('POST', STRIPE_WEBHOOK_PATH, payload, { 'Stripe-Signature': signature });
+}
+
+const paymentBecomes = (paymentId: string, status: PaymentStatus) =>
+  eventually(async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === status, 30_000);
+
 it('records a refund that failed after the provider accepted it', async () => {
   const { sku } = await seedCatalog(h, { stock: 10 });
   const order = await placeOrder(h, { sku });
@@ -226,15 +236,8 @@ it('records a refund that failed after the provider accepted it', async () => {
   await pay(order, order.totalCents, paymentId);
   await h.env.client.workflow.getHandle(latePaymentWorkflowId(paymentId)).result();
   const { providerRef } = await h.db.refund.findUniqueOrThrow({ where: { paymentId } });
-  const { payload, signature } = signedRefundFailure(
-    { refundRef: providerRef, paymentId, amountCents: order.totalCents },
-    STRIPE_SECRET,
-  );
-  await h.http('POST', STRIPE_WEBHOOK_PATH, payload, { 'Stripe-Signature': signature });
-  await eventually(
-    async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUND_FAILED',
-    30_000,
-  );
+  await refundFails(paymentId, providerRef, order.totalCents);
+  await paymentBecomes(paymentId, 'REFUND_FAILED');
   await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`);
   await save('refund-failed-later-then-retried', failedRefundWorkflowId(paymentId));
 });
@@ -247,25 +250,16 @@ it('records a refund failure that overtook the record of its refund', async () =
   await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 }); // the refund stays in flight
   try {
     await pay(order, order.totalCents, paymentId);
-    await eventually(
-      async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUND_PENDING',
-    );
+    await paymentBecomes(paymentId, 'REFUND_PENDING');
     // The local provider names its refund after the payment: the failure of the refund being made.
-    const { payload, signature } = signedRefundFailure(
-      { refundRef: `fake-refund-${paymentId}`, paymentId, amountCents: order.totalCents },
-      STRIPE_SECRET,
-    );
-    await h.http('POST', STRIPE_WEBHOOK_PATH, payload, { 'Stripe-Signature': signature });
+    await refundFails(paymentId, `fake-refund-${paymentId}`, order.totalCents);
     await h.env.sleep(MINUTE);
   } finally {
     await h.admin('DELETE', '/admin/faults/payments');
   }
   await h.env.client.workflow.getHandle(latePaymentWorkflowId(paymentId)).result();
   await h.env.sleep(5 * MINUTE);
-  await eventually(
-    async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUND_FAILED',
-    30_000,
-  );
+  await paymentBecomes(paymentId, 'REFUND_FAILED');
   await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`);
   await save('refund-failure-before-its-record-then-retried', failedRefundWorkflowId(paymentId));
 });
