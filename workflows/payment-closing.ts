@@ -79,7 +79,7 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
         run.attention.note(
           ATTENTION_KEY,
           `the payment provider refused to close the payment (${answer.error}): the order is held; check the payment ` +
-            `at the provider, then POST /orders/${run.orderId}/force-cancel (a payment that still arrives is refunded)`,
+            `at the provider, then ${forceCancelHint(run)}`,
         );
         break;
     }
@@ -113,7 +113,7 @@ function flagSilentProvider(run: OrderRun, since: number): void {
   run.attention.note(
     ATTENTION_KEY,
     `the payment provider has not answered since ${from}: the order is held, not cancelled, until it says whether ` +
-      `the customer paid; to cancel without it, POST /orders/${run.orderId}/force-cancel (a payment that still arrives is refunded)`,
+      `the customer paid; to cancel without it, ${forceCancelHint(run)}`,
   );
 }
 
@@ -123,9 +123,13 @@ function flagLongProcessing(run: OrderRun, since: number): void {
   run.attention.note(
     ATTENTION_KEY,
     `the payment has been processing at the provider since ${from} (a bank or 3-D Secure step, perhaps abandoned): ` +
-      `the order is held until it ends; check the payment at the provider, or POST /orders/${run.orderId}/force-cancel ` +
-      `(a payment that still arrives is refunded)`,
+      `the order is held until it ends; check the payment at the provider, or ${forceCancelHint(run)}`,
   );
+}
+
+/** What an operator may do about a held order, as every flag of the closing step says it. */
+function forceCancelHint(run: OrderRun): string {
+  return `POST /orders/${run.orderId}/force-cancel (a payment that still arrives is refunded)`;
 }
 
 function done(run: OrderRun, closing: Closing): Closing {
