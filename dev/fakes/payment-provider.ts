@@ -39,17 +39,28 @@ export class FakePaymentProvider implements PaymentProvider {
   async createPayment(request: NewPayment): Promise<CreatedPayment> {
     await this.recorder.record('payments', 'createPayment', request.orderId, request);
     const clientSecret = `${fakePaymentId(request.orderId)}_secret_${randomBytes(12).toString('hex')}`;
-    // A repeat answers the first payment, secret included, as an idempotency key would.
+    // A repeat answers the first payment, secret included, as an idempotency key would. DO NOTHING
+    // with no target: concurrent first calls collide on the id and the order alike, and an arbiter
+    // names only one of them. The loser reads the winner's row in a statement of its own, whose
+    // snapshot sees it committed.
     const { rows } = await query<{ payment_id: string; client_secret: string }>(
       this.db.pool,
       Prisma.sql`
         INSERT INTO fakes.payment_intents (payment_id, order_id, amount_cents, currency, client_secret, state)
         VALUES (${fakePaymentId(request.orderId)}, ${request.orderId}::uuid, ${request.amountCents}, ${request.currency},
                 ${clientSecret}, ${'OPEN' satisfies ProviderPaymentStatus})
-        ON CONFLICT (order_id) DO UPDATE SET order_id = EXCLUDED.order_id
+        ON CONFLICT DO NOTHING
         RETURNING payment_id, client_secret`,
     );
-    return { paymentId: rows[0]!.payment_id, clientSecret: rows[0]!.client_secret };
+    const [created] = rows.length
+      ? rows
+      : (
+          await query<{ payment_id: string; client_secret: string }>(
+            this.db.pool,
+            Prisma.sql`SELECT payment_id, client_secret FROM fakes.payment_intents WHERE order_id = ${request.orderId}::uuid`,
+          )
+        ).rows;
+    return { paymentId: created!.payment_id, clientSecret: created!.client_secret };
   }
 
   /** Cancels an OPEN payment; one under way or paid is left alone and reported; no payment: nothing can pay. */
