@@ -1,37 +1,67 @@
 import { Prisma } from '@prisma/client';
 import { getClient, log } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { ORDER_WORKFLOW_TYPE, orderLifecycleInput, orderWorkflowId } from '../domain/messages.js';
-import { ORDER_TRANSITIONS } from '../domain/statuses.js';
+import {
+  ORDER_WORKFLOW_TYPE,
+  orderLifecycleInput,
+  orderWorkflowId,
+  type ReconciliationInput,
+  type SweepPosition,
+} from '../domain/messages.js';
+import { ORDER_TRANSITIONS, STEP_STATUSES } from '../domain/statuses.js';
 import { query } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, statusIn } from './guarded-sql.js';
 
 export interface SweepResult {
-  /** UNPAID orders found past their deadline plus the grace period. */
+  /** Orders examined: UNPAID past deadline plus grace, PAID with fulfillment unfinished that long after payment. */
   scanned: number;
   /** Those whose workflow was not running, now handed to a new OrderLifecycle run. */
   adopted: string[];
+  /** Where the next sweep goes on; null when this one reached the newest, so the next starts over. */
+  resumeAfter: SweepPosition | null;
 }
+
+/** A fulfillment step still owed: not DONE. */
+const UNFINISHED_STEPS = STEP_STATUSES.filter((status) => status !== 'DONE');
 
 export function createReconciliationActivities(deps: ActivityDeps) {
   const { db } = deps;
 
   return {
     /**
-     * The old scan job, narrowed to a safety net: UNPAID orders past their deadline plus a grace
-     * period (a range scan on the (status, expires_at) index). An order whose workflow is still
-     * running is left to it; one whose workflow is gone gets a new OrderLifecycle run that adopts it
-     * and drives it through the same guarded cancel. Any hit means a trigger was lost upstream.
+     * The old scan job, narrowed to a safety net for orders whose run is gone: UNPAID past their
+     * deadline plus a grace period, and PAID whose fulfillment is unfinished that long after payment
+     * (paid by a late settlement after the run was lost, or the run lost while fulfilling). An order
+     * whose workflow is still running is left to it; one whose workflow is gone gets a new
+     * OrderLifecycle run that adopts it: the same guarded cancel, or the same idempotent fulfillment.
+     * Any hit means a trigger was lost upstream.
+     *
+     * A sweep examines `limit` orders, oldest first, starting after where the last one stopped, so
+     * orders still held by live runs (a provider outage holds thousands) cannot keep a stranded one
+     * out of every sweep: each is reached within a pass over the whole set.
      */
-    async sweepStrandedOrders(input: { graceMs: number; limit: number; taskQueue: string }): Promise<SweepResult> {
+    async sweepStrandedOrders(
+      input: ReconciliationInput & { resumeAfter: SweepPosition | null },
+    ): Promise<SweepResult> {
       const now = await asOf(deps);
-      const { rows: stranded } = await query<{ id: string }>(
+      const dueBefore = Prisma.sql`${nowOr(now)} - ${input.graceMs} * interval '1 millisecond'`;
+      const after = input.resumeAfter
+        ? Prisma.sql`WHERE (since, id) > (${input.resumeAfter.since}::timestamptz, ${input.resumeAfter.orderId}::uuid)`
+        : Prisma.empty;
+      const { rows: stranded } = await query<{ id: string; since: Date }>(
         db.pool,
         Prisma.sql`
-          SELECT id FROM orders
-          WHERE ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)} AND expires_at < ${nowOr(now)} - ${input.graceMs} * interval '1 millisecond'
-          ORDER BY expires_at
+          SELECT id, since FROM (
+            SELECT id, expires_at AS since FROM orders
+            WHERE ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)} AND expires_at < ${dueBefore}
+            UNION ALL
+            SELECT id, paid_at AS since FROM orders
+            WHERE ${statusIn('orders', [ORDER_TRANSITIONS.pay.to])} AND paid_at < ${dueBefore}
+              AND id IN (SELECT order_id FROM fulfillment_steps WHERE ${statusIn('fulfillment_steps', UNFINISHED_STEPS)})
+          ) AS waiting
+          ${after}
+          ORDER BY since, id
           LIMIT ${input.limit}`,
       );
       const client = getClient();
@@ -51,7 +81,13 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       if (adopted.length > 0) {
         log.warn('reconciliation adopted orders whose workflow was gone: a trigger was lost upstream', { adopted });
       }
-      return { scanned: stranded.length, adopted };
+      const last = stranded.at(-1);
+      return {
+        scanned: stranded.length,
+        adopted,
+        resumeAfter:
+          last && stranded.length === input.limit ? { since: last.since.toISOString(), orderId: last.id } : null,
+      };
     },
   };
 }

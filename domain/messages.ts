@@ -171,9 +171,18 @@ export const RECONCILIATION_WORKFLOW_TYPE = 'ReconcileStrandedOrders';
 export const RECONCILIATION_SCHEDULE_ID = 'reconcile-stranded-orders';
 
 export interface ReconciliationInput {
-  /** How long past its deadline an UNPAID order may be before the sweep looks at it. */
+  /**
+   * How long an order may wait for its run before the sweep looks at it: an UNPAID order past its
+   * deadline, a PAID one whose fulfillment has not finished since it was paid.
+   */
   graceMs: number;
-  /** Orders examined per sweep, oldest deadline first; the next sweep takes the rest. */
+  /** Orders examined per sweep, oldest first; the next sweep goes on after the last one examined. */
   limit: number;
   taskQueue: string;
+}
+
+/** Where a sweep stopped: the time it orders by (deadline or payment) and the order's id. */
+export interface SweepPosition {
+  since: string;
+  orderId: string;
 }

@@ -7,6 +7,7 @@ import {
   RECONCILIATION_WORKFLOW_TYPE,
   statusQuery,
 } from '../../domain/messages.js';
+import type { SweepResult } from '../../activities/reconciliation.js';
 import { ensureReconciliationSchedule } from '../../worker/reconciliation-schedule.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
@@ -136,5 +137,59 @@ describe('OrderLifecycle on a real Temporal Server', () => {
     } finally {
       await handle.delete();
     }
+  });
+
+  it('each scheduled sweep goes on where the last stopped: orders held by live runs hide no stranded one', async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const held = [await placeOrder(h, { sku }), await placeOrder(h, { sku })];
+    // Their runs stay alive (extended, waiting on the new deadline), as in a provider outage.
+    for (const order of held) {
+      expect((await h.admin('POST', `/orders/${order.id}/extend`, { minutes: 10 })).status).toBe(200);
+    }
+    const stranded = await placeOrder(h, { sku });
+    await h.env.client.workflow.getHandle(orderWorkflowId(stranded.id)).terminate('simulating a lost workflow');
+    // All long overdue, the held ones oldest: a sweep of two examines only them.
+    for (const [order, hoursAgo] of [
+      [held[0]!, 3],
+      [held[1]!, 2],
+      [stranded, 1],
+    ] as const) {
+      await h.db
+        .$executeRaw`UPDATE orders SET expires_at = now() - ${hoursAgo} * interval '1 hour' WHERE id = ${order.id}::uuid`;
+    }
+    // Sweeps every 2 s, as the real schedule's every 2 min: each is handed the last completed one's result.
+    const handle = await h.env.client.schedule.create({
+      scheduleId: `sweep-resumes-${randomUUID()}`,
+      spec: { intervals: [{ every: '2s' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: RECONCILIATION_WORKFLOW_TYPE,
+        taskQueue: 'orders-real-server',
+        args: [{ graceMs: 30 * 60_000, limit: 2, taskQueue: 'orders-real-server' }],
+      },
+    });
+    let sweeps: SweepResult[];
+    try {
+      await eventually(async () => (await handle.describe()).info.recentActions.length >= 3, 30_000);
+      await handle.pause();
+      const started = (await handle.describe()).info.recentActions.slice(0, 3);
+      sweeps = await Promise.all(
+        started.map(({ action: { workflow } }) =>
+          h.env.client.workflow
+            .getHandle<() => Promise<SweepResult>>(workflow.workflowId, undefined, {
+              firstExecutionRunId: workflow.firstExecutionRunId,
+            })
+            .result(),
+        ),
+      );
+    } finally {
+      await handle.delete();
+    }
+    expect(sweeps[0]).toMatchObject({ scanned: 2, adopted: [], resumeAfter: { orderId: held[1]!.id } });
+    expect(sweeps[1]).toEqual({ scanned: 1, adopted: [stranded.id], resumeAfter: null });
+    expect(sweeps[2]).toMatchObject({ scanned: 2, adopted: [] }); // from the oldest again
+    await eventually(
+      async () => (await h.db.order.findUniqueOrThrow({ where: { id: stranded.id } })).status === 'CANCELLED',
+    );
   });
 });

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderWorkflowId, RECONCILIATION_WORKFLOW_TYPE, type ReconciliationInput } from '../../domain/messages.js';
+import {
+  latePaymentWorkflowId,
+  orderWorkflowId,
+  RECONCILIATION_WORKFLOW_TYPE,
+  type ReconciliationInput,
+} from '../../domain/messages.js';
 import type { SweepResult } from '../../activities/reconciliation.js';
 import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
@@ -32,11 +37,11 @@ describe('reconciliation sweep', () => {
     // A lost trigger: the order's workflow is gone while the order is still UNPAID.
     await h.env.client.workflow.getHandle(orderWorkflowId(lost.id)).terminate('simulating a lost workflow');
 
-    expect(await sweep()).toEqual({ scanned: 0, adopted: [] }); // not past deadline + grace yet
+    expect(await sweep()).toEqual({ scanned: 0, adopted: [], resumeAfter: null }); // not past deadline + grace yet
     await h.env.sleep(29 * MINUTE);
-    expect(await sweep()).toEqual({ scanned: 0, adopted: [] });
+    expect(await sweep()).toEqual({ scanned: 0, adopted: [], resumeAfter: null });
     await h.env.sleep(MINUTE + 30_000); // 30:30: past the deadline, within the grace
-    expect(await sweep()).toEqual({ scanned: 0, adopted: [] });
+    expect(await sweep()).toEqual({ scanned: 0, adopted: [], resumeAfter: null });
     await h.env.sleep(31_000); // 31:01: past deadline + 1 minute grace
 
     const result = await sweep();
@@ -51,7 +56,7 @@ describe('reconciliation sweep', () => {
       effects: 1,
       calls: 1,
     });
-    expect(await sweep()).toEqual({ scanned: 0, adopted: [] }); // nothing left: the next sweep hits nothing
+    expect(await sweep()).toEqual({ scanned: 0, adopted: [], resumeAfter: null }); // nothing left: the next sweep hits nothing
   });
 
   it('leaves an overdue order alone while its workflow is still running', async () => {
@@ -62,5 +67,28 @@ describe('reconciliation sweep', () => {
     const result = await sweep();
     expect(result.scanned).toBeGreaterThanOrEqual(1);
     expect(result.adopted).not.toContain(order.id);
+  });
+
+  it('adopts a PAID order whose run was lost before its fulfillment finished, and fulfils it once', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).terminate('simulating a lost workflow');
+    // Paid in time with no run to tell: the webhook's settlement pays the order, and fulfils nothing.
+    const paymentId = `p-${order.id}`;
+    expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+    expect(await h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)).result()).toEqual({
+      outcome: 'PAID',
+    });
+    const steps = () => h.db.fulfillmentRecord.findMany({ where: { orderId: order.id }, select: { status: true } });
+    expect(await steps()).toEqual([{ status: 'PENDING' }, { status: 'PENDING' }, { status: 'PENDING' }]);
+
+    expect((await sweep()).adopted).not.toContain(order.id); // paid within the grace: its run may still be at it
+    await h.env.sleep(MINUTE + 1_000);
+    expect((await sweep()).adopted).toEqual([order.id]);
+
+    expect(await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).result()).toMatchObject({ status: 'PAID' });
+    expect(await steps()).toEqual([{ status: 'DONE' }, { status: 'DONE' }, { status: 'DONE' }]);
+    expect(await h.fakeCount('invoice', 'issue', `${order.id}:INVOICE`)).toMatchObject({ effects: 1 });
+    expect((await sweep()).adopted).toEqual([]); // fulfilled: nothing left for the sweep
   });
 });
