@@ -216,16 +216,18 @@ export async function cancelWithin(
     return { outcome: 'ALREADY_FINAL', status: seen.status };
   if (seen.paid_in_time !== null) return { outcome: 'PAYMENT_RECEIVED', paymentId: seen.paid_in_time };
   // Lost while the statement saw a cancellable order: either not due, or the update waited for a
-  // change that committed meanwhile (a payment, an extension), which the statement's snapshot cannot
-  // show. The committed row says which.
-  const { rows: committed } = await query<{ status: OrderStatus; expires_at: Date }>(
+  // change that committed meanwhile (a payment, a payment recorded in time, an extension), which the
+  // statement's snapshot cannot show. The committed row says which.
+  const { rows: committed } = await query<{ status: OrderStatus; expires_at: Date; payment_in_time_id: string | null }>(
     on,
-    Prisma.sql`SELECT status, expires_at FROM orders WHERE id = ${input.orderId}::uuid`,
+    Prisma.sql`SELECT status, expires_at, payment_in_time_id FROM orders WHERE id = ${input.orderId}::uuid`,
   );
   const current = committed[0]!;
-  return canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, current.status)
-    ? { outcome: 'NOT_DUE', expiresAt: current.expires_at.toISOString() }
-    : { outcome: 'ALREADY_FINAL', status: current.status };
+  if (!canTransition<OrderStatus>(ORDER_TRANSITIONS.cancel, current.status))
+    return { outcome: 'ALREADY_FINAL', status: current.status };
+  return current.payment_in_time_id !== null
+    ? { outcome: 'PAYMENT_RECEIVED', paymentId: current.payment_in_time_id }
+    : { outcome: 'NOT_DUE', expiresAt: current.expires_at.toISOString() };
 }
 
 /**
@@ -233,25 +235,23 @@ export async function cancelWithin(
  * CANCELLED, the other WITH queries give its units and its
  * coupon back, and the final SELECT reads the winner's cancellation time, or for a loser the order
  * as it was when the statement began (cancelWithin reads it again when that may be stale).
- * A payment of the order's total that the webhook recorded before the deadline and that is not
- * settled yet (its signal late, or lost with a restarting Temporal) pays the order, so the cancel
- * loses to it and names it (`paid_in_time`) for the run to settle.
+ * A payment of the order's total that the webhook recorded before the deadline pays the order,
+ * even when its signal is late or was lost with a restarting Temporal: the webhook marked the order
+ * (`payment_in_time_id`, activities/received-payments.ts), so the cancel loses to it and names it
+ * for the run to settle. The mark is on the row the cancel updates, so a payment recorded while
+ * this statement runs is seen too (the update waits for it, then checks the row again).
  */
 export function cancelStatement(input: { orderId: string; reason: CancelReason }, now: Date | null): Prisma.Sql {
   const cancel = statusMove('orders', ORDER_TRANSITIONS.cancel);
   const due = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`AND expires_at <= ${nowOr(now)}` : Prisma.empty;
-  const paidInTime = (order: Prisma.Sql) => Prisma.sql`
-    SELECT p.payment_id FROM payments p
-    WHERE p.order_id = ${order}.id AND p.status = ${statusValue('payments', 'RECEIVED')}
-      AND p.received_at < ${order}.expires_at AND p.amount_cents = ${order}.total_cents`;
   return Prisma.sql`
     WITH won AS (
       UPDATE orders SET ${cancel.set}, cancelled_at = ${nowOr(now)}, cancel_reason = ${input.reason}::"CancelReason"
-      WHERE id = ${input.orderId}::uuid AND ${cancel.guard} ${due} AND NOT EXISTS (${paidInTime(Prisma.raw('orders'))})
+      WHERE id = ${input.orderId}::uuid AND ${cancel.guard} ${due} AND payment_in_time_id IS NULL
       RETURNING id, cancelled_at),
     ${moveReservedUnits('won', 'available')},
     ${releaseLockedCoupons('won')}
-    SELECT o.status, o.expires_at, won.cancelled_at, o.customer_id, (${paidInTime(Prisma.raw('o'))} LIMIT 1) AS paid_in_time
+    SELECT o.status, o.expires_at, won.cancelled_at, o.customer_id, o.payment_in_time_id AS paid_in_time
     FROM orders o LEFT JOIN won ON won.id = o.id
     WHERE o.id = ${input.orderId}::uuid`;
 }

@@ -1,6 +1,6 @@
 import { Prisma } from '@prisma/client';
-import { statusValue } from './guarded-sql.js';
-import { INITIAL_STATUS } from '../domain/statuses.js';
+import { statusIn, statusValue } from './guarded-sql.js';
+import { INITIAL_STATUS, ORDER_TRANSITIONS } from '../domain/statuses.js';
 import { query, type Queryable } from '../lib/sql.js';
 
 /** A payment as the provider's signature vouches for it. */
@@ -16,6 +16,12 @@ export interface VerifiedPayment {
  * The record every settlement decides from, written by the webhook once the signature is checked:
  * RECEIVED, with the signed amount and the arrival time (`arrivedAt`, or the database's now()).
  * A redelivery of the same paymentId keeps the first record. False when no such order exists.
+ *
+ * A payment of the order's total that arrives before the deadline of an UNPAID order pays it, so
+ * the same statement marks the order (`payment_in_time_id`, the first such payment): the guarded
+ * cancel (activities/orders.ts) is refused by that mark. Being a write on the order's row, it
+ * serializes with the cancel's: a cancel that started first wins and the payment is late; one that
+ * started while this statement ran waits for it and then loses. Either way the database decides.
  */
 export async function recordReceivedPayment(
   on: Queryable,
@@ -31,7 +37,13 @@ export async function recordReceivedPayment(
         SELECT ${payment.paymentId}, id, ${payment.amountCents}, ${statusValue('payments', INITIAL_STATUS.payment)},
                ${new Date(payment.paidAt)}, COALESCE(${arrivedAt}::timestamptz, now())
         FROM target
-        ON CONFLICT (payment_id) DO NOTHING)
+        ON CONFLICT (payment_id) DO NOTHING
+        RETURNING payment_id, order_id, amount_cents, received_at),
+      in_time AS (
+        UPDATE orders o SET payment_in_time_id = r.payment_id
+        FROM recorded r
+        WHERE o.id = r.order_id AND o.payment_in_time_id IS NULL AND ${statusIn('orders', ORDER_TRANSITIONS.pay.from)}
+          AND r.received_at < o.expires_at AND r.amount_cents = o.total_cents)
       SELECT EXISTS (SELECT 1 FROM target) AS known`,
   );
   return rows[0]!.known;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities/index.js';
+import { cancelWithin } from '../../activities/orders.js';
 import { recordReceivedPayment, type VerifiedPayment } from '../../activities/received-payments.js';
 import { FakeFaults } from '../../dev/fakes/faults.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
@@ -388,6 +389,42 @@ describe('a payment is decided from the record the webhook made', () => {
       refundReason: 'AMOUNT_MISMATCH',
     });
     expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('UNPAID');
+  });
+});
+
+describe("a payment recorded while the deadline's cancel runs", () => {
+  it('the cancel waits for the record, then loses to a payment that arrived in time', async () => {
+    const { sku, order } = await placedOrder();
+    const paymentId = `p-${order.id}`;
+    const arrivedAt = new Date(Date.parse(order.expiresAt) - 1_000);
+    const webhook = await database.prisma.pool.connect();
+    try {
+      // The webhook's statement has run before the deadline; its commit comes only once the cancel runs.
+      await webhook.query('BEGIN');
+      const verified = { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: arrivedAt.toISOString() };
+      expect(await recordReceivedPayment(webhook, verified, arrivedAt)).toBe(true);
+      let cancelDone = false;
+      const afterDeadline = new Date(Date.parse(order.expiresAt) + 100);
+      const cancel = cancelWithin(
+        database.prisma.pool,
+        { orderId: order.id, reason: 'PAYMENT_TIMEOUT' },
+        afterDeadline,
+      );
+      void cancel.finally(() => (cancelDone = true)).catch(() => undefined);
+      await eventually(async () => {
+        const { rows } = await database.prisma.pool.query<{ waiting: number }>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return cancelDone || rows[0]!.waiting > 0;
+      });
+      await webhook.query('COMMIT');
+      expect(await cancel).toEqual({ outcome: 'PAYMENT_RECEIVED', paymentId });
+    } finally {
+      webhook.release();
+    }
+    expect((await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('UNPAID');
+    expect(await run(acts.settlePayment, { paymentId, orderId: order.id })).toMatchObject({ outcome: 'PAID' });
+    expect(await stockBalances(sku)).toMatchObject({ available: 8, reserved: 0, sold: 2, balanced: true });
   });
 });
 
