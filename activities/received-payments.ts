@@ -14,14 +14,15 @@ export interface VerifiedPayment {
 
 /**
  * The record every settlement decides from, written by the webhook once the signature is checked:
- * RECEIVED, with the signed amount and the arrival time (`arrivedAt`, or the database's now()).
+ * RECEIVED, with the signed amount and the arrival time (`arrivedAt`, or the database's clock).
  * A redelivery of the same paymentId keeps the first record. False when no such order exists.
  *
  * A payment of the order's total that arrives before the deadline of an UNPAID order pays it, so
  * the same statement marks the order (`payment_in_time_id`, the first such payment): the guarded
- * cancel (activities/orders.ts) is refused by that mark. Being a write on the order's row, it
- * serializes with the cancel's: a cancel that started first wins and the payment is late; one that
- * started while this statement ran waits for it and then loses. Either way the database decides.
+ * cancel (activities/orders.ts) is refused by that mark. The statement takes the order's row first
+ * and reads the arrival time only once it holds it, so the record and the cancel are decided in one
+ * order: a cancel that took the row first wins, and the payment arrived after it, late; one that
+ * came while this statement held the row waits for it, then sees the mark and loses.
  */
 export async function recordReceivedPayment(
   on: Queryable,
@@ -31,11 +32,11 @@ export async function recordReceivedPayment(
   const { rows } = await query<{ known: boolean }>(
     on,
     Prisma.sql`
-      WITH target AS (SELECT id FROM orders WHERE id = ${payment.orderId}::uuid),
+      WITH target AS (SELECT id FROM orders WHERE id = ${payment.orderId}::uuid FOR NO KEY UPDATE),
       recorded AS (
         INSERT INTO payments (payment_id, order_id, amount_cents, status, paid_at, received_at)
         SELECT ${payment.paymentId}, id, ${payment.amountCents}, ${statusValue('payments', INITIAL_STATUS.payment)},
-               ${new Date(payment.paidAt)}, COALESCE(${arrivedAt}::timestamptz, now())
+               ${new Date(payment.paidAt)}, COALESCE(${arrivedAt}::timestamptz, clock_timestamp())
         FROM target
         ON CONFLICT (payment_id) DO NOTHING
         RETURNING payment_id, order_id, amount_cents, received_at),

@@ -426,6 +426,42 @@ describe("a payment recorded while the deadline's cancel runs", () => {
     expect(await run(acts.settlePayment, { paymentId, orderId: order.id })).toMatchObject({ outcome: 'PAID' });
     expect(await stockBalances(sku)).toMatchObject({ available: 8, reserved: 0, sold: 2, balanced: true });
   });
+
+  it('a payment whose record waited on the cancel that took the order first arrived after it: late', async () => {
+    const { order } = await placedOrder();
+    const { rows } = await database.prisma.pool.query<{ expires_at: Date }>(
+      `UPDATE orders SET expires_at = now() + interval '2 seconds' WHERE id = $1 RETURNING expires_at`,
+      [order.id],
+    );
+    const deadline = rows[0]!.expires_at;
+    const cancelling = await database.prisma.pool.connect();
+    let recording: Promise<boolean> | undefined;
+    try {
+      // The deadline's cancel holds the order's row; the webhook's statement starts before the deadline.
+      await cancelling.query('BEGIN');
+      const afterDeadline = new Date(deadline.getTime() + 100);
+      expect(
+        await cancelWithin(cancelling, { orderId: order.id, reason: 'PAYMENT_TIMEOUT' }, afterDeadline),
+      ).toMatchObject({ outcome: 'CANCELLED' });
+      const paidAt = new Date().toISOString();
+      recording = recordReceivedPayment(
+        database.prisma.pool,
+        { paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents, paidAt },
+        null,
+      );
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline.getTime() - Date.now()) + 200));
+      await cancelling.query('COMMIT');
+    } finally {
+      cancelling.release();
+    }
+    expect(await recording).toBe(true);
+    const payment = await database.prisma.payment.findUniqueOrThrow({ where: { paymentId: `p-${order.id}` } });
+    // Its arrival is read once the cancel has let go of the row: after the deadline, as the decision was.
+    expect(payment.receivedAt.getTime()).toBeGreaterThan(deadline.getTime());
+    expect(await run(acts.settlePayment, { paymentId: payment.paymentId, orderId: order.id })).toMatchObject({
+      outcome: 'REFUND_PENDING',
+    });
+  });
 });
 
 describe('a payment created while the order closes', () => {
