@@ -1,15 +1,20 @@
 import { Prisma } from '@prisma/client';
 import { Context, log } from '@temporalio/activity';
 import {
+  FULFILLMENT_STEP_NAMES,
   FULFILLMENT_STEPS,
   STEP_TRANSITIONS,
   type FulfillmentStep,
+  type FulfillmentStepName,
   type StepStatus,
   type Transition,
 } from '../domain/statuses.js';
 import { query } from '../lib/sql.js';
 import type { ActivityDeps } from './deps.js';
 import { statusMove } from './guarded-sql.js';
+
+/** Each step of a paid order as recorded, for a run that adopts it; a step without a row has not begun. */
+export type RecordedSteps = Partial<Record<FulfillmentStepName, { status: StepStatus; error: string | null }>>;
 
 interface PaidOrder {
   id: string;
@@ -93,6 +98,20 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
         Prisma.sql`failed_at = now(), last_error = ${input.error}`,
       );
       log.error('fulfillment step failed and needs an operator', input);
+    },
+
+    /** The steps as recorded, for a run that adopts an order paid while it had no run. */
+    async loadFulfillment(orderId: string): Promise<RecordedSteps> {
+      const { rows } = await query<{ step: FulfillmentStep; status: StepStatus; last_error: string | null }>(
+        db.pool,
+        Prisma.sql`SELECT step, status, last_error FROM fulfillment_steps WHERE order_id = ${orderId}::uuid`,
+      );
+      const recorded: RecordedSteps = {};
+      for (const row of rows) {
+        const name = FULFILLMENT_STEP_NAMES.find((candidate) => FULFILLMENT_STEPS[candidate] === row.step)!;
+        recorded[name] = { status: row.status, error: row.last_error };
+      }
+      return recorded;
     },
 
     /** An operator's retry: FAILED → PENDING, then the workflow runs the step again. */

@@ -28,6 +28,14 @@ const UNFINISHED_STEPS = STEP_STATUSES.filter((status) => status !== 'DONE');
 export function createReconciliationActivities(deps: ActivityDeps) {
   const { db } = deps;
 
+  async function stillWaiting(orderId: string, dueBefore: Prisma.Sql): Promise<boolean> {
+    const { rows } = await query<{ waiting: boolean }>(
+      db.pool,
+      Prisma.sql`SELECT EXISTS (SELECT 1 FROM (${waitingOrders(dueBefore)}) AS waiting WHERE id = ${orderId}::uuid) AS waiting`,
+    );
+    return rows[0]!.waiting;
+  }
+
   return {
     /**
      * The old scan job, narrowed to a safety net for orders whose run is gone: UNPAID past their
@@ -52,14 +60,7 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       const { rows: stranded } = await query<{ id: string; since: Date }>(
         db.pool,
         Prisma.sql`
-          SELECT id, since FROM (
-            SELECT id, expires_at AS since FROM orders
-            WHERE ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)} AND expires_at < ${dueBefore}
-            UNION ALL
-            SELECT id, paid_at AS since FROM orders
-            WHERE ${statusIn('orders', [ORDER_TRANSITIONS.pay.to])} AND paid_at < ${dueBefore}
-              AND id IN (SELECT order_id FROM fulfillment_steps WHERE ${statusIn('fulfillment_steps', UNFINISHED_STEPS)})
-          ) AS waiting
+          SELECT id, since FROM (${waitingOrders(dueBefore)}) AS waiting
           ${after}
           ORDER BY since, id
           LIMIT ${input.limit}`,
@@ -69,6 +70,8 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       for (const { id } of stranded) {
         const workflowId = orderWorkflowId(id);
         if (await isRunning(client.workflow.getHandle(workflowId))) continue;
+        // Its run may have finished the order between the scan and the look at Temporal.
+        if (!(await stillWaiting(id, dueBefore))) continue;
         // USE_EXISTING: if a run appeared since we looked, it is kept and nothing new starts.
         await client.workflow.start(ORDER_WORKFLOW_TYPE, {
           workflowId,
@@ -90,6 +93,20 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       };
     },
   };
+}
+
+/**
+ * Orders that wait on a run, more than the grace period: UNPAID past their deadline, and PAID with
+ * a fulfillment step not DONE since their payment. `since` is the moment they began to wait.
+ */
+function waitingOrders(dueBefore: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    SELECT id, expires_at AS since FROM orders
+    WHERE ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)} AND expires_at < ${dueBefore}
+    UNION ALL
+    SELECT id, paid_at AS since FROM orders
+    WHERE ${statusIn('orders', [ORDER_TRANSITIONS.pay.to])} AND paid_at < ${dueBefore}
+      AND id IN (SELECT order_id FROM fulfillment_steps WHERE ${statusIn('fulfillment_steps', UNFINISHED_STEPS)})`;
 }
 
 async function isRunning(handle: { describe(): Promise<{ status: { name: string } }> }): Promise<boolean> {

@@ -32,6 +32,7 @@ export const database =
       | 'recordRefundFailedLater'
       | 'reopenRefund'
       | 'markStepFailed'
+      | 'loadFulfillment'
       | 'reopenStep'
     >
   >(databaseOptions);

@@ -1,4 +1,5 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
+import type { RecordedSteps } from '../activities/fulfillment.js';
 import {
   FULFILLMENT_STEP_NAMES,
   FULFILLMENT_STEPS,
@@ -43,6 +44,19 @@ export class Fulfillment {
     await Promise.all(FULFILLMENT_STEP_NAMES.map((step) => this.runStep(step)));
   }
 
+  /**
+   * A run that adopts an order paid without one starts from the steps as recorded: a DONE step is
+   * not run again, and a FAILED one is the dead letter it was, waiting for an operator's retry.
+   */
+  resume(recorded: RecordedSteps): void {
+    for (const step of FULFILLMENT_STEP_NAMES) {
+      const seen = recorded[step];
+      if (seen?.status === 'DONE') this.move(step, 'DONE', null);
+      if (seen?.status === 'FAILED')
+        this.move(step, 'FAILED', this.deadLetter(step, seen.error ?? 'no error recorded'));
+    }
+  }
+
   /** For the retry update's validator: only a FAILED step can be retried. */
   assertRetryable(step: FulfillmentStepName): void {
     if (this.status[step] !== 'FAILED') {
@@ -60,29 +74,33 @@ export class Fulfillment {
   private async runStep(step: FulfillmentStepName): Promise<void> {
     const { orderId } = this;
     for (;;) {
-      try {
-        await this.keepTrying.mayGiveUp(PERFORM[step], () => fulfillment[PERFORM[step]](orderId));
-        this.move(step, 'DONE', null);
-        return;
-      } catch (err) {
-        if (failureKind(err) === undefined) throw err;
-        const error = rootCauseMessage(err);
-        this.move(
-          step,
-          'FAILED',
-          `fulfillment step ${step} failed (${error}): fix the cause, then POST /orders/${orderId}/fulfillment/${step}/retry`,
-        );
-        await this.keepTrying.mustSucceed('markStepFailed', () =>
-          database.markStepFailed({ orderId, step: FULFILLMENT_STEPS[step], error }),
-        );
-        await condition(() => this.retryRequested.has(step));
-        this.retryRequested.delete(step);
-        await this.keepTrying.mustSucceed('reopenStep', () =>
-          database.reopenStep({ orderId, step: FULFILLMENT_STEPS[step] }),
-        );
-        this.move(step, 'PENDING', null);
+      if (this.status[step] === 'DONE') return;
+      if (this.status[step] === 'PENDING') {
+        try {
+          await this.keepTrying.mayGiveUp(PERFORM[step], () => fulfillment[PERFORM[step]](orderId));
+          this.move(step, 'DONE', null);
+          return;
+        } catch (err) {
+          if (failureKind(err) === undefined) throw err;
+          const error = rootCauseMessage(err);
+          this.move(step, 'FAILED', this.deadLetter(step, error));
+          await this.keepTrying.mustSucceed('markStepFailed', () =>
+            database.markStepFailed({ orderId, step: FULFILLMENT_STEPS[step], error }),
+          );
+        }
       }
+      // FAILED: the dead letter, until an operator retries the step.
+      await condition(() => this.retryRequested.has(step));
+      this.retryRequested.delete(step);
+      await this.keepTrying.mustSucceed('reopenStep', () =>
+        database.reopenStep({ orderId, step: FULFILLMENT_STEPS[step] }),
+      );
+      this.move(step, 'PENDING', null);
     }
+  }
+
+  private deadLetter(step: FulfillmentStepName, error: string): string {
+    return `fulfillment step ${step} failed (${error}): fix the cause, then POST /orders/${this.orderId}/fulfillment/${step}/retry`;
   }
 
   private move(step: FulfillmentStepName, status: StepStatus, todo: string | null): void {

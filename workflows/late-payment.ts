@@ -5,6 +5,8 @@ import { paymentsRun } from './payments-run.js';
 /**
  * A payment whose order's lifecycle has already ended (cancelled and compensated, or paid by
  * another payment). The same settlement decides; for a finished order it always means a refund.
+ * A run lost by hand while the order was unpaid is the exception: the payment can pay the order,
+ * and reconciliation adopts it for the fulfillment no run performs.
  * Started by the webhook with id `late-payment-<paymentId>`, so a redelivery starts nothing new.
  * A notice for a payment the webhook never recorded (started by hand, forged) ends at once,
  * NOT_RECEIVED, having changed nothing.

@@ -30,10 +30,12 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
     run.rejected();
     return end(run);
   }
+  // Paid while it had no run: its fulfillment may have begun, and goes on from its recorded steps.
+  const paidBeforeAdoption = adopt && run.status === 'PAID';
   try {
     await awaitPaymentOrDeadline(run);
     if (run.status === 'CANCELLED') await compensate(run);
-    else await fulfil(run);
+    else await fulfil(run, paidBeforeAdoption);
   } catch (err) {
     // Failing (a cancellation by an operator, a bug) still settles what the run accepted first.
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
@@ -138,8 +140,12 @@ async function compensate(run: OrderRun): Promise<void> {
 }
 
 /** Invoice, notification and loyalty points, each on its own; further payments (a double payment) are refunded meanwhile by their handlers. */
-async function fulfil(run: OrderRun): Promise<void> {
+async function fulfil(run: OrderRun, fromRecord: boolean): Promise<void> {
   run.enter('fulfilling');
+  if (fromRecord) {
+    const recorded = await run.keepTrying.mustSucceed('loadFulfillment', () => database.loadFulfillment(run.orderId));
+    run.fulfillment.resume(recorded);
+  }
   await run.fulfillment.run();
 }
 

@@ -307,3 +307,28 @@ it('records a payment recorded in time whose signal never came', async () => {
   await h.env.sleep(30 * MINUTE + 1_000);
   await save('paid-in-time-signal-lost', orderWorkflowId(order.id));
 });
+
+it('records a paid order adopted after its run was lost while a step was dead-lettered', async () => {
+  h.thirdParties.paymentProvider = createFakeThirdParties(h.db, 'callback-only').paymentProvider;
+  const { sku } = await seedCatalog(h, { stock: 10 });
+  const order = await placeOrder(h, { sku });
+  const handle = h.env.client.workflow.getHandle(orderWorkflowId(order.id));
+  await h.admin('PUT', '/admin/faults/loyalty', { failAlways: true });
+  try {
+    await pay(order);
+    await eventually(async () => (await handle.query(statusQuery)).fulfillment?.loyalty === 'FAILED');
+    await handle.terminate('recording: a run lost while a step waits for an operator');
+    await h.env.sleep(2 * MINUTE);
+    const sweepId = `sweep-record-paid-${sku}`;
+    await h.clockStoppedClient.workflow.execute(RECONCILIATION_WORKFLOW_TYPE, {
+      workflowId: sweepId,
+      taskQueue: TASK_QUEUE,
+      args: [{ graceMs: MINUTE, limit: 100, taskQueue: TASK_QUEUE }],
+    });
+    await eventually(async () => (await handle.query(statusQuery)).fulfillment?.loyalty === 'FAILED');
+  } finally {
+    await h.admin('DELETE', '/admin/faults/loyalty');
+  }
+  await handle.executeUpdate(retryFulfillmentStepUpdate, { args: [{ step: 'loyalty' }] });
+  await save('paid-adopted-with-a-dead-letter-then-retried', orderWorkflowId(order.id));
+});

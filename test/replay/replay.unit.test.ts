@@ -43,6 +43,7 @@ const PATHS = [
   'refund-failure-before-its-record-then-retried',
   'placed-during-outage-extended-then-paid',
   'paid-in-time-signal-lost',
+  'paid-adopted-with-a-dead-letter-then-retried',
 ];
 
 describe('replaying recorded histories', () => {

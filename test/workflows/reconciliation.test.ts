@@ -3,10 +3,12 @@ import {
   latePaymentWorkflowId,
   orderWorkflowId,
   RECONCILIATION_WORKFLOW_TYPE,
+  statusQuery,
   type ReconciliationInput,
 } from '../../domain/messages.js';
 import type { SweepResult } from '../../activities/reconciliation.js';
 import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
+import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
 
 const MINUTE = 60_000;
@@ -90,5 +92,39 @@ describe('reconciliation sweep', () => {
     expect(await steps()).toEqual([{ status: 'DONE' }, { status: 'DONE' }, { status: 'DONE' }]);
     expect(await h.fakeCount('invoice', 'issue', `${order.id}:INVOICE`)).toMatchObject({ effects: 1 });
     expect((await sweep()).adopted).toEqual([]); // fulfilled: nothing left for the sweep
+  });
+
+  it('an adopted paid order goes on from its recorded steps: done ones are not redone, a dead letter waits for its retry', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    await h.admin('PUT', '/admin/faults/loyalty', { failAlways: true });
+    try {
+      expect(
+        (await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status,
+      ).toBe(202);
+      const handle = h.env.client.workflow.getHandle(orderWorkflowId(order.id));
+      await eventually(async () => (await handle.query(statusQuery)).fulfillment?.loyalty === 'FAILED');
+      await handle.terminate('simulating a lost workflow while a step waits for an operator');
+      await h.env.sleep(MINUTE + 1_000);
+      expect((await sweep()).adopted).toEqual([order.id]);
+      await eventually(async () => (await handle.query(statusQuery)).fulfillment?.loyalty === 'FAILED');
+      expect((await handle.query(statusQuery)).fulfillment).toEqual({
+        invoice: 'DONE',
+        notification: 'DONE',
+        loyalty: 'FAILED',
+      });
+      expect(await h.fakeCount('invoice', 'issue', `${order.id}:INVOICE`)).toEqual({ effects: 1, calls: 1 });
+      expect(await h.fakeCount('loyalty', 'award', `${order.id}:LOYALTY`)).toMatchObject({ effects: 0, calls: 1 });
+      expect((await sweep()).adopted).toEqual([]); // held by the adopted run, as by the lost one
+    } finally {
+      await h.admin('DELETE', '/admin/faults/loyalty');
+    }
+    expect((await h.admin('POST', `/orders/${order.id}/fulfillment/loyalty/retry`)).status).toBe(202);
+    expect((await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).result()).fulfillment).toEqual({
+      invoice: 'DONE',
+      notification: 'DONE',
+      loyalty: 'DONE',
+    });
+    expect(await h.fakeCount('loyalty', 'award', `${order.id}:LOYALTY`)).toEqual({ effects: 1, calls: 2 });
   });
 });
