@@ -226,9 +226,15 @@ async function recordRefundReason(
         ? 'AMOUNT_MISMATCH'
         : 'ORDER_NOT_PAYABLE';
   const oweBack = statusMove('payments', PAYMENT_TRANSITIONS.oweBack);
+  // A payment owed back does not pay its order, so it no longer refuses the order's cancel (the
+  // in-time mark names only a payment that pays): else the cancel would wait on it forever. Only a
+  // hand-made change (a deadline moved back by SQL) leads here for a marked payment.
   await query(
     tx,
     Prisma.sql`
+      WITH unmarked AS (
+        UPDATE orders SET payment_in_time_id = NULL
+        WHERE id = ${payment.order_id}::uuid AND payment_in_time_id = ${payment.payment_id})
       UPDATE payments SET ${oweBack.set}, refund_reason = ${reason}::"RefundReason"
       WHERE payment_id = ${payment.payment_id} AND ${oweBack.guard}`,
   );

@@ -462,6 +462,28 @@ describe("a payment recorded while the deadline's cancel runs", () => {
       outcome: 'REFUND_PENDING',
     });
   });
+
+  it('a marked payment that is owed back after all (a deadline moved back by hand) no longer refuses the cancel', async () => {
+    const { order } = await placedOrder();
+    const paymentId = `p-${order.id}`;
+    const arrivedAt = new Date(Date.parse(order.expiresAt) - 60_000);
+    const paidAt = arrivedAt.toISOString();
+    await recordReceivedPayment(
+      database.prisma.pool,
+      { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt },
+      arrivedAt,
+    );
+    await database.prisma.pool.query(`UPDATE orders SET expires_at = $2 WHERE id = $1`, [
+      order.id,
+      new Date(arrivedAt.getTime() - 1_000),
+    ]);
+    expect(await run(acts.settlePayment, { paymentId, orderId: order.id })).toMatchObject({
+      outcome: 'REFUND_PENDING',
+    });
+    expect(
+      await cancelWithin(database.prisma.pool, { orderId: order.id, reason: 'PAYMENT_TIMEOUT' }, arrivedAt),
+    ).toMatchObject({ outcome: 'CANCELLED' });
+  });
 });
 
 describe('a payment created while the order closes', () => {
