@@ -42,7 +42,8 @@ export function createReconciliationActivities(deps: ActivityDeps) {
      * deadline plus a grace period, and PAID whose fulfillment is unfinished that long after payment
      * (paid by a late settlement after the run was lost, or the run lost while fulfilling). An order
      * whose workflow is still running is left to it; one whose workflow is gone gets a new
-     * OrderLifecycle run that adopts it: the same guarded cancel, or the same idempotent fulfillment.
+     * OrderLifecycle run that adopts it: the same guarded cancel, or the fulfillment from its
+     * recorded steps.
      * Any hit means a trigger was lost upstream.
      *
      * A sweep examines `limit` orders, oldest first, starting after where the last one stopped, so
