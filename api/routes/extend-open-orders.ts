@@ -1,5 +1,5 @@
 import { Prisma } from '@prisma/client';
-import { nowOr, statusMove } from '../../activities/guarded-sql.js';
+import { statusMove } from '../../activities/guarded-sql.js';
 import { ORDER_TRANSITIONS } from '../../domain/statuses.js';
 import type { Db } from '../../lib/db.js';
 import { inTransaction, query } from '../../lib/sql.js';
@@ -38,7 +38,11 @@ export const extendOpenOrders: Handler<
  */
 export const EXTEND_STATEMENT_TIMEOUT_MS = 120_000;
 
-/** The one guarded statement, `now` being the database's now() when null (bench/ times it as it is). */
+/**
+ * The one guarded statement, `now` being the database's clock when null (bench/ times it as it is).
+ * The clock is read per row, not once (now() is the transaction's start): the statement may run for
+ * seconds, or wait on a row, and an order whose deadline passes meanwhile is due, not extended.
+ */
 export function extendOpenOrdersStatement(
   { minutes, customerId, expiringBefore }: { minutes: number; customerId?: string; expiringBefore?: string },
   now: Date | null,
@@ -46,7 +50,7 @@ export function extendOpenOrdersStatement(
   const extend = statusMove('orders', ORDER_TRANSITIONS.extend);
   return Prisma.sql`
     UPDATE orders SET ${extend.set}, expires_at = expires_at + ${minutes} * interval '1 minute'
-    WHERE ${extend.guard} AND expires_at > ${nowOr(now)} AND closing_since IS NULL
+    WHERE ${extend.guard} AND expires_at > COALESCE(${now}::timestamptz, clock_timestamp()) AND closing_since IS NULL
       ${customerId === undefined ? Prisma.empty : Prisma.sql`AND customer_id = ${customerId}`}
       ${expiringBefore === undefined ? Prisma.empty : Prisma.sql`AND expires_at < ${new Date(expiringBefore)}`}`;
 }

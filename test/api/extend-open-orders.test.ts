@@ -137,4 +137,35 @@ describe('POST /orders/extend', () => {
       await bounded.$disconnect();
     }
   });
+
+  it('leaves alone an order whose deadline passes while the statement waits for its row', async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const customerId = `passing-${randomUUID()}`;
+    const order = await placeOrder(h, { sku, quantity: 1, customerId });
+    const { rows } = await h.db.pool.query<{ expires_at: Date }>(
+      `UPDATE orders SET expires_at = now() + interval '1 second' WHERE id = $1 RETURNING expires_at`,
+      [order.id],
+    );
+    const deadline = rows[0]!.expires_at;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const isWritten = new Promise<void>((resolve) => (written = resolve));
+    // Another write on the order's row (a payment's record, a cancel) while the statement runs.
+    const writer = inTransaction(h.db.pool, async (tx) => {
+      await tx.query('UPDATE orders SET expires_at = expires_at WHERE id = $1', [order.id]);
+      written();
+      await held;
+    });
+    await isWritten;
+    const extending = extendOpenOrders(
+      { body: { minutes: 5, customerId }, caller: { role: 'operator' }, localPort: 0 },
+      { db: h.db, logger: createLogger('test', 'silent') },
+    );
+    await sleep(Math.max(0, deadline.getTime() - Date.now()) + 300);
+    release();
+    await writer;
+    expect(await extending).toEqual({ extended: 0, minutes: 5 });
+    expect(await expiresAtInDb(order.id)).toBe(deadline.toISOString());
+  });
 });
