@@ -55,6 +55,13 @@ async function main(): Promise<void> {
     connection = await NativeConnection.connect({ address, ...config.temporal.connection }).catch((err: unknown) => {
       throw temporalUnreachable(address, err);
     });
+    // Before the worker: once created, it holds the connection until it has run, so a failure
+    // here after it would leave the connection unclosable and the process hanging.
+    const client = new Client({ connection, namespace: config.temporal.namespace });
+    const schedule = await ensureReconciliationSchedule(client, {
+      taskQueue: config.temporal.taskQueue,
+      ...config.reconciliation,
+    });
     const worker = await createOrderWorker({
       connection,
       namespace: config.temporal.namespace,
@@ -74,11 +81,6 @@ async function main(): Promise<void> {
       tuning: config.workerTuning,
     });
     const version = worker.options.workerDeploymentOptions!.version;
-    const client = new Client({ connection, namespace: config.temporal.namespace });
-    const schedule = await ensureReconciliationSchedule(client, {
-      taskQueue: config.temporal.taskQueue,
-      ...config.reconciliation,
-    });
     logger.info(
       {
         taskQueue: config.temporal.taskQueue,

@@ -74,6 +74,36 @@ async function invoiceCompletedOnServer(workflowId: string): Promise<boolean> {
 const logged = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('worker/main.ts', () => {
+  it('exits with its error when its start fails, instead of hanging on what it opened', async () => {
+    const [metricsPort, sdkPort] = [await findFreePort(), await findFreePort()];
+    const failing = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: {
+        ...process.env,
+        ...SERVICE_SECRETS,
+        DATABASE_URL: h.databaseUrl,
+        TEMPORAL_ADDRESS: h.env.address,
+        TEMPORAL_NAMESPACE: `no-such-namespace-${TASK_QUEUE}`,
+        TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+        THIRD_PARTIES: 'fake',
+        WORKER_METRICS_PORT: String(metricsPort),
+        TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}`,
+        LOG_LEVEL: 'error',
+      },
+    });
+    let logged = '';
+    failing.stdout.on('data', (chunk: Buffer) => (logged += chunk.toString('utf8')));
+    const exited = once(failing, 'exit');
+    const timer = setTimeout(() => failing.kill('SIGKILL'), 45_000);
+    const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+    clearTimeout(timer);
+    expect({ code, signal }).toEqual({ code: 1, signal: null });
+    // Its own error, as a JSON line.
+    expect(logged).toContain('"msg":"worker failed"');
+    expect(logged).toContain('Namespace not found');
+  });
+
   it('creates the reconciliation schedule at start, on its own task queue', async () => {
     expect(logged()).toContainEqual(
       expect.objectContaining({ msg: 'worker started', reconciliationSchedule: 'created' }),
