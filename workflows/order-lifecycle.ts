@@ -30,6 +30,9 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
     run.rejected();
     return end(run);
   }
+  // A placement retried with its Idempotency-Key after the order's run ended starts a run that
+  // finds the order finished: the answer is the order as it stands, and nothing is left to do.
+  if (!adopt && run.status !== 'UNPAID') return end(run);
   // Paid while it had no run: its fulfillment may have begun, and goes on from its recorded steps.
   const paidBeforeAdoption = adopt && run.status === 'PAID';
   try {

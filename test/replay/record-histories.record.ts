@@ -332,3 +332,15 @@ it('records a paid order adopted after its run was lost while a step was dead-le
   await handle.executeUpdate(retryFulfillmentStepUpdate, { args: [{ step: 'loyalty' }] });
   await save('paid-adopted-with-a-dead-letter-then-retried', orderWorkflowId(order.id));
 });
+
+it('records a placement retried with its key after the order was paid and its run ended', async () => {
+  h.thirdParties.paymentProvider = createFakeThirdParties(h.db, 'callback-only').paymentProvider;
+  const { sku } = await seedCatalog(h, { stock: 10 });
+  const key = { 'idempotency-key': `retried-${sku}` };
+  const order = await placeOrder(h, { sku }, key);
+  await pay(order);
+  await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).result();
+  await placeOrder(h, { sku }, key);
+  await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).result(); // the retry's run
+  await save('placement-retried-after-its-run-ended', orderWorkflowId(order.id));
+});

@@ -44,6 +44,7 @@ const PATHS = [
   'placed-during-outage-extended-then-paid',
   'paid-in-time-signal-lost',
   'paid-adopted-with-a-dead-letter-then-retried',
+  'placement-retried-after-its-run-ended',
 ];
 
 describe('replaying recorded histories', () => {

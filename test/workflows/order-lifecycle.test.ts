@@ -207,6 +207,32 @@ describe('OrderLifecycle on the time-skipping server', () => {
     );
   });
 
+  it('the same Idempotency-Key after its run ended answers the order as it stands and does nothing again', async () => {
+    const { sku } = await seedCatalog(h);
+    const [paidKey, expiredKey] = [`paid-${sku}`, `expired-${sku}`];
+    const paid = await placeOrder(h, { sku, quantity: 1 }, { 'idempotency-key': paidKey });
+    const expired = await placeOrder(h, { sku, quantity: 1 }, { 'idempotency-key': expiredKey });
+    expect((await h.pay({ paymentId: `pay-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(
+      202,
+    );
+    expect((await finished(paid.id)).status).toBe('PAID');
+    expect((await finished(expired.id)).status).toBe('CANCELLED');
+
+    const paidAgain = await placeOrder(h, { sku, quantity: 1 }, { 'idempotency-key': paidKey });
+    const expiredAgain = await placeOrder(h, { sku, quantity: 1 }, { 'idempotency-key': expiredKey });
+    expect(paidAgain).toMatchObject({ id: paid.id, status: 'PAID' });
+    expect(expiredAgain).toMatchObject({ id: expired.id, status: 'CANCELLED' });
+    expect((await finished(paid.id)).status).toBe('PAID');
+    expect((await finished(expired.id)).status).toBe('CANCELLED');
+    // Each effect was asked for once: by the run that ended, not again by the retry's.
+    expect(await h.fakeCount('invoice', 'issue', `${paid.id}:INVOICE`)).toEqual({ effects: 1, calls: 1 });
+    expect(await h.fakeCount('notification', 'ORDER_CANCELLED', `${expired.id}:ORDER_CANCELLED`)).toEqual({
+      effects: 1,
+      calls: 1,
+    });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 9, reserved: 0, sold: 1 });
+  });
+
   it('a notifier that fails twice after acting still notifies once', async () => {
     const { sku } = await seedCatalog(h);
     const real = h.thirdParties.notifier;
