@@ -16,10 +16,15 @@ const stuckCalls = metricMeter.createCounter(
  * Calls an activity round after round (its preset bounds a round, workflows/activity-options.ts)
  * until it succeeds or its failure is the caller's to handle (workflows/failures.ts). A call that
  * keeps failing for STUCK_AFTER is made visible — NeedsAttention with what is failing, a metric,
- * an error log naming the order and the activity — and goes on; the flag clears once it succeeds.
+ * an error log naming the order and the activity — and goes on; the flag clears once the call ends,
+ * succeeded, or ended by a failure its caller then handles (and flags, if an operator must act).
+ * Each call has a flag of its own: two calls of one activity stuck at once are two items.
  * An outage of ours therefore delays an order, never fails it, and never dead-letters anything.
  */
 export class KeepTrying {
+  /** Numbers the calls, so each stuck call has its own attention item (deterministic: workflow code order). */
+  private calls = 0;
+
   constructor(
     private readonly orderId: string,
     private readonly attention: Attention,
@@ -37,28 +42,31 @@ export class KeepTrying {
 
   private async run<T>(activity: string, call: () => Promise<T>, endsIt: FailureKind[]): Promise<T> {
     const startedAt = Date.now(); // workflow time: deterministic, and skipped by the time-skipping tests
+    const item = `stuck:${activity}:${++this.calls}`;
     let periodsCounted = 0;
+    const ended = (how: string) => {
+      if (periodsCounted === 0) return;
+      log.info(`stuck call ${how}`, { orderId: this.orderId, activity, workflowId: workflowInfo().workflowId });
+      this.attention.note(item, null);
+    };
     for (let round = 1; ; round++) {
       try {
         const result = await call();
-        if (periodsCounted > 0) {
-          log.info('stuck call succeeded', { orderId: this.orderId, activity, workflowId: workflowInfo().workflowId });
-          this.attention.note(`stuck:${activity}`, null);
-        }
+        ended('succeeded');
         return result;
       } catch (err) {
         const kind = failureKind(err);
-        if (kind === undefined || endsIt.includes(kind)) throw err;
+        if (kind === undefined || endsIt.includes(kind)) {
+          ended('ended by a failure its caller handles');
+          throw err;
+        }
         const periods = Math.floor((Date.now() - startedAt) / STUCK_AFTER_MS);
         if (periods <= periodsCounted) continue;
         stuckCalls.add(periods - periodsCounted, { activity });
         periodsCounted = periods;
         const error = rootCauseMessage(err);
         log.error('call stuck: still failing, still retrying', { orderId: this.orderId, activity, round, error });
-        this.attention.note(
-          `stuck:${activity}`,
-          `${activity} keeps failing (${error}): it is retried until it succeeds`,
-        );
+        this.attention.note(item, `${activity} keeps failing (${error}): it is retried until it succeeds`);
       }
     }
   }

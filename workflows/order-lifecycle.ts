@@ -5,7 +5,7 @@ import { database } from './activity-proxies.js';
 import { notifyCustomer } from './notices.js';
 import { registerOrderHandlers } from './order-handlers.js';
 import { OrderRun, type Wake } from './order-run.js';
-import { closePaymentFirst, createPaymentMeanwhile } from './payment-closing.js';
+import { closePaymentFirst, createPaymentMeanwhile, forgetRefusedCreation } from './payment-closing.js';
 
 /** If the timer fired but the database clock says "not yet" (clock skew), look again this soon. */
 const NOT_DUE_RECHECK_MS = 100;
@@ -93,6 +93,7 @@ async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
     else minimumWaitMs = decidedElsewhere(run, decided);
   }
   await creating?.stop(); // paid meanwhile: nothing left to create
+  forgetRefusedCreation(run); // decided: whether the customer could pay no longer matters
 }
 
 /**

@@ -137,6 +137,14 @@ function done(run: OrderRun, closing: Closing): Closing {
   return closing;
 }
 
+/** The attention item of a payment the provider refused to create: the customer cannot pay. */
+const REFUSED_CREATION = 'provider:create';
+
+/** Once the order is decided, a refused creation is no longer anything to act on. */
+export function forgetRefusedCreation(run: OrderRun): void {
+  run.attention.note(REFUSED_CREATION, null);
+}
+
 /**
  * A payment the placement could not create (the provider was down then) is created while the order
  * waits, so the customer can still pay; stopped once the order begins to close. A provider that
@@ -157,7 +165,7 @@ export function createPaymentMeanwhile(run: OrderRun): { stop(): Promise<void>; 
       const error = rootCauseMessage(err);
       log.error('the payment provider refused to create the payment', { orderId: run.orderId, error });
       run.attention.note(
-        'provider:create',
+        REFUSED_CREATION,
         `the payment provider refused to create the payment (${error}): the customer cannot pay`,
       );
     }

@@ -206,6 +206,29 @@ describe('no step gives up because something is down', () => {
     expect(await needsAttention(latePaymentWorkflowId(paymentId))).toBe(false);
   });
 
+  it('a refund stuck while the provider is down, then rejected, then retried: no flag outlives it', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku, quantity: 1 });
+    const paymentId = `stuck-then-rejected-${order.id}`;
+    await h.env.sleep(30 * MINUTE + 1_000);
+    await handleOf(order.id).result();
+    const late = latePaymentWorkflowId(paymentId);
+    await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
+    try {
+      expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+      await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUND_PENDING');
+      await h.env.sleep(6 * MINUTE); // past STUCK_AFTER: the stuck refund is flagged
+      await eventually(async () => (await needsAttention(late)) === true);
+      await h.admin('PUT', '/admin/faults/payments', { failAlways: true }); // then refused for good
+      await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUND_FAILED', 30_000);
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+    expect((await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`)).status).toBe(202);
+    expect(await h.clockStoppedClient.workflow.getHandle(late).result()).toEqual({ outcome: 'REFUNDED' });
+    expect(await needsAttention(late)).toBe(false);
+  });
+
   it('a 15-minute database outage across the deadline: the payment accepted before it pays, the other order cancels, nothing is lost', async () => {
     const { sku } = await seedCatalog(h, { stock: 10 });
     const paid = await placeOrder(h, { sku, quantity: 1 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderWorkflowId, statusQuery } from '../../domain/messages.js';
+import { NeedsAttentionKey } from '../../domain/search-attributes.js';
 import { chargeFakePayment, findFakePayment } from '../../dev/fakes/payment-provider.js';
 import { FAKE_EFFECT_INVARIANTS } from '../../dev/fakes/invariants.js';
 import { BUSINESS_INVARIANTS, checkInvariants } from '../../ops/invariants.js';
@@ -140,6 +141,30 @@ describe('provider first', () => {
     );
     await customerPays(order);
     expect(await handleOf(order.id).result()).toMatchObject({ status: 'PAID' });
+  });
+
+  it('a payment the provider refuses to create is flagged while the order waits, and the flag goes with the order', async () => {
+    const { sku } = await seedCatalog(h);
+    await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
+    let order: { id: string };
+    try {
+      const placed = await h.asCustomer('c-refused', 'POST', '/orders', { items: [{ sku, quantity: 1 }] });
+      expect(placed.body).toMatchObject({ status: 'UNPAID', payment: null });
+      order = placed.body;
+      await eventually(
+        async () => (await handleOf(order.id).describe()).typedSearchAttributes.get(NeedsAttentionKey) === true,
+      );
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+    expect(await handleOf(order.id).query(statusQuery)).toMatchObject({
+      needsAttention: [expect.stringContaining('refused to create the payment')],
+    });
+    await h.env.sleep(30 * MINUTE + 1_000);
+    expect(await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).result()).toMatchObject({
+      status: 'CANCELLED',
+    });
+    expect((await handleOf(order.id).describe()).typedSearchAttributes.get(NeedsAttentionKey)).toBe(false);
   });
 
   it('an operator may force the cancel of an order held for a silent provider; a payment that still comes is refunded', async () => {
