@@ -9,8 +9,8 @@ import {
   retryRefundUpdate,
   statusQuery,
 } from '../domain/messages.js';
-import { callerWaiting } from './activity-proxies.js';
-import { businessCause } from './failures.js';
+import { callerWaiting, database } from './activity-proxies.js';
+import { businessCause, failureKind } from './failures.js';
 import type { OrderRun } from './order-run.js';
 
 /** The messages an order's run answers (domain/messages.ts), each changing the run's state only. */
@@ -23,6 +23,15 @@ export function registerOrderHandlers(run: OrderRun): void {
         run.takeOver(placed);
         return placed;
       } catch (err) {
+        // Failed on our side (a timeout, the database): an attempt may have written the order all
+        // the same, its answer lost. Then the order stands, and this run is the one that keeps it.
+        if (!run.order && failureKind(err) === 'ours') {
+          const written = await run.keepTrying.mustSucceed('loadOrder', () => database.loadOrder(run.orderId));
+          if (written) {
+            run.takeOver(written);
+            return written;
+          }
+        }
         if (!run.order) run.placementRejected = true;
         throw businessCause(err);
       }

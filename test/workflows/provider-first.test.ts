@@ -167,6 +167,31 @@ describe('provider first', () => {
     expect((await handleOf(order.id).describe()).typedSearchAttributes.get(NeedsAttentionKey)).toBe(false);
   });
 
+  it('a placement whose every attempt failed after the order was written keeps the order with its run', async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const real = h.thirdParties.paymentProvider;
+    // Each attempt writes the order (the first) or finds it (the others), then fails on our side.
+    h.thirdParties.paymentProvider = new Proxy(real, {
+      get: (target, prop) =>
+        prop === 'createPayment'
+          ? () => Promise.reject(new Error('the answer was lost'))
+          : (Reflect.get(target, prop, target) as unknown),
+    });
+    let placed: { status: number; body: { id: string } };
+    try {
+      placed = await h.asCustomer('c-lost-answer', 'POST', '/orders', { items: [{ sku, quantity: 1 }] });
+    } finally {
+      h.thirdParties.paymentProvider = real;
+    }
+    expect(placed.status).toBe(201);
+    expect(await handleOf(placed.body.id).query(statusQuery)).toMatchObject({ status: 'UNPAID' });
+    await h.env.sleep(30 * MINUTE + 1_000);
+    expect(await h.env.client.workflow.getHandle(orderWorkflowId(placed.body.id)).result()).toMatchObject({
+      status: 'CANCELLED',
+    });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0 });
+  });
+
   it('an operator may force the cancel of an order held for a silent provider; a payment that still comes is refunded', async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku, quantity: 1, customerId: 'c-forced' });
