@@ -71,7 +71,7 @@ export class AcceptedPayments {
       if (failed) break;
       if (!refundInFlight) return;
       // Outside the turn: the refund being made may be this run's own (an operator's retry).
-      await sleep(waitMs);
+      await untilSettled(() => sleep(waitMs));
       waitMs = Math.min(2 * waitMs, REFUND_IN_FLIGHT_RECHECK.maxMs);
     }
     const { paymentId, refundRef, reason } = failure;
@@ -125,7 +125,7 @@ export class AcceptedPayments {
   }
 
   private async reopenOnRetry(paymentId: string): Promise<void> {
-    await condition(() => this.retryRequested.delete(paymentId));
+    await untilSettled(() => condition(() => this.retryRequested.delete(paymentId)));
     await this.inTurn(() => this.run.keepTrying.mustSucceed('reopenRefund', () => database.reopenRefund(paymentId)));
     this.statuses.set(paymentId, 'REFUND_PENDING');
   }
@@ -164,4 +164,13 @@ export class AcceptedPayments {
       `${what} (${error}): fix the cause, then POST /orders/${orderId}/payments/${paymentId}/refund/retry`,
     );
   }
+}
+
+/**
+ * A wait for money still owed: a cancellation of the run (the Web UI's "Request Cancellation") does
+ * not end it, or the payment would be left with no run to hold it and no retry that reaches it. The
+ * run ends once the payment is settled; only a termination ends it sooner.
+ */
+function untilSettled(wait: () => Promise<unknown>): Promise<unknown> {
+  return CancellationScope.nonCancellable(wait);
 }

@@ -132,6 +132,34 @@ describe('every accepted payment is settled before the run ends', () => {
     expect(await needsAttention(latePaymentWorkflowId(paymentId))).toBe(false);
   });
 
+  it('a cancellation requested in Temporal does not let go of a held refund', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku, quantity: 1 });
+    const paymentId = `held-through-cancel-${order.id}`;
+    await h.env.sleep(30 * MINUTE + 1_000);
+    await handleOf(order.id).result();
+    const late = h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId));
+    await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
+    try {
+      expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+      await eventually(async () => (await needsAttention(late.workflowId)) === true);
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+    await late.cancel(); // someone presses "Request Cancellation" in the Web UI
+    await eventually(async () => {
+      const events = (await late.fetchHistory()).events ?? [];
+      const requested = events.findIndex((e) => e.workflowExecutionCancelRequestedEventAttributes);
+      return requested >= 0 && events.slice(requested).some((e) => e.workflowTaskCompletedEventAttributes);
+    });
+    expect((await late.describe()).status.name).toBe('RUNNING');
+    // The money is still owed: the run still holds it, and the operator's retry still reaches it.
+    expect((await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`)).status).toBe(202);
+    await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUNDED');
+    // Then, the money settled, the run honours the cancellation.
+    await eventually(async () => (await late.describe()).status.name === 'CANCELLED');
+  });
+
   it('a payment that arrives while an update handler still runs at the end of the run is settled', async () => {
     const { sku } = await seedCatalog(h);
     const key = { 'idempotency-key': `held-replay-${Date.now()}` };
