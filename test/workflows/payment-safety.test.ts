@@ -60,6 +60,15 @@ async function needsAttention(workflowId: string): Promise<boolean | undefined> 
   );
 }
 
+/** An order its run has cancelled at the deadline, and the id its late payment will have. */
+async function expiredOrder(paymentPrefix: string) {
+  const { sku } = await seedCatalog(h);
+  const order = await placeOrder(h, { sku, quantity: 1 });
+  await h.env.sleep(30 * MINUTE + 1_000);
+  await handleOf(order.id).result();
+  return { order, paymentId: `${paymentPrefix}-${order.id}` };
+}
+
 describe('every accepted payment is settled before the run ends', () => {
   it('a payment that arrives while compensation hangs, with refunds rejected for good, is held by the run and re-driven', async () => {
     const { sku } = await seedCatalog(h);
@@ -110,11 +119,7 @@ describe('every accepted payment is settled before the run ends', () => {
   });
 
   it('a late payment whose refund is rejected waits in SettleLatePayment until an operator retries it', async () => {
-    const { sku } = await seedCatalog(h);
-    const order = await placeOrder(h, { sku, quantity: 1 });
-    const paymentId = `late-rejected-${order.id}`;
-    await h.env.sleep(30 * MINUTE + 1_000);
-    await handleOf(order.id).result();
+    const { order, paymentId } = await expiredOrder('late-rejected');
 
     await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
     try {
@@ -133,11 +138,7 @@ describe('every accepted payment is settled before the run ends', () => {
   });
 
   it('a cancellation requested in Temporal does not let go of a held refund', async () => {
-    const { sku } = await seedCatalog(h);
-    const order = await placeOrder(h, { sku, quantity: 1 });
-    const paymentId = `held-through-cancel-${order.id}`;
-    await h.env.sleep(30 * MINUTE + 1_000);
-    await handleOf(order.id).result();
+    const { order, paymentId } = await expiredOrder('held-through-cancel');
     const late = h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId));
     await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
     try {
@@ -210,11 +211,7 @@ describe('every accepted payment is settled before the run ends', () => {
 
 describe('no step gives up because something is down', () => {
   it('a payment provider down for longer than a step may take: the refund stays owed, flagged, and goes through once it is back', async () => {
-    const { sku } = await seedCatalog(h);
-    const order = await placeOrder(h, { sku, quantity: 1 });
-    const paymentId = `provider-down-${order.id}`;
-    await h.env.sleep(30 * MINUTE + 1_000);
-    await handleOf(order.id).result();
+    const { order, paymentId } = await expiredOrder('provider-down');
     // Unavailable, not rejected: every call fails with a retryable error, far past STEP_STUCK_AFTER.
     await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
     try {
@@ -235,11 +232,7 @@ describe('no step gives up because something is down', () => {
   });
 
   it('a refund stuck while the provider is down, then rejected, then retried: no flag outlives it', async () => {
-    const { sku } = await seedCatalog(h);
-    const order = await placeOrder(h, { sku, quantity: 1 });
-    const paymentId = `stuck-then-rejected-${order.id}`;
-    await h.env.sleep(30 * MINUTE + 1_000);
-    await handleOf(order.id).result();
+    const { order, paymentId } = await expiredOrder('stuck-then-rejected');
     const late = latePaymentWorkflowId(paymentId);
     await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
     try {
