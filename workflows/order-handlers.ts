@@ -79,7 +79,11 @@ export function registerOrderHandlers(run: OrderRun): void {
     async () => {
       run.forceCancelRequested = true;
       await condition(() => run.status !== 'UNPAID');
-      return { orderId: run.orderId, status: run.status! };
+      // The database still decides: a payment that won meanwhile is not a cancel the operator got.
+      if (run.status !== 'CANCELLED') {
+        throw ApplicationFailure.nonRetryable('the order was paid meanwhile', 'ORDER_NOT_UNPAID');
+      }
+      return { orderId: run.orderId, status: run.status };
     },
     {
       validator: () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderWorkflowId, statusQuery } from '../../domain/messages.js';
 import { NeedsAttentionKey } from '../../domain/search-attributes.js';
+import { recordReceivedPayment } from '../../activities/received-payments.js';
 import { chargeFakePayment, findFakePayment } from '../../dev/fakes/payment-provider.js';
 import { FAKE_EFFECT_INVARIANTS } from '../../dev/fakes/invariants.js';
 import { BUSINESS_INVARIANTS, checkInvariants } from '../../ops/invariants.js';
@@ -216,5 +217,24 @@ describe('provider first', () => {
     );
     expect(await h.fakeCount('payments', 'refund', paid.paymentId)).toMatchObject({ effects: 1 });
     expect(await statusOf(order.id)).toBe('CANCELLED');
+  }, 60_000);
+
+  it('a force-cancel that a payment recorded in time beats answers 409 ORDER_NOT_UNPAID', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku, quantity: 1, customerId: 'c-forced-paid' });
+    // Recorded by the webhook before the deadline; its signal never came (Temporal restarting).
+    const arrivedAt = new Date(Date.parse(order.expiresAt) - 1_000);
+    const paid = { paymentId: `in-time-${order.id}`, orderId: order.id, amountCents: order.totalCents };
+    expect(await recordReceivedPayment(h.db.pool, { ...paid, paidAt: arrivedAt.toISOString() }, arrivedAt)).toBe(true);
+    await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
+    try {
+      await h.env.sleep(30 * MINUTE + 6 * MINUTE); // held: the provider does not answer the close
+      const forced = await h.admin('POST', `/orders/${order.id}/force-cancel`);
+      expect(forced.status, JSON.stringify(forced.body)).toBe(409);
+      expect(forced.body.error.code).toBe('ORDER_NOT_UNPAID');
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+    expect(await statusOf(order.id)).toBe('PAID');
   }, 60_000);
 });
