@@ -1,23 +1,13 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type BundlerPlugin } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type Activities, type ActivityDeps } from '../activities/index.js';
 import type { WorkerMetrics } from './metrics.js';
 import type { Tracing } from '../lib/tracing.js';
 import { activityMetrics } from './activity-metrics.js';
 import { pinnedDeployment } from './deployment.js';
 import { workerTuning } from './tuning.js';
+import { loadWorkflowBundle } from './workflow-bundle.js';
 import type { WorkerTuning } from '../lib/config.js';
-
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
-/**
- * The workflow code bundled at build time: `npm run build` writes dist/workflow-bundle.js, found
- * here by the compiled worker (dist/worker/). Running from the sources (dev, tests) there is none,
- * and the worker bundles the workflows at start.
- */
-export const PREBUILT_WORKFLOW_BUNDLE = fileURLToPath(new URL('../workflow-bundle.js', import.meta.url));
 
 export interface WorkerSettings {
   connection: NativeConnection;
@@ -27,8 +17,9 @@ export interface WorkerSettings {
   /** Tests wrap the activities built from `deps` (e.g. to hold one back); the service never does. */
   wrapActivities?: (activities: Activities) => Activities;
   /**
-   * The workflow code to run. Unset: the prebuilt bundle, else the sources bundled now. Tests pass
-   * one so the workflow code is compiled once per file, not per worker.
+   * The workflow code to run, with the tracing interceptors if `tracing` is set. Unset: the
+   * prebuilt bundle of that kind, else the sources bundled now (worker/workflow-bundle.ts). Tests
+   * pass one so the workflow code is compiled once per file, not per worker.
    */
   workflowBundle?: { code: string };
   /**
@@ -58,7 +49,9 @@ export async function createOrderWorker(settings: WorkerSettings): Promise<Worke
       ]
     : [];
   // The code in hand, not a path: the build id is the hash of exactly the code this worker runs.
-  const workflowBundle = settings.workflowBundle ?? (await loadWorkflowBundle(plugins));
+  const workflowBundle = settings.workflowBundle ?? {
+    code: (await loadWorkflowBundle(settings.tracing !== undefined)).code,
+  };
   return Worker.create({
     connection: settings.connection,
     namespace: settings.namespace,
@@ -73,13 +66,4 @@ export async function createOrderWorker(settings: WorkerSettings): Promise<Worke
     interceptors: { activity: settings.metrics ? [activityMetrics(settings.metrics)] : [] },
     plugins,
   });
-}
-
-/** Where this worker's workflow code comes from, for its start-up log line. */
-export const hasPrebuiltWorkflowBundle = (): boolean => existsSync(PREBUILT_WORKFLOW_BUNDLE);
-
-/** The plugins add their workflow interceptors to a bundle made here, as to one the worker makes. */
-async function loadWorkflowBundle(plugins: BundlerPlugin[]): Promise<{ code: string }> {
-  if (hasPrebuiltWorkflowBundle()) return { code: await readFile(PREBUILT_WORKFLOW_BUNDLE, 'utf8') };
-  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, plugins, logger: Runtime.instance().logger });
 }

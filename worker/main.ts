@@ -6,13 +6,14 @@ import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
 import { createWorkerMetrics } from './metrics.js';
 import { startTracing, type Tracing } from '../lib/tracing.js';
-import { createOrderWorker, hasPrebuiltWorkflowBundle } from './create-worker.js';
+import { createOrderWorker } from './create-worker.js';
 import { temporalLogger } from './temporal-logger.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ensureReconciliationSchedule } from './reconciliation-schedule.js';
 import { setCurrentVersion } from './deployment.js';
 import { loadThirdParties } from './third-parties.js';
 import { applyStackTraceLimit } from './tuning.js';
+import { loadWorkflowBundle } from './workflow-bundle.js';
 
 const logger = createLogger('worker');
 
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
       taskQueue: config.temporal.taskQueue,
       ...config.reconciliation,
     });
+    const workflowCode = await loadWorkflowBundle(tracing !== undefined);
     const worker = await createOrderWorker({
       connection,
       namespace: config.temporal.namespace,
@@ -77,6 +79,7 @@ async function main(): Promise<void> {
       metrics,
       shutdownGraceMs: config.shutdownGraceMs,
       tracing,
+      workflowBundle: { code: workflowCode.code },
       deploymentName: config.temporal.deploymentName,
       tuning: config.workerTuning,
     });
@@ -88,7 +91,7 @@ async function main(): Promise<void> {
         metricsPort: config.workerMetricsPort,
         tracing: Boolean(tracing),
         reconciliationSchedule: schedule,
-        workflowCode: hasPrebuiltWorkflowBundle() ? 'prebuilt bundle' : 'bundled at start',
+        workflowCode: workflowCode.prebuilt ? 'prebuilt bundle' : 'bundled at start',
         deployment: version.deploymentName,
         buildId: version.buildId,
       },

@@ -1,10 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
 import { Client } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import type { Activities, ActivityDeps } from '../../activities/index.js';
 import type { ThirdParties } from '../../activities/third-party/index.js';
 import { createApp } from '../../api/app.js';
@@ -19,16 +18,13 @@ import { loadConfig } from '../../lib/config.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
 import { createWorkerMetrics, type WorkerMetrics } from '../../worker/metrics.js';
 import type { Tracing } from '../../lib/tracing.js';
-import { createOrderWorker, WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { createOrderWorker } from '../../worker/create-worker.js';
+import { bundleWorkflows } from '../../worker/workflow-bundle.js';
 import { createDb } from '../../lib/db.js';
 import { createTestDatabase } from './database.js';
 import { quietBundlerLogger } from './quiet-bundler-logger.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 import { createLocalEnv, createTimeSkippingEnv } from './temporal.js';
-
-const OTEL_WORKFLOW_INTERCEPTORS = createRequire(import.meta.url).resolve(
-  '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors',
-);
 
 export const ADMIN_TOKEN = 'test-admin-token';
 export const WEBHOOK_SECRET = 'test-webhook-secret';
@@ -174,11 +170,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
           namespace: env.namespace ?? 'default',
           taskQueue,
           deps,
-          workflowBundle: await bundleWorkflowCode({
-            workflowsPath: WORKFLOWS_PATH,
-            logger: quietBundlerLogger,
-            ...(tracing ? { workflowInterceptorModules: [OTEL_WORKFLOW_INTERCEPTORS] } : {}),
-          }),
+          workflowBundle: await bundleWorkflows(tracing !== undefined, quietBundlerLogger),
           metrics: workerMetrics,
           ...(tracing ? { tracing } : {}),
           ...(options.wrapActivities ? { wrapActivities: options.wrapActivities } : {}),

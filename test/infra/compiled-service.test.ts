@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFile, cp, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import { join } from 'node:path';
@@ -27,6 +28,9 @@ const SECRETS = {
 };
 let h: OrderHarness;
 let api: string;
+/** Stands in for an OpenTelemetry collector: the OTLP/HTTP (JSON) export requests it was sent. */
+let collector: Server;
+const exported: string[] = [];
 const processes: Array<{ name: string; child: ChildProcess; lines: string[] }> = [];
 
 function startCompiled(name: string, entry: string, env: Record<string, string>) {
@@ -50,6 +54,15 @@ beforeAll(async () => {
   const build = spawnSync('npm', ['run', 'build'], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 240_000 });
   expect(build.status, `${build.stdout}\n${build.stderr}`).toBe(0);
   h = await startOrderHarness({ temporal: 'real', taskQueue: TASK_QUEUE, inProcessWorker: false });
+  collector = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') exported.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
   const [apiPort, metricsPort, sdkPort] = [await findFreePort(), await findFreePort(), await findFreePort()];
   const env = {
     ...SECRETS,
@@ -61,6 +74,7 @@ beforeAll(async () => {
     TEMPORAL_SET_CURRENT_VERSION: 'true',
     PAYMENT_WINDOW: '3s',
     LOG_LEVEL: 'info',
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as net.AddressInfo).port}`,
   };
   startCompiled('worker', 'dist/worker/main.js', {
     ...env,
@@ -79,6 +93,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const { child } of processes) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await h?.close();
+  await new Promise((resolve) => collector?.close(resolve));
 });
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -95,7 +110,7 @@ describe('the compiled service (npm run build, node dist/…)', () => {
   it('the worker loads the workflow bundle built at build time instead of bundling at start', () => {
     const worker = processes.find((p) => p.name === 'worker')!;
     expect(worker.lines.map((l) => JSON.parse(l))).toContainEqual(
-      expect.objectContaining({ msg: 'worker started', workflowCode: 'prebuilt bundle' }),
+      expect.objectContaining({ msg: 'worker started', workflowCode: 'prebuilt bundle', tracing: true }),
     );
     expect(worker.lines.some((l) => l.includes('Workflow bundle created'))).toBe(false);
   });
@@ -142,6 +157,16 @@ describe('the compiled service (npm run build, node dist/…)', () => {
     for (const { child } of processes) child.kill('SIGTERM');
     const codes = await Promise.all(processes.map(async ({ child }) => (await once(child, 'exit'))[0]));
     expect(codes).toEqual([0, 0]);
+  });
+
+  it("with OTLP set, the spans include the workflow's own (its bundle has the tracing interceptors)", () => {
+    // Flushed at the latest by the SIGTERM above. Only the interceptors inside the workflow bundle
+    // make the workflow's spans; the activity's come from the worker, bundle or not.
+    const spans = new Set(exported.flatMap((body) => [...body.matchAll(/"name":"([^"]+)"/g)].map((m) => m[1]!)));
+    expect([...spans]).toEqual(
+      expect.arrayContaining(['POST /payments/callback', 'RunActivity:settlePayment', 'HandleSignal:paid']),
+    );
+    expect([...spans].some((name) => name.startsWith('RunWorkflow:'))).toBe(true);
   });
 });
 

@@ -1,7 +1,7 @@
 import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
-import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { WORKFLOWS_PATH } from '../../worker/workflow-bundle.js';
 import { loadHistoryFixtures } from './history-fixtures.js';
 
 /**

@@ -23,7 +23,7 @@ import {
   type PlacedOrder,
 } from '../../domain/messages.js';
 import { NeedsAttentionKey } from '../../domain/search-attributes.js';
-import { WORKFLOWS_PATH } from '../../worker/create-worker.js';
+import { WORKFLOWS_PATH } from '../../worker/workflow-bundle.js';
 import { createTimeSkippingEnv } from '../helpers/temporal.js';
 
 /**
