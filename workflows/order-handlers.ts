@@ -78,7 +78,14 @@ export function registerOrderHandlers(run: OrderRun): void {
     forceCancelUpdate,
     async () => {
       run.forceCancelRequested = true;
-      await condition(() => run.status !== 'UNPAID');
+      // Decided, or dropped: the closing found the deadline moved, and the run waits for payment again.
+      await condition(() => run.status !== 'UNPAID' || !run.forceCancelRequested);
+      if (run.status === 'UNPAID') {
+        throw ApplicationFailure.nonRetryable(
+          'the deadline had moved: the order is waiting for its payment again',
+          'ORDER_NOT_CLOSING',
+        );
+      }
       // The database still decides: a payment that won meanwhile is not a cancel the operator got.
       if (run.status !== 'CANCELLED') {
         throw ApplicationFailure.nonRetryable('the order was paid meanwhile', 'ORDER_NOT_UNPAID');

@@ -79,6 +79,9 @@ export class OrderRun {
   }
 
   enter(phase: LifecyclePhase): void {
+    // A force-cancel is for the closing it interrupted: a run that waits again (its deadline had
+    // moved) drops it, so the next deadline's closing asks the provider again.
+    if (phase === 'awaiting-payment') this.forceCancelRequested = false;
     this.phase = phase;
     this.showDetails();
   }

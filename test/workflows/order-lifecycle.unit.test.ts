@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
 import type { Activities } from '../../activities/index.js';
 import type { CancelOrderOutcome } from '../../activities/orders.js';
@@ -420,6 +421,30 @@ describe('OrderLifecycle with a provider that cancels payments: provider first a
       return result(orderId);
     });
     expect(end).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
+    expect(called('cancelOrder')).toHaveLength(1);
+  }, 30_000);
+
+  it('a force-cancel that lands as the closing finds the deadline moved answers ORDER_NOT_CLOSING, and is not kept for the next deadline', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    overrides.closePayment = async () => {
+      if (called('closePayment').length > 1) return { outcome: 'CLOSED' };
+      await held; // the first closing, while the operator's force-cancel comes in
+      return { outcome: 'NOT_DUE', expiresAt: new Date((await serverNow()) + MINUTE).toISOString() };
+    };
+    const end = await withOrder(async (orderId) => {
+      await env.sleep(30 * MINUTE + 1_000);
+      await eventually(async () => called('closePayment').length === 1);
+      const forcing = await handleOf(orderId).startUpdate(forceCancelUpdate, {
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
+      release();
+      await expect(forcing.result()).rejects.toMatchObject({ cause: { type: 'ORDER_NOT_CLOSING' } });
+      return result(orderId);
+    });
+    expect(end).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
+    // The next deadline's closing asked the provider again instead of skipping it for a stale request.
+    expect(called('closePayment')).toHaveLength(2);
     expect(called('cancelOrder')).toHaveLength(1);
   }, 30_000);
 
