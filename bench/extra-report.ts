@@ -1,5 +1,6 @@
 import { FLOOR_COMPONENTS, floorCpuMs, type FloorResult } from './floor/floor.js';
 import { floorAbSection, type FloorInterleaved } from './floor-ab.js';
+import { floorSettingsAbSection, type FloorSettingsInterleaved } from './floor-settings-ab.js';
 import { ms, num, x } from './format.js';
 import { ratio } from './stats.js';
 import { PEER_TITLES } from './peers/kinds.js';
@@ -23,6 +24,7 @@ export interface ExtraPhases {
   /** `--ab`: a lever's before and after, interleaved. */
   leverAb?: LeverComparison;
   floorAb?: FloorInterleaved;
+  floorSettingsAb?: FloorSettingsInterleaved;
   /** The service's figures of the same run that the floor divides (when the service's phases ran). */
   order?: { cpuMsPerOrder: number; stormDrainS: number | null };
 }
@@ -113,6 +115,7 @@ export function extraReport(extra: ExtraPhases): string {
   if (extra.orderAlone) out.push(...orderAloneSection(extra.orderAlone));
   if (extra.leverAb) out.push(...leverAbSection(extra.leverAb));
   if (extra.floorAb) out.push(...floorAbSection(extra.floorAb));
+  if (extra.floorSettingsAb) out.push(...floorSettingsAbSection(extra.floorSettingsAb));
   if (extra.cacheCheck) {
     const c = extra.cacheCheck;
     out.push(

@@ -21,13 +21,14 @@ import { runPeers } from './peers/peers.js';
 import { runCacheCheck } from './worker-cache.js';
 import { GROUPS, seedCatalog } from './workload.js';
 import { runFloorAb } from './floor-ab.js';
+import { runFloorSettingsAb } from './floor-settings-ab.js';
 import { runLeverAb } from './lever-ab.js';
 
 // `npm run bench [-- --quick] [--rate N --ramp-step S --duration S --window S --pay-share F --storm K
 // --scan-every P --scan-batch N --workers N --env KEY=VALUE --temporal sqlite|postgres|cli
 // --untuned-temporal --stock-temporal --cache N --dynamic KEY=VALUE --floor --peers --peer KIND
 // --timer-crash --cache-check --order --ab --lever-env KEY=VALUE --lever-dynamic KEY=VALUE
-// --lever-build DIR --ab-storm --floor-ab --port-base P
+// --lever-build DIR --ab-storm --floor-ab --floor-settings-ab --port-base P
 // --out DIR]`:
 // a ramp to the highest rate the durable-timer path sustains, Temporal's floor at that rate (project
 // and stock settings), that path and the scan-based baseline side by side at that rate on one
@@ -138,6 +139,10 @@ async function main(): Promise<void> {
     if (options.phases.floorAb) {
       phase = "an order against Temporal's floor, interleaved";
       extra.floorAb = await runFloorAb(ctx, options.durationS);
+    }
+    if (options.phases.floorSettingsAb) {
+      phase = "Temporal's floor, project against stock settings, interleaved";
+      extra.floorSettingsAb = await runFloorSettingsAb(ctx, options.durationS);
     }
     if (options.phases.cacheCheck) {
       phase = 'workflow cache check';

@@ -77,8 +77,9 @@ export interface BenchOptions {
    * SIGKILLed by default; `--floor`, `--peers`, `--timer-crash`, `--cache-check` (a short timer
    * run that reads the workers' sticky-cache metrics) and `--order` (the timer path's sustained
    * phase at `--rate` and its storm, no ramp: one side of a lever's before and after), `--ab`
-   * (a lever's before and after interleaved, lever-ab.ts) and `--floor-ab` (the order against
-   * Temporal's floor interleaved, floor-ab.ts) run those alone.
+   * (a lever's before and after interleaved, lever-ab.ts), `--floor-ab` (the order against
+   * Temporal's floor interleaved, floor-ab.ts) and `--floor-settings-ab` (the floor on the project's
+   * settings against the stock ones interleaved, floor-settings-ab.ts) run those alone.
    */
   phases: {
     service: boolean;
@@ -89,6 +90,7 @@ export interface BenchOptions {
     order: boolean;
     ab: boolean;
     floorAb: boolean;
+    floorSettingsAb: boolean;
   };
   /** `--stock-temporal`: the stack's Temporal Server on Temporal's own dynamic config, none of the project's (the floor's stock run has a server of its own either way). */
   stockTemporal: boolean;
@@ -149,6 +151,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       order: { type: 'boolean', default: false },
       ab: { type: 'boolean', default: false },
       'floor-ab': { type: 'boolean', default: false },
+      'floor-settings-ab': { type: 'boolean', default: false },
       'lever-env': { type: 'string', multiple: true },
       'lever-dynamic': { type: 'string', multiple: true },
       'lever-server-env': { type: 'string', multiple: true },
@@ -198,7 +201,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     values['timer-crash'] ||
     values.order ||
     values.ab ||
-    values['floor-ab'];
+    values['floor-ab'] ||
+    values['floor-settings-ab'];
   const leverEnv = keyValues(values['lever-env'], 'lever-env');
   const leverDynamic = keyValues(values['lever-dynamic'], 'lever-dynamic');
   const leverServerEnv = keyValues(values['lever-server-env'], 'lever-server-env');
@@ -249,6 +253,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       order: values.order,
       ab: values.ab,
       floorAb: values['floor-ab'],
+      floorSettingsAb: values['floor-settings-ab'],
     },
     stockTemporal: values['stock-temporal'],
     workerCache: Math.max(2, Math.round(num(values.cache, COLD_CACHE, 'cache'))),
