@@ -21,7 +21,7 @@ export async function ensureCompiledService(
   log: (line: string) => void,
   root = PROJECT_ROOT,
 ): Promise<void> {
-  // Written after the compiled code: its modification time says when the build had compiled it all.
+  // The build's last output: its modification time says when the build finished.
   const built = join(root, 'dist', 'workflow-bundle.js');
   const where = root === PROJECT_ROOT ? 'dist/' : join(root, 'dist/');
   const newest = await newestInput(root);

@@ -12,6 +12,7 @@ import { leverDynamicConfig } from './dynamic-config.js';
 import type { BenchOptions } from './options.js';
 import type { TemporalStore } from './store-size.js';
 import { workerTuningEnv } from './worker-env.js';
+import { prebuiltBundleName } from '../worker/workflow-bundle.js';
 
 /**
  * The local stack of `npm start`, on the bench's own ports and in a temp directory: PostgreSQL
@@ -107,6 +108,9 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       FAULTS_ENABLED: 'false',
       TEMPORAL_SET_CURRENT_VERSION: 'true', // one build: the workers make it current
       LOG_LEVEL: 'warn',
+      // Tracing only when asked for (--env): the runner's shell may have it set, and makeCurrent
+      // below must know which bundle, plain or traced, the workers run.
+      OTEL_EXPORTER_OTLP_ENDPOINT: '',
       ...options.serviceEnv,
     },
     log,
@@ -159,6 +163,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       await makeCurrent(
         stack.temporalAddress,
         options.serviceEnv.TEMPORAL_DEPLOYMENT_NAME ?? DEFAULT_DEPLOYMENT_NAME,
+        Boolean(options.serviceEnv.OTEL_EXPORTER_OTLP_ENDPOINT),
         root,
       );
     },
@@ -180,8 +185,13 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
  * the workers themselves do a moment after they poll: for a restart onto another build, so that
  * the next runs start on it.
  */
-async function makeCurrent(address: string, deploymentName: string, root = PROJECT_ROOT): Promise<void> {
-  const bundle = await readFile(join(root, 'dist', 'workflow-bundle.js'), 'utf8');
+async function makeCurrent(
+  address: string,
+  deploymentName: string,
+  traced: boolean,
+  root = PROJECT_ROOT,
+): Promise<void> {
+  const bundle = await readFile(join(root, 'dist', prebuiltBundleName(traced)), 'utf8');
   const connection = await Connection.connect({ address });
   try {
     const client = new Client({ connection, namespace: NAMESPACE });

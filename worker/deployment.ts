@@ -14,7 +14,8 @@ import type { WorkerDeploymentOptions } from '@temporalio/worker';
  * The build id of a workflow bundle: the first 16 hex digits of its SHA-256. Any change to the code
  * the workers run (a workflow, what it imports, the SDK) is a new build; anything else (activities,
  * the API, configuration) keeps the id, so such changes can replace workers in place. For the
- * compiled service it is `sha256sum dist/workflow-bundle.js | cut -c1-16`, known before deploying.
+ * compiled service it is `sha256sum dist/workflow-bundle.js | cut -c1-16` (`workflow-bundle.traced.js`
+ * for workers with tracing on), known before deploying: `npm run build` prints both.
  */
 export function buildIdOf(workflowCode: string): string {
   return createHash('sha256').update(workflowCode, 'utf8').digest('hex').slice(0, 16);

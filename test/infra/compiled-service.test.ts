@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { copyFile, cp, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../api/webhook-signature.js';
+import { buildIdOf } from '../../worker/deployment.js';
 import { signCustomerToken } from '../../dev/customer-token.js';
 import { PROJECT_ROOT } from '../../dev/paths.js';
 import { findFreePort } from '../../dev/ports.js';
@@ -110,9 +112,24 @@ describe('the compiled service (npm run build, node dist/…)', () => {
   it('the worker loads the workflow bundle built at build time instead of bundling at start', () => {
     const worker = processes.find((p) => p.name === 'worker')!;
     expect(worker.lines.map((l) => JSON.parse(l))).toContainEqual(
-      expect.objectContaining({ msg: 'worker started', workflowCode: 'prebuilt bundle', tracing: true }),
+      expect.objectContaining({
+        msg: 'worker started',
+        workflowCode: 'prebuilt bundle',
+        tracing: true,
+        buildId: buildIdOf(readFileSync(join(PROJECT_ROOT, 'dist', 'workflow-bundle.traced.js'), 'utf8')),
+      }),
     );
     expect(worker.lines.some((l) => l.includes('Workflow bundle created'))).toBe(false);
+  });
+
+  it('the compiled loader finds each prebuilt bundle: the plain one without tracing, the traced one with it', async () => {
+    const compiled = join(PROJECT_ROOT, 'dist', 'worker', 'workflow-bundle.js');
+    const { loadWorkflowBundle } = (await import(compiled)) as typeof import('../../worker/workflow-bundle.js');
+    const built = (name: string) => readFileSync(join(PROJECT_ROOT, 'dist', name), 'utf8');
+    const [plain, traced] = [await loadWorkflowBundle(false), await loadWorkflowBundle(true)];
+    expect(plain).toEqual({ code: built('workflow-bundle.js'), prebuilt: true });
+    expect(traced).toEqual({ code: built('workflow-bundle.traced.js'), prebuilt: true });
+    expect(traced.code).not.toBe(plain.code);
   });
 
   it('carries one order to PAID and fulfilled and another to CANCELLED, over HTTP', async () => {
