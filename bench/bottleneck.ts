@@ -64,7 +64,7 @@ function aboveFloor(r: BenchMeasurements): Bottleneck {
           ]
         : []),
     ],
-    lift: `Less of the order's own work, which is what is left above the floor: its activities' statements on PostgreSQL (${num((t.statements[ROLES.service]?.calls ?? 0) / Math.max(1, t.creation.completed), 0)} per order), the worker's activations and local activities, the API's HTTP and authentication; and the floor itself is Temporal's own persisted work per run, the same on its stock settings and the project's (docs/benchmark.md, "What Temporal does per run"). The levers tried on it, each measured before and after, are in docs/benchmark.md ("Issue 23's levers").`,
+    lift: `Less of the order's own work, which is what is left above the floor: its activities' statements on PostgreSQL (${num((t.statements[ROLES.service]?.calls ?? 0) / Math.max(1, t.creation.completed), 0)} per order), the worker's activations and local activities, the API's HTTP and authentication; and the floor itself is Temporal's own persisted work per run, the same on its stock settings and the project's (docs/benchmark.md, "What Temporal does per run"); this run measures the two settings minutes apart on servers of different sizes, \`npm run bench -- --floor-settings-ab\` interleaved. The levers tried on it, each measured before and after, are in docs/benchmark.md ("Issue 23's levers").`,
   };
 }
 

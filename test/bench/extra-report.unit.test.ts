@@ -80,6 +80,23 @@ describe("the order against Temporal's floor, interleaved", () => {
   });
 });
 
+describe("the floor on the project's settings against the stock ones, interleaved", () => {
+  it('divides project by stock over all segments, for Temporal alone too, and within each adjacent pair', () => {
+    const sides = ['project', 'stock', 'stock', 'project', 'stock', 'project', 'project', 'stock'] as const;
+    // The project's settings cost 0.9× the stock ones, Temporal's share the same on both, while the
+    // machine slows by a tenth of its first speed per segment.
+    const segments = sides.map((side, i) => ({
+      side,
+      runs: 600,
+      cpuMs: (side === 'project' ? 36 : 40) * (1 + i / 10),
+      temporalMs: 20 * (1 + i / 10),
+    }));
+    const report = extraReport({ floorSettingsAb: { rate: 30, segmentS: 20, segments } });
+    expect(report).toContain('pair by pair: 0.82×, 0.98×, 0.96×, 0.85×.');
+    expect(report).toMatch(/Project ÷ stock over all segments: 0\.9× \(project 48\.6 ms, stock 54 ms; Temporal 1×\)/);
+  });
+});
+
 describe('a lever before and after, interleaved', () => {
   it('divides B by A over all segments and within each adjacent pair', () => {
     // B costs 0.9× A throughout while the machine slows by a tenth of its first speed per segment.

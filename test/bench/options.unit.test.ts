@@ -14,6 +14,7 @@ describe('the bench options for the phases beside the service', () => {
       order: false,
       ab: false,
       floorAb: false,
+      floorSettingsAb: false,
     });
     expect(options.peers).toEqual([...PEER_KINDS]);
     expect(options.workerCache).toBe(10);
@@ -38,6 +39,7 @@ describe('the bench options for the phases beside the service', () => {
       order: false,
       ab: false,
       floorAb: false,
+      floorSettingsAb: false,
     });
     expect(parseOptions(['--order']).phases).toMatchObject({ service: false, order: true, floor: false });
     expect(parseOptions(['--floor-ab']).phases).toMatchObject({
@@ -46,6 +48,12 @@ describe('the bench options for the phases beside the service', () => {
       peers: false,
       timerCrash: false,
       floorAb: true,
+    });
+    expect(parseOptions(['--floor-settings-ab']).phases).toMatchObject({
+      service: false,
+      floor: false,
+      floorAb: false,
+      floorSettingsAb: true,
     });
     expect(parseOptions(['--timer-crash']).phases.timerCrash).toBe(true);
     expect(parseOptions(['--timer-crash']).phases.service).toBe(false);
@@ -60,6 +68,7 @@ describe('the bench options for the phases beside the service', () => {
       order: false,
       ab: false,
       floorAb: false,
+      floorSettingsAb: false,
     });
   });
 
