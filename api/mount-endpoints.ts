@@ -16,8 +16,8 @@ export interface MountDeps extends Credentials {
 
 /**
  * The router of these endpoints. Each gets, in this order: `Cache-Control: no-store` unless it is
- * public, the throttle of refused bearer tokens if it takes one, the check its access calls for, its
- * rate limit if it has one, the JSON body parser if it takes a body (a webhook's check has read
+ * public, the check its access calls for (inside the throttle of refused bearer tokens if it takes
+ * one), its rate limit if it has one, the JSON body parser if it takes a body (a webhook's check has read
  * its body already), the validation of every input part it declares, and its handler. A method that
  * none of a path's endpoints declares answers 405 with `Allow`, before anything is checked or read.
  */
@@ -38,11 +38,16 @@ function byPath(endpoints: readonly Endpoint[]): Map<string, Endpoint[]> {
   return paths;
 }
 
-function stepsOf(endpoint: Endpoint, deps: MountDeps, throttle: RequestHandler): RequestHandler[] {
+function stepsOf(
+  endpoint: Endpoint,
+  deps: MountDeps,
+  throttle: (check: RequestHandler) => RequestHandler,
+): RequestHandler[] {
   return [
     ...(endpoint.access === 'public' ? [] : [noStore]),
-    ...(BEARER_ACCESS.includes(endpoint.access) ? [throttle] : []),
-    ...accessCheck(endpoint.access, deps),
+    ...accessCheck(endpoint.access, deps).map((check) =>
+      BEARER_ACCESS.includes(endpoint.access) ? throttle(check) : check,
+    ),
     ...(endpoint.rateLimited ? [perCustomerRateLimit(deps.ordersRateLimit)] : []),
     ...(endpoint.body && !SIGNED_BODY_ACCESS.includes(endpoint.access) ? [jsonBody] : []),
     handle(endpoint),

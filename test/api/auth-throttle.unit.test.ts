@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { signCustomerToken } from '../../dev/customer-token.js';
 import type { TrustProxy } from '../../lib/config.js';
 import { ADMIN_TOKEN, appWithoutBackends, listening } from '../helpers/app-without-backends.js';
 
@@ -70,6 +71,23 @@ describe('refused bearer tokens, per client address', () => {
       // The neighbour's address has its own count.
       expect((await get(base, '/ui/config', bearer(ADMIN_TOKEN), '127.0.0.2')).status).toBe(LET_IN);
       expect((await get(base, '/ui/config', bearer('guess'), '127.0.0.2')).status).toBe(401);
+    });
+  });
+
+  it(`a burst of guesses sent at once gets ${LIMIT} answers, the rest 429, a right token among them too`, async () => {
+    const app = appWithoutBackends({ faultsEnabled: false, authFailureLimit: { limit: LIMIT, windowMs: 60_000 } });
+    await listening(app, async (base) => {
+      // A customer's token is verified asynchronously (its signature off the main thread), so the
+      // checks of guesses sent at once overlap: each well-formed, signed with a wrong secret.
+      const forged = await signCustomerToken('a-guessed-secret-that-is-not-the-one', 'c-1');
+      const guesses = [...Array(40).keys()].map(() => get(base, '/orders', bearer(forged)));
+      const right = get(base, '/ui/config', bearer(ADMIN_TOKEN));
+      const statuses = (await Promise.all([...guesses, right])).map((r) => r.status);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(LIMIT);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(41 - LIMIT - statuses.filter((s) => s === LET_IN).length);
+      // The right token was either answered before the guesses used the allowance up, or refused.
+      expect(statuses.filter((s) => s === LET_IN).length).toBeLessThanOrEqual(1);
+      expect((await get(base, '/ui/config', bearer(ADMIN_TOKEN))).status).toBe(429);
     });
   });
 
