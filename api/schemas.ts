@@ -37,7 +37,12 @@ export const SkuParam = z.object({ sku: z.string().regex(/^[A-Za-z0-9._-]{1,64}$
 export const CouponParam = z.object({
   code: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - (1-64)'),
 });
-export const OrderIdParam = z.object({ id: z.uuid() });
+/**
+ * An order's id: any UUID, read in lower case, as PostgreSQL writes it and the order's workflow id
+ * spells it (`order-<id>`), so an id in capitals reaches the same order and its workflow.
+ */
+const orderId = z.uuid().transform((uuid) => uuid.toLowerCase());
+export const OrderIdParam = z.object({ id: orderId });
 
 export const ProductBody = z.strictObject({
   name: text(200),
@@ -93,7 +98,7 @@ export const ListOrdersQuery = z.object({
 
 export const PaymentCallbackBody = z.strictObject({
   paymentId: id,
-  orderId: z.uuid(),
+  orderId,
   amountCents: paymentCents,
   paidAt: z.iso.datetime({ offset: true }),
 });
@@ -115,8 +120,8 @@ export const StripeEventBody = z
   });
 
 export const RetryStepParams = z.object({
-  id: z.uuid(),
+  id: orderId,
   step: z.enum(FULFILLMENT_STEP_NAMES),
 });
 
-export const RetryRefundParams = z.object({ id: z.uuid(), paymentId: id });
+export const RetryRefundParams = z.object({ id: orderId, paymentId: id });

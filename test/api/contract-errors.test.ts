@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CLOCK_SKEW_SECONDS, signPayload } from '../../api/webhook-signature.js';
 import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
+import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, WEBHOOK_SECRET, type HttpResult, type OrderHarness } from '../helpers/order-harness.js';
 
 let h: OrderHarness;
@@ -184,6 +185,20 @@ describe('catalog and order reads', () => {
         'the request path is not valid: a path parameter is not correctly percent-encoded',
       );
     }
+  });
+
+  it('an order id in capitals reaches the same order and its workflow', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    const shouted = order.id.toUpperCase();
+    expect(shouted).not.toBe(order.id);
+    expect((await h.asCustomer('cust-1', 'GET', `/orders/${shouted}`)).body).toMatchObject({ id: order.id });
+    const cancel = await h.asCustomer('cust-1', 'POST', `/orders/${shouted}/cancel`);
+    expect(cancel.status, JSON.stringify(cancel.body)).toBe(202);
+    expect(cancel.body).toEqual({ id: order.id, cancelRequested: true });
+    await eventually(
+      async () => (await h.db.order.findUniqueOrThrow({ where: { id: order.id } })).status === 'CANCELLED',
+    );
   });
 
   it('an order past its deadline is never payable, even before the cancellation lands', async () => {
