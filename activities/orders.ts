@@ -121,9 +121,16 @@ export function createOrderActivities(deps: ActivityDeps) {
       }
     },
 
-    /** The order as written, for a workflow run that adopts an existing order (reconciliation). */
+    /**
+     * The order as written, for a run that adopts an existing order (reconciliation) or reads back
+     * one its failed placement wrote. Where the provider makes payments, one not kept yet is still
+     * to be created (PENDING): the run creates it, and closes it at the provider before the order
+     * lets go; the provider's idempotency key makes it the one an earlier attempt may have begun.
+     */
     async loadOrder(orderId: string): Promise<PlacedOrder | null> {
-      return (await loadPlacedOrder(db.pool, orderId))?.order ?? null;
+      const order = (await loadPlacedOrder(db.pool, orderId))?.order;
+      if (order === undefined) return null;
+      return order.payment === null && deps.paymentProvider.cancelsPayments ? { ...order, payment: 'PENDING' } : order;
     },
 
     /**

@@ -168,7 +168,7 @@ describe('provider first', () => {
     expect((await handleOf(order.id).describe()).typedSearchAttributes.get(NeedsAttentionKey)).toBe(false);
   });
 
-  it('a placement whose every attempt failed after the order was written keeps the order with its run', async () => {
+  it('a placement whose every attempt failed after the order was written keeps the order with its run, which creates its payment and closes it first', async () => {
     const { sku } = await seedCatalog(h, { stock: 10 });
     const real = h.thirdParties.paymentProvider;
     // Each attempt writes the order (the first) or finds it (the others), then fails on our side.
@@ -186,10 +186,18 @@ describe('provider first', () => {
     }
     expect(placed.status).toBe(201);
     expect(await handleOf(placed.body.id).query(statusQuery)).toMatchObject({ status: 'UNPAID' });
+    // The order read back has no payment yet: its run creates it, so the customer can pay ...
+    await eventually(
+      async () => (await h.db.order.findUniqueOrThrow({ where: { id: placed.body.id } })).providerPaymentId !== null,
+    );
+    const { providerPaymentId } = await h.db.order.findUniqueOrThrow({ where: { id: placed.body.id } });
     await h.env.sleep(30 * MINUTE + 1_000);
     expect(await h.env.client.workflow.getHandle(orderWorkflowId(placed.body.id)).result()).toMatchObject({
       status: 'CANCELLED',
     });
+    // ... and closes it at the provider before the order lets go.
+    expect(await findFakePayment(h.db.pool, { paymentId: providerPaymentId! })).toMatchObject({ status: 'CANCELLED' });
+    expect((await h.db.order.findUniqueOrThrow({ where: { id: placed.body.id } })).closingSince).not.toBeNull();
     expect(await stockOf(h, sku)).toMatchObject({ available: 10, reserved: 0 });
   });
 
