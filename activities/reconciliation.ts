@@ -8,16 +8,22 @@ import {
   type ReconciliationInput,
   type SweepPosition,
 } from '../domain/messages.js';
-import { ORDER_TRANSITIONS, STEP_STATUSES } from '../domain/statuses.js';
+import { INITIAL_STATUS, ORDER_TRANSITIONS, STEP_STATUSES } from '../domain/statuses.js';
 import { query } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, statusIn } from './guarded-sql.js';
+import { handOverPayment } from './payment-handover.js';
 
 export interface SweepResult {
   /** Orders examined: UNPAID past deadline plus grace, PAID with fulfillment unfinished that long after payment. */
   scanned: number;
   /** Those whose workflow was not running, now handed to a new OrderLifecycle run. */
   adopted: string[];
+  /**
+   * Payments still RECEIVED (recorded by a webhook, not yet settled) that long after they arrived,
+   * handed to Temporal again: their webhook's hand-over may never have succeeded.
+   */
+  handedOver: string[];
   /** Where the next sweep goes on; null when this one reached the newest, so the next starts over. */
   resumeAfter: SweepPosition | null;
 }
@@ -34,6 +40,37 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       Prisma.sql`SELECT EXISTS (SELECT 1 FROM (${waitingOrders(dueBefore)}) AS waiting WHERE id = ${orderId}::uuid) AS waiting`,
     );
     return rows[0]!.waiting;
+  }
+
+  /**
+   * A payment is settled from its record by the run it is handed to (api/routes/payments.ts). One
+   * still RECEIVED after the grace period was recorded, but its hand-over may have failed every time
+   * the provider delivered it (Temporal down for longer than the provider retries): without this it
+   * would wait for ever, money taken for an order that may be cancelled. Handed over again, as the
+   * webhook does it, it is settled (a run drops a notice it already has), or refunded if late.
+   */
+  async function handOverUnsettledPayments(input: ReconciliationInput, dueBefore: Prisma.Sql): Promise<string[]> {
+    const { rows } = await query<{ payment_id: string; order_id: string; amount_cents: number }>(
+      db.pool,
+      Prisma.sql`
+        SELECT payment_id, order_id, amount_cents FROM payments
+        WHERE ${statusIn('payments', [INITIAL_STATUS.payment])} AND received_at < ${dueBefore}
+        ORDER BY received_at, payment_id
+        LIMIT ${input.limit}`,
+    );
+    const client = getClient();
+    for (const row of rows) {
+      await handOverPayment(client, input.taskQueue, {
+        paymentId: row.payment_id,
+        orderId: row.order_id,
+        amountCents: row.amount_cents,
+      });
+    }
+    const handedOver = rows.map((row) => row.payment_id);
+    if (handedOver.length > 0) {
+      log.warn('reconciliation handed over payments still unsettled: a webhook hand-over was lost', { handedOver });
+    }
+    return handedOver;
   }
 
   return {
@@ -85,10 +122,12 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       if (adopted.length > 0) {
         log.warn('reconciliation adopted orders whose workflow was gone: a trigger was lost upstream', { adopted });
       }
+      const handedOver = await handOverUnsettledPayments(input, dueBefore);
       const last = stranded.at(-1);
       return {
         scanned: stranded.length,
         adopted,
+        handedOver,
         resumeAfter:
           last && stranded.length === input.limit ? { since: last.since.toISOString(), orderId: last.id } : null,
       };

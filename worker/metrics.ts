@@ -39,7 +39,7 @@ export function createWorkerMetrics() {
     }),
     reconciliationHits: new Counter({
       name: 'reconciliation_hits_total',
-      help: 'UNPAID orders past deadline + grace found without a running workflow and adopted: each is a lost trigger',
+      help: 'Orders found waiting without a running workflow and adopted, and payments found unsettled and handed over again: each is a lost trigger',
       registers,
     }),
     refundFailures: new Counter({

@@ -1,21 +1,14 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ApiMetrics } from '../metrics.js';
-import {
-  LATE_PAYMENT_WORKFLOW_TYPE,
-  latePaymentWorkflowId,
-  orderWorkflowId,
-  paidSignal,
-  type PaymentNotice,
-} from '../../domain/messages.js';
-import type { SettleLatePayment } from '../../workflows/late-payment.js';
+import { orderWorkflowId } from '../../domain/messages.js';
+import { handOverPayment } from '../../activities/payment-handover.js';
 import type { Handler } from '../endpoint.js';
 import { businessError } from '../errors.js';
 import { recordReceivedPayment, type VerifiedPayment } from '../../activities/received-payments.js';
 import type { PaymentAccepted } from '../responses.js';
 import type { PaymentCallbackBody } from '../schemas.js';
-import { isWorkflowGone } from '../temporal-errors.js';
 
 export interface PaymentDeps {
   db: Db;
@@ -51,39 +44,12 @@ export async function acceptVerifiedPayment(deps: PaymentDeps, payment: Verified
   const arrivedAt = deps.clock ? await deps.clock() : null;
   if (!(await recordReceivedPayment(deps.db.pool, payment, arrivedAt))) return false;
 
-  await handOver(deps, payment);
+  // Once durably with Temporal the webhook succeeds; any other failure is a 500, and the provider redelivers.
+  await handOverPayment(deps.temporal, deps.taskQueue, payment);
   deps.metrics.paymentsAccepted.inc();
   deps.logger.info(
     { orderId: payment.orderId, paymentId: payment.paymentId, workflowId: orderWorkflowId(payment.orderId) },
     'payment accepted',
   );
   return true;
-}
-
-/**
- * Resolves once the payment is durably with Temporal: as a signal to the order's workflow, or,
- * when that workflow has ended, as a workflow of its own that settles it (a refund, unless it is
- * the order's payment already captured). The webhooks' success means exactly that. Every other
- * failure of Temporal's is a 500, and the provider redelivers.
- */
-async function handOver({ temporal, taskQueue }: PaymentDeps, payment: VerifiedPayment): Promise<void> {
-  const notice: PaymentNotice = { paymentId: payment.paymentId, orderId: payment.orderId };
-  try {
-    await temporal.workflow.getHandle(orderWorkflowId(notice.orderId)).signal(paidSignal, notice);
-    return;
-  } catch (err) {
-    if (!isWorkflowGone(err)) throw err;
-  }
-  try {
-    await temporal.workflow.start<typeof SettleLatePayment>(LATE_PAYMENT_WORKFLOW_TYPE, {
-      workflowId: latePaymentWorkflowId(notice.paymentId),
-      taskQueue,
-      args: [notice],
-      // A redelivery of the same paymentId must not start a second settlement, ever.
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      staticSummary: `Late payment ${notice.paymentId} (${payment.amountCents} cents) for order ${notice.orderId}: to be refunded`,
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
 }

@@ -186,7 +186,7 @@ describe('OrderLifecycle on a real Temporal Server', () => {
       await handle.delete();
     }
     expect(sweeps[0]).toMatchObject({ scanned: 2, adopted: [], resumeAfter: { orderId: held[1]!.id } });
-    expect(sweeps[1]).toEqual({ scanned: 1, adopted: [stranded.id], resumeAfter: null });
+    expect(sweeps[1]).toEqual({ scanned: 1, adopted: [stranded.id], handedOver: [], resumeAfter: null });
     expect(sweeps[2]).toMatchObject({ scanned: 2, adopted: [] }); // from the oldest again
     await eventually(
       async () => (await h.db.order.findUniqueOrThrow({ where: { id: stranded.id } })).status === 'CANCELLED',

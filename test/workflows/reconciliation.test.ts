@@ -6,6 +6,7 @@ import {
   statusQuery,
   type ReconciliationInput,
 } from '../../domain/messages.js';
+import { recordReceivedPayment } from '../../activities/received-payments.js';
 import type { SweepResult } from '../../activities/reconciliation.js';
 import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
@@ -39,11 +40,11 @@ describe('reconciliation sweep', () => {
     // A lost trigger: the order's workflow is gone while the order is still UNPAID.
     await h.env.client.workflow.getHandle(orderWorkflowId(lost.id)).terminate('simulating a lost workflow');
 
-    expect(await sweep()).toEqual({ scanned: 0, adopted: [], resumeAfter: null }); // not past deadline + grace yet
+    expect(await sweep()).toEqual({ scanned: 0, adopted: [], handedOver: [], resumeAfter: null }); // not past deadline + grace yet
     await h.env.sleep(29 * MINUTE);
-    expect(await sweep()).toEqual({ scanned: 0, adopted: [], resumeAfter: null });
+    expect(await sweep()).toEqual({ scanned: 0, adopted: [], handedOver: [], resumeAfter: null });
     await h.env.sleep(MINUTE + 30_000); // 30:30: past the deadline, within the grace
-    expect(await sweep()).toEqual({ scanned: 0, adopted: [], resumeAfter: null });
+    expect(await sweep()).toEqual({ scanned: 0, adopted: [], handedOver: [], resumeAfter: null });
     await h.env.sleep(31_000); // 31:01: past deadline + 1 minute grace
 
     const result = await sweep();
@@ -58,7 +59,34 @@ describe('reconciliation sweep', () => {
       effects: 1,
       calls: 1,
     });
-    expect(await sweep()).toEqual({ scanned: 0, adopted: [], resumeAfter: null }); // nothing left: the next sweep hits nothing
+    expect(await sweep()).toEqual({ scanned: 0, adopted: [], handedOver: [], resumeAfter: null }); // nothing left: the next sweep hits nothing
+  });
+
+  it('hands over a payment its webhook recorded but never got to Temporal: a late one is refunded, once', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    await h.env.sleep(30 * MINUTE + 1_000);
+    expect(await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).result()).toMatchObject({
+      status: 'CANCELLED',
+    });
+    // Recorded by the webhook, then every hand-over failed: Temporal was down for longer than the provider retried.
+    const paymentId = `lost-hand-over-${order.id}`;
+    const arrivedAt = new Date(await h.env.currentTimeMs());
+    const payment = { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: arrivedAt.toISOString() };
+    expect(await recordReceivedPayment(h.db.pool, payment, arrivedAt)).toBe(true);
+
+    expect((await sweep()).handedOver).toEqual([]); // within the grace: its webhook may still be at it
+    await h.env.sleep(MINUTE + 1_000);
+    expect((await sweep()).handedOver).toEqual([paymentId]);
+    expect(await h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)).result()).toEqual({
+      outcome: 'REFUNDED',
+    });
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({
+      status: 'REFUNDED',
+      refundReason: 'ORDER_NOT_PAYABLE',
+    });
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toEqual({ effects: 1, calls: 1 });
+    expect((await sweep()).handedOver).toEqual([]); // settled: nothing left for the sweep
   });
 
   it('leaves an overdue order alone while its workflow is still running', async () => {

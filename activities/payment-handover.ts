@@ -1,0 +1,43 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  LATE_PAYMENT_WORKFLOW_TYPE,
+  latePaymentWorkflowId,
+  orderWorkflowId,
+  paidSignal,
+  type PaymentNotice,
+} from '../domain/messages.js';
+
+/**
+ * Hands a recorded payment to Temporal; resolves once it is durably there: as a signal to the
+ * order's workflow, or, when that workflow has ended, as a workflow of its own that settles it (a
+ * refund, unless it is the order's payment already captured). The webhooks call it after recording
+ * the payment, and the reconciliation sweep for a payment recorded whose hand-over never succeeded.
+ * Done twice, it has one effect: the order's run drops a notice it has had, and the settlement's
+ * id is the payment's. Any other failure of Temporal's is thrown, for the caller to try again.
+ */
+export async function handOverPayment(
+  temporal: Client,
+  taskQueue: string,
+  payment: PaymentNotice & { amountCents: number },
+): Promise<void> {
+  const notice: PaymentNotice = { paymentId: payment.paymentId, orderId: payment.orderId };
+  try {
+    await temporal.workflow.getHandle(orderWorkflowId(notice.orderId)).signal(paidSignal, notice);
+    return;
+  } catch (err) {
+    // Signalling a workflow that has already completed raises WorkflowNotFoundError.
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+  try {
+    await temporal.workflow.start(LATE_PAYMENT_WORKFLOW_TYPE, {
+      workflowId: latePaymentWorkflowId(notice.paymentId),
+      taskQueue,
+      args: [notice] satisfies [PaymentNotice],
+      // A redelivery of the same paymentId must not start a second settlement, ever.
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      staticSummary: `Late payment ${notice.paymentId} (${payment.amountCents} cents) for order ${notice.orderId}: to be refunded`,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}

@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "payments_status_received_at_idx" ON "payments"("status", "received_at");
+
