@@ -44,18 +44,21 @@ export function createReconciliationActivities(deps: ActivityDeps) {
 
   /**
    * A payment is settled from its record by the run it is handed to (api/routes/payments.ts). One
-   * still RECEIVED after the grace period was recorded, but its hand-over may have failed every time
-   * the provider delivered it (Temporal down for longer than the provider retries): without this it
-   * would wait for ever, money taken for an order that may be cancelled. Handed over again, as the
-   * webhook does it, it is settled (a run drops a notice it already has), or refunded if late.
+   * still RECEIVED after the grace period, for an order already decided, was recorded but its
+   * hand-over may have failed every time the provider delivered it (Temporal down for longer than
+   * the provider retries): without this it would wait for ever, money taken for an order that may
+   * be cancelled. Handed over again, as the webhook does it, it is settled (a run drops a notice it
+   * already has), or refunded if late. An order still UNPAID is left to its run, or to its adoption
+   * above, which decide it from the same record; its payments come here once it is decided.
    */
   async function handOverUnsettledPayments(input: ReconciliationInput, dueBefore: Prisma.Sql): Promise<string[]> {
     const { rows } = await query<{ payment_id: string; order_id: string; amount_cents: number }>(
       db.pool,
       Prisma.sql`
-        SELECT payment_id, order_id, amount_cents FROM payments
-        WHERE ${statusIn('payments', [INITIAL_STATUS.payment])} AND received_at < ${dueBefore}
-        ORDER BY received_at, payment_id
+        SELECT p.payment_id, p.order_id, p.amount_cents FROM payments p JOIN orders o ON o.id = p.order_id
+        WHERE p.${statusIn('payments', [INITIAL_STATUS.payment])} AND p.received_at < ${dueBefore}
+          AND NOT o.${statusIn('orders', ORDER_TRANSITIONS.cancel.from)}
+        ORDER BY p.received_at, p.payment_id
         LIMIT ${input.limit}`,
     );
     const client = getClient();

@@ -62,7 +62,7 @@ describe('reconciliation sweep', () => {
     expect(await sweep()).toEqual({ scanned: 0, adopted: [], handedOver: [], resumeAfter: null }); // nothing left: the next sweep hits nothing
   });
 
-  it('hands over a payment its webhook recorded but never got to Temporal: a late one is refunded, once', async () => {
+  it("hands over a payment its webhook recorded but never got to Temporal: a late one is refunded, once; an open order's is left to its run", async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku });
     await h.env.sleep(30 * MINUTE + 1_000);
@@ -74,6 +74,10 @@ describe('reconciliation sweep', () => {
     const arrivedAt = new Date(await h.env.currentTimeMs());
     const payment = { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: arrivedAt.toISOString() };
     expect(await recordReceivedPayment(h.db.pool, payment, arrivedAt)).toBe(true);
+    // An open order's payment, recorded in time the same way: its run decides it from the record at the deadline.
+    const open = await placeOrder(h, { sku });
+    const inTime = { ...payment, paymentId: `in-time-${open.id}`, orderId: open.id, amountCents: open.totalCents };
+    expect(await recordReceivedPayment(h.db.pool, inTime, arrivedAt)).toBe(true);
 
     expect((await sweep()).handedOver).toEqual([]); // within the grace: its webhook may still be at it
     await h.env.sleep(MINUTE + 1_000);
@@ -87,6 +91,9 @@ describe('reconciliation sweep', () => {
     });
     expect(await h.fakeCount('payments', 'refund', paymentId)).toEqual({ effects: 1, calls: 1 });
     expect((await sweep()).handedOver).toEqual([]); // settled: nothing left for the sweep
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId: inTime.paymentId } })).toMatchObject({
+      status: 'RECEIVED',
+    });
   });
 
   it('leaves an overdue order alone while its workflow is still running', async () => {
