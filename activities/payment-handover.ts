@@ -13,17 +13,18 @@ import {
  * refund, unless it is the order's payment already captured). The webhooks call it after recording
  * the payment, and the reconciliation sweep for a payment recorded whose hand-over never succeeded.
  * Done twice, it has one effect: the order's run drops a notice it has had, and the settlement's
- * id is the payment's. Any other failure of Temporal's is thrown, for the caller to try again.
+ * id is the payment's (`settlement-exists`: one is running, or has run). Any other failure of
+ * Temporal's is thrown, for the caller to try again.
  */
 export async function handOverPayment(
   temporal: Client,
   taskQueue: string,
   payment: PaymentNotice & { amountCents: number },
-): Promise<void> {
+): Promise<'signalled' | 'started' | 'settlement-exists'> {
   const notice: PaymentNotice = { paymentId: payment.paymentId, orderId: payment.orderId };
   try {
     await temporal.workflow.getHandle(orderWorkflowId(notice.orderId)).signal(paidSignal, notice);
-    return;
+    return 'signalled';
   } catch (err) {
     // Signalling a workflow that has already completed raises WorkflowNotFoundError.
     if (!(err instanceof WorkflowNotFoundError)) throw err;
@@ -33,11 +34,15 @@ export async function handOverPayment(
       workflowId: latePaymentWorkflowId(notice.paymentId),
       taskQueue,
       args: [notice] satisfies [PaymentNotice],
-      // A redelivery of the same paymentId must not start a second settlement, ever.
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // A redelivery of the same paymentId never starts a second settlement beside or after one that
+      // completed; after one that failed or was terminated it may, since a settlement moves only a
+      // payment still RECEIVED.
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       staticSummary: `Late payment ${notice.paymentId} (${payment.amountCents} cents) for order ${notice.orderId}: to be refunded`,
     });
+    return 'started';
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    return 'settlement-exists';
   }
 }

@@ -2,6 +2,7 @@ import { Prisma } from '@prisma/client';
 import { getClient, log } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import {
+  latePaymentWorkflowId,
   ORDER_WORKFLOW_TYPE,
   orderLifecycleInput,
   orderWorkflowId,
@@ -27,6 +28,12 @@ export interface SweepResult {
   /** Where the next sweep goes on; null when this one reached the newest, so the next starts over. */
   resumeAfter: SweepPosition | null;
 }
+
+/**
+ * Payments handed over per sweep: each is one or two calls to Temporal, and the sweep has 10 s
+ * (workflows/activity-options.ts). After a long outage a backlog drains at this pace per interval.
+ */
+const HAND_OVERS_PER_SWEEP = 50;
 
 /** A fulfillment step still owed: not DONE. */
 const UNFINISHED_STEPS = STEP_STATUSES.filter((status) => status !== 'DONE');
@@ -59,19 +66,30 @@ export function createReconciliationActivities(deps: ActivityDeps) {
         WHERE p.${statusIn('payments', [INITIAL_STATUS.payment])} AND p.received_at < ${dueBefore}
           AND NOT o.${statusIn('orders', ORDER_TRANSITIONS.cancel.from)}
         ORDER BY p.received_at, p.payment_id
-        LIMIT ${input.limit}`,
+        LIMIT ${HAND_OVERS_PER_SWEEP}`,
     );
     const client = getClient();
+    const handedOver: string[] = [];
+    const unsettledAfterSettlement: string[] = [];
     for (const row of rows) {
-      await handOverPayment(client, input.taskQueue, {
-        paymentId: row.payment_id,
+      const paymentId = row.payment_id;
+      const outcome = await handOverPayment(client, input.taskQueue, {
+        paymentId,
         orderId: row.order_id,
         amountCents: row.amount_cents,
       });
+      if (outcome !== 'settlement-exists') handedOver.push(paymentId);
+      // One still running will settle it; one that completed and left it RECEIVED never will.
+      else if (!(await isRunning(client.workflow.getHandle(latePaymentWorkflowId(paymentId)))))
+        unsettledAfterSettlement.push(paymentId);
     }
-    const handedOver = rows.map((row) => row.payment_id);
     if (handedOver.length > 0) {
       log.warn('reconciliation handed over payments still unsettled: a webhook hand-over was lost', { handedOver });
+    }
+    if (unsettledAfterSettlement.length > 0) {
+      log.error('payments still RECEIVED after their settlement completed: check each by hand (refund or capture)', {
+        paymentIds: unsettledAfterSettlement,
+      });
     }
     return handedOver;
   }

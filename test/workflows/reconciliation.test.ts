@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  LATE_PAYMENT_WORKFLOW_TYPE,
   latePaymentWorkflowId,
   orderWorkflowId,
   RECONCILIATION_WORKFLOW_TYPE,
@@ -94,6 +95,28 @@ describe('reconciliation sweep', () => {
     expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId: inTime.paymentId } })).toMatchObject({
       status: 'RECEIVED',
     });
+  });
+
+  it('does not count a payment as handed over when its settlement already completed: it stays for a person', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    await h.env.sleep(30 * MINUTE + 1_000);
+    await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).result();
+    // Its settlement ran, and completed, before the payment was recorded: it found nothing to settle.
+    const paymentId = `settled-before-recorded-${order.id}`;
+    const settlement = await h.env.client.workflow.start(LATE_PAYMENT_WORKFLOW_TYPE, {
+      workflowId: latePaymentWorkflowId(paymentId),
+      taskQueue: TASK_QUEUE,
+      args: [{ paymentId, orderId: order.id }],
+    });
+    expect(await settlement.result()).toEqual({ outcome: 'NOT_RECEIVED' });
+    const arrivedAt = new Date(await h.env.currentTimeMs());
+    const payment = { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: arrivedAt.toISOString() };
+    expect(await recordReceivedPayment(h.db.pool, payment, arrivedAt)).toBe(true);
+
+    await h.env.sleep(MINUTE + 1_000);
+    expect((await sweep()).handedOver).toEqual([]); // not started again, so not handed over: logged as an error
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ status: 'RECEIVED' });
   });
 
   it('leaves an overdue order alone while its workflow is still running', async () => {
