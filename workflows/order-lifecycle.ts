@@ -64,7 +64,8 @@ async function placedOrAdopted(run: OrderRun, adopt: boolean): Promise<boolean> 
 
 /** Until the order is PAID or CANCELLED, by whichever the provider and the database let win. */
 async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
-  let creating = run.order!.payment === 'PENDING' ? createPaymentMeanwhile(run) : undefined;
+  // Only while the customer can still pay: an adopted order may be decided already.
+  let creating = run.status === 'UNPAID' && run.order!.payment === 'PENDING' ? createPaymentMeanwhile(run) : undefined;
   let minimumWaitMs = 0;
   while (run.status === 'UNPAID') {
     run.enter('awaiting-payment');
