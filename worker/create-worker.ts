@@ -6,7 +6,6 @@ import type { Tracing } from '../lib/tracing.js';
 import { activityMetrics } from './activity-metrics.js';
 import { pinnedDeployment } from './deployment.js';
 import { workerTuning } from './tuning.js';
-import { loadWorkflowBundle } from './workflow-bundle.js';
 import type { WorkerTuning } from '../lib/config.js';
 
 export interface WorkerSettings {
@@ -17,11 +16,10 @@ export interface WorkerSettings {
   /** Tests wrap the activities built from `deps` (e.g. to hold one back); the service never does. */
   wrapActivities?: (activities: Activities) => Activities;
   /**
-   * The workflow code to run, with the tracing interceptors if `tracing` is set. Unset: the
-   * prebuilt bundle of that kind, else the sources bundled now (worker/workflow-bundle.ts). Tests
-   * pass one so the workflow code is compiled once per file, not per worker.
+   * The workflow code to run, with the tracing interceptors if `tracing` is set (worker/workflow-bundle.ts:
+   * the prebuilt bundle of that kind, or the sources bundled). Tests pass one bundled once per file.
    */
-  workflowBundle?: { code: string };
+  workflowBundle: { code: string };
   /**
    * Worker Versioning: the Worker Deployment this worker is a build of, the build id derived from
    * its workflow code, its workflows PINNED to the build that started them. Unset: unversioned
@@ -49,9 +47,7 @@ export async function createOrderWorker(settings: WorkerSettings): Promise<Worke
       ]
     : [];
   // The code in hand, not a path: the build id is the hash of exactly the code this worker runs.
-  const workflowBundle = settings.workflowBundle ?? {
-    code: (await loadWorkflowBundle(settings.tracing !== undefined)).code,
-  };
+  const { workflowBundle } = settings;
   return Worker.create({
     connection: settings.connection,
     namespace: settings.namespace,
