@@ -1,9 +1,10 @@
 import type { PhaseContext } from './context.js';
-import { floorCpuMs, runFloor } from './floor/floor.js';
+import { floorCpuMs, runFloor, runFloorStorm } from './floor/floor.js';
 import { num, x } from './format.js';
 import { ABBA_BAAB, pairRatios } from './lever-ab.js';
 import { serviceCpuS } from './resources.js';
 import { ratio } from './stats.js';
+import { runStorm } from './storm.js';
 import { runSustained } from './sustained.js';
 
 /**
@@ -13,11 +14,15 @@ import { runSustained } from './sustained.js';
  * BAAB. The full run divides its sustained phase by its floor phase, minutes apart on a machine
  * whose speed drifts by more than the levers it judges (docs/benchmark.md); here the drift weighs
  * on both sides alike. Each side starts its worker afresh before its segment, on the same cache size.
+ * With `--ab-storm` each segment is a storm of `--storm` instead, the order's (storm.ts) against the
+ * floor's, and their drains are divided too: the full run's two storms are as far apart as its phases.
  */
 export interface FloorInterleaved {
+  segmentKind: 'sustained' | 'storm';
   rate: number;
   segmentS: number;
-  segments: Array<{ side: 'order' | 'floor'; runs: number; cpuMs: number }>;
+  /** CPU per run created (sustained) or per run closed, for the order per cancellation with its compensation, probes out (storm). */
+  segments: Array<{ side: 'order' | 'floor'; runs: number; cpuMs: number | null; drainS?: number | null }>;
 }
 
 export async function runFloorAb(ctx: PhaseContext, segmentS: number): Promise<FloorInterleaved> {
@@ -26,55 +31,92 @@ export async function runFloorAb(ctx: PhaseContext, segmentS: number): Promise<F
   for (const [i, letter] of ABBA_BAAB.entries()) {
     const side = letter === 'A' ? 'order' : 'floor';
     ctx.progress(`segment ${i + 1}/${ABBA_BAAB.length}: ${side === 'order' ? 'orders' : 'the minimal workflow'}`);
-    if (side === 'order') {
-      await stack.restartWorkers(options.workerCache);
-      const run = await runSustained(ctx, 'timer', {
-        rate: options.rate,
-        durationS: segmentS,
-        group: `bench-fab-${i}-`,
-        warmUp: false,
-      });
-      const runs = run.creation.completed;
-      segments.push({ side, runs, cpuMs: (1000 * serviceCpuS(run.resources)) / Math.max(1, runs) });
-    } else {
-      const floor = await runFloor(ctx, 'project', {
-        rate: options.rate,
-        durationS: segmentS,
-        windowS: options.windowS,
-        storm: 0,
-      });
-      segments.push({
-        side,
-        runs: floor.sustained.creation.completed,
-        cpuMs: floorCpuMs(floor.sustained.cpuMsPerRun),
-      });
-    }
+    if (side === 'order') await stack.restartWorkers(options.workerCache);
+    segments.push({
+      side,
+      ...(options.abStorm ? await stormSegment(ctx, side, i) : await sustainedSegment(ctx, side, i, segmentS)),
+    });
   }
-  return { rate: options.rate, segmentS, segments };
+  return { segmentKind: options.abStorm ? 'storm' : 'sustained', rate: options.rate, segmentS, segments };
+}
+
+type Segment = Omit<FloorInterleaved['segments'][number], 'side'>;
+
+async function sustainedSegment(
+  ctx: PhaseContext,
+  side: 'order' | 'floor',
+  i: number,
+  segmentS: number,
+): Promise<Segment> {
+  const { options } = ctx;
+  if (side === 'order') {
+    const run = await runSustained(ctx, 'timer', {
+      rate: options.rate,
+      durationS: segmentS,
+      group: `bench-fab-${i}-`,
+      warmUp: false,
+    });
+    const runs = run.creation.completed;
+    return { runs, cpuMs: (1000 * serviceCpuS(run.resources)) / Math.max(1, runs) };
+  }
+  const floor = await runFloor(ctx, 'project', {
+    rate: options.rate,
+    durationS: segmentS,
+    windowS: options.windowS,
+    storm: 0,
+  });
+  return { runs: floor.sustained.creation.completed, cpuMs: floorCpuMs(floor.sustained.cpuMsPerRun) };
+}
+
+async function stormSegment(ctx: PhaseContext, side: 'order' | 'floor', i: number): Promise<Segment> {
+  if (side === 'order') {
+    // A group per segment: the storm's coupons and its settling are found by the group's prefix.
+    const run = await runStorm(ctx, 'timer', { group: `bench-fab-storm-${i}-` });
+    const cpu = run.cpuMsPerCancel;
+    return {
+      runs: run.orders,
+      cpuMs: cpu ? Object.values(cpu).reduce((a, b) => a + b, 0) : null,
+      drainS: run.allCompensatedS,
+    };
+  }
+  const storm = await runFloorStorm(ctx, ctx.options.storm);
+  return { runs: storm.runs, cpuMs: floorCpuMs(storm.cpuMsPerRun), drainS: storm.drainS };
 }
 
 /** The report's section: every segment, then the order ÷ the floor over all of them and pair by pair. */
 export function floorAbSection(c: FloorInterleaved): string[] {
-  const mean = (side: 'order' | 'floor') => {
-    const of = c.segments.filter((s) => s.side === side);
-    return of.reduce((a, s) => a + s.cpuMs, 0) / Math.max(1, of.length);
+  const storm = c.segmentKind === 'storm';
+  type S = FloorInterleaved['segments'][number];
+  // A side's mean is unknown when one of its segments is (a storm that did not settle): no guess.
+  const mean = (side: S['side'], value: (s: S) => number | null) => {
+    const values = c.segments.filter((s) => s.side === side).map(value);
+    return values.some((v) => v == null)
+      ? null
+      : values.reduce<number>((a, v) => a + v!, 0) / Math.max(1, values.length);
   };
   // Order ÷ floor: the order is the numerator, pairRatios' B, though it runs in ABBA BAAB's A places.
-  const pairs = pairRatios(
-    c.segments,
-    (s) => s.side === 'order',
-    (s) => s.cpuMs,
-  );
+  const divided = (value: (s: S) => number | null, unit: string) => {
+    const [order, floor] = [mean('order', value), mean('floor', value)];
+    const pairs = pairRatios(c.segments, (s) => s.side === 'order', value);
+    return `${x(ratio(order, floor))} (order ${num(order, 1)}${order == null ? '' : unit}, floor ${num(floor, 1)}${floor == null ? '' : unit}); pair by pair: ${pairs.map((p) => x(p)).join(', ')}`;
+  };
+  const drain = (s: S) => s.drainS ?? null;
   return [
     "## An order against Temporal's floor, interleaved",
     '',
-    `Segments of ${c.segmentS} s at ${c.rate}/s, in the order ABBA BAAB (A: orders through the service, B: the minimal workflow on the project's settings).`,
+    storm
+      ? "Segments of one storm each (runs whose deadlines fall in the same second), in the order ABBA BAAB (A: orders through the service, adopted and cancelled with their compensation; B: the minimal workflow on the project's settings)."
+      : `Segments of ${c.segmentS} s at ${c.rate}/s, in the order ABBA BAAB (A: orders through the service, B: the minimal workflow on the project's settings).`,
     '',
-    '| segment | side | runs | CPU ms per run |',
-    '|---|---|---|---|',
-    ...c.segments.map((s, i) => `| ${i + 1} | ${s.side} | ${s.runs} | ${num(s.cpuMs, 1)} |`),
+    `| segment | side | runs | CPU ms per ${storm ? 'run closed' : 'run'} |${storm ? ' all closed after |' : ''}`,
+    `|---|---|---|---|${storm ? '---|' : ''}`,
+    ...c.segments.map(
+      (s, i) =>
+        `| ${i + 1} | ${s.side} | ${s.runs} | ${num(s.cpuMs, 1)} |${storm ? ` ${s.drainS == null ? 'not settled' : `${num(s.drainS, 1)} s`} |` : ''}`,
+    ),
     '',
-    `Order ÷ floor over all segments: ${x(ratio(mean('order'), mean('floor')))} (order ${num(mean('order'), 1)} ms, floor ${num(mean('floor'), 1)} ms); pair by pair: ${pairs.map((p) => x(p)).join(', ')}.`,
+    `CPU per run, order ÷ floor over all segments: ${divided((s) => s.cpuMs, ' ms')}.`,
+    ...(storm ? ['', `The storm's drain, order ÷ floor: ${divided(drain, ' s')}.`] : []),
     '',
   ];
 }

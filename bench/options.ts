@@ -110,7 +110,7 @@ export interface BenchOptions {
   leverServerEnv: Record<string, string>;
   /** `--lever-build DIR`: another checkout whose compiled service the B side's workers and API run (a code change). */
   leverBuild: string | undefined;
-  /** `--ab-storm`: `--ab`'s segments are timer-path storms of `--storm` orders instead of sustained runs (a lever that acts in storms). */
+  /** `--ab-storm`: `--ab`'s and `--floor-ab`'s segments are storms of `--storm` runs instead of sustained runs (a lever that acts in storms; the storm target's ratio). */
   abStorm: boolean;
   /** The peers the peer phase runs (`--peer scan --peer redis …`; all by default). */
   peers: PeerKind[];
@@ -214,7 +214,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     throw new Error(
       '--ab: name the lever with --lever-env KEY=VALUE, --lever-dynamic KEY=VALUE, --lever-server-env KEY=VALUE or --lever-build DIR',
     );
-  if (values['ab-storm'] && !values.ab) throw new Error('--ab-storm: only with --ab');
+  if (values['ab-storm'] && !values.ab && !values['floor-ab'])
+    throw new Error('--ab-storm: only with --ab or --floor-ab');
   const windowS = num(values.window, quick ? 10 : 20, 'window');
   return {
     quick,

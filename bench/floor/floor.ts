@@ -57,46 +57,26 @@ const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows.ts', import.meta.url))
 /** Lead time per storm run before the fire time: starts ran at about 100/s here; this allows for 40/s. */
 const START_MS_PER_RUN = 25;
 
+/** The server the floor runs on: the stack's by default (a stock one for the stock settings, stock-temporal.ts). */
+export interface FloorServer {
+  address: string;
+  pids: Array<number | undefined>;
+  dynamicConfig: DynamicConfig;
+}
+
+const stackServer = (ctx: PhaseContext): FloorServer => ({
+  address: ctx.stack.temporalAddress,
+  pids: ctx.stack.pids.temporal ?? [],
+  dynamicConfig: ctx.options.stockTemporal ? 'stock' : 'project',
+});
+
 export async function runFloor(
   ctx: PhaseContext,
   settings: FloorWorkerArgs['settings'],
   load: { rate: number; durationS: number; windowS: number; storm: number },
-  /** The server it runs on: the stack's by default (a stock one for the stock settings, stock-temporal.ts). */
-  temporal: { address: string; pids: Array<number | undefined>; dynamicConfig: DynamicConfig } = {
-    address: ctx.stack.temporalAddress,
-    pids: ctx.stack.pids.temporal ?? [],
-    dynamicConfig: ctx.options.stockTemporal ? 'stock' : 'project',
-  },
+  temporal: FloorServer = stackServer(ctx),
 ): Promise<FloorResult> {
-  const { stack, options } = ctx;
-  const worker = benchChild(
-    `floor-worker-${settings}`,
-    'bench/floor/worker-main.ts',
-    {
-      address: temporal.address,
-      namespace: 'default',
-      workflowsPath: WORKFLOWS_PATH,
-      settings,
-      sdkMetricsAddress: `127.0.0.1:${options.ports.floorSdkMetrics}`,
-    } satisfies FloorWorkerArgs,
-    join(options.outDir, 'logs'),
-    // The service's workers' tuning, which the `project` worker applies; the `stock` one takes the cache's size only.
-    workerTuningEnv(options.serviceEnv, options.workerCache),
-  );
-  const proc = await worker.start();
-  const connection = await Connection.connect({ address: temporal.address });
-  const client = new Client({ connection });
-  const tag = `floor-${settings}-${Date.now()}`;
-  try {
-    ctx.progress(`floor (${settings} settings): warm-up, 10 runs`);
-    const warmFire = Date.now() + 2_000;
-    await forEachLimited([...Array(10).keys()], 10, (i) => startMinimalTimer(client, `${tag}-warm-${i}`, warmFire));
-    await waitUntilClosed(client, warmFire - 60_000, Date.now() + 60_000, ctx.progress);
-
-    const roots = { ...stack.pids, temporal: temporal.pids, 'floor worker': [proc.pid] };
-    const perRun = (r: ResourceUse, runs: number) =>
-      Object.fromEntries(Object.entries(r.cpuS).map(([k, s]) => [k, (1000 * s) / Math.max(1, runs)]));
-
+  return withFloorWorker(ctx, settings, temporal, async ({ client, tag, roots }) => {
     // Open loop at the rate, each run's timer a window after its start.
     ctx.progress(`floor (${settings}): ${load.rate}/s for ${load.durationS} s, timers ${load.windowS} s later`);
     const sustainedFrom = Date.now() - 1_000; // visibility's StartTime is the server's clock
@@ -130,8 +110,53 @@ export async function runFloor(
         resources: sustainedUse,
         cpuMsPerRun: perRun(sustainedUse, creation.completed),
       },
-      storm: load.storm > 0 ? await floorStorm(ctx, client, tag, load.storm, (r) => perRun(r, 1), roots) : null,
+      storm: load.storm > 0 ? await floorStorm(ctx, client, tag, load.storm, roots) : null,
     };
+  });
+}
+
+/** The floor's storm alone, on the project's settings and the stack's server (`--floor-ab --ab-storm`). */
+export async function runFloorStorm(ctx: PhaseContext, runs: number): Promise<NonNullable<FloorResult['storm']>> {
+  return withFloorWorker(ctx, 'project', stackServer(ctx), ({ client, tag, roots }) =>
+    floorStorm(ctx, client, tag, runs, roots),
+  );
+}
+
+const perRun = (r: ResourceUse, runs: number) =>
+  Object.fromEntries(Object.entries(r.cpuS).map(([k, s]) => [k, (1000 * s) / Math.max(1, runs)]));
+
+/** Starts the floor's worker on `temporal`, warms it with 10 runs, lends `work` a client, and stops it all after. */
+async function withFloorWorker<T>(
+  ctx: PhaseContext,
+  settings: FloorWorkerArgs['settings'],
+  temporal: FloorServer,
+  work: (on: { client: Client; tag: string; roots: Record<string, Array<number | undefined>> }) => Promise<T>,
+): Promise<T> {
+  const { stack, options } = ctx;
+  const worker = benchChild(
+    `floor-worker-${settings}`,
+    'bench/floor/worker-main.ts',
+    {
+      address: temporal.address,
+      namespace: 'default',
+      workflowsPath: WORKFLOWS_PATH,
+      settings,
+      sdkMetricsAddress: `127.0.0.1:${options.ports.floorSdkMetrics}`,
+    } satisfies FloorWorkerArgs,
+    join(options.outDir, 'logs'),
+    // The service's workers' tuning, which the `project` worker applies; the `stock` one takes the cache's size only.
+    workerTuningEnv(options.serviceEnv, options.workerCache),
+  );
+  const proc = await worker.start();
+  const connection = await Connection.connect({ address: temporal.address });
+  const client = new Client({ connection });
+  const tag = `floor-${settings}-${Date.now()}`;
+  try {
+    ctx.progress(`floor (${settings} settings): warm-up, 10 runs`);
+    const warmFire = Date.now() + 2_000;
+    await forEachLimited([...Array(10).keys()], 10, (i) => startMinimalTimer(client, `${tag}-warm-${i}`, warmFire));
+    await waitUntilClosed(client, warmFire - 60_000, Date.now() + 60_000, ctx.progress);
+    return await work({ client, tag, roots: { ...stack.pids, temporal: temporal.pids, 'floor worker': [proc.pid] } });
   } finally {
     await connection.close();
     await proc.stop();
@@ -144,7 +169,6 @@ async function floorStorm(
   client: Client,
   tag: string,
   runs: number,
-  cpuMs: (r: ResourceUse) => Record<string, number>,
   roots: Record<string, Array<number | undefined>>,
 ): Promise<NonNullable<FloorResult['storm']>> {
   const fireAt = Date.now() + 10_000 + runs * START_MS_PER_RUN;
@@ -161,7 +185,6 @@ async function floorStorm(
   const stormUse = stormMeter.finish();
   const closes = (await closeTimes(client, stormFrom)).map((t) => (t - fireAt) / 1000);
   const closed = summarize(closes);
-  const total = cpuMs(stormUse);
   return {
     runs,
     startedBeforeFire,
@@ -169,6 +192,6 @@ async function floorStorm(
     drainS: stormClosed ? closed.max : null,
     medianCloseS: closed.p50,
     resources: stormUse,
-    cpuMsPerRun: Object.fromEntries(Object.entries(total).map(([k, v]) => [k, v / Math.max(1, closes.length)])),
+    cpuMsPerRun: perRun(stormUse, closes.length),
   };
 }

@@ -74,9 +74,35 @@ describe("the order against Temporal's floor, interleaved", () => {
     // The machine slows by a tenth of its first speed per segment; the order costs 1.5× the floor
     // throughout: each pair is off by the drift, the mean over ABBA BAAB is not.
     const segments = sides.map((side, i) => ({ side, runs: 300, cpuMs: (side === 'order' ? 60 : 40) * (1 + i / 10) }));
-    const report = extraReport({ floorAb: { rate: 15, segmentS: 20, segments } });
-    expect(report).toContain('pair by pair: 1.36×, 1.63×, 1.61×, 1.41×.');
-    expect(report).toMatch(/Order ÷ floor over all segments: 1\.5× \(order 81 ms, floor 54 ms\)/);
+    const report = extraReport({ floorAb: { segmentKind: 'sustained', rate: 15, segmentS: 20, segments } });
+    expect(report).toContain(
+      'CPU per run, order ÷ floor over all segments: 1.5× (order 81 ms, floor 54 ms); pair by pair: 1.36×, 1.63×, 1.61×, 1.41×.',
+    );
+    expect(report).not.toContain("The storm's drain");
+  });
+
+  it('divides storms by their drain too, and leaves the order unknown when one of its storms did not settle', () => {
+    const sides = ['order', 'floor', 'floor', 'order', 'floor', 'order', 'order', 'floor'] as const;
+    // The order's storm drains in 1.25× the floor's time at 0.5× its CPU per run closed, on a steady machine.
+    const segments = sides.map((side) => ({
+      side,
+      runs: 2000,
+      cpuMs: side === 'order' ? 10 : 20,
+      drainS: side === 'order' ? 25 : 20,
+    }));
+    const report = extraReport({ floorAb: { segmentKind: 'storm', rate: 15, segmentS: 20, segments } });
+    expect(report).toContain('| 4 | order | 2000 | 10 | 25 s |');
+    expect(report).toContain(
+      "The storm's drain, order ÷ floor: 1.25× (order 25 s, floor 20 s); pair by pair: 1.25×, 1.25×, 1.25×, 1.25×.",
+    );
+    expect(report).toContain('CPU per run, order ÷ floor over all segments: 0.5×');
+
+    const unsettled = segments.map((s, i) => (i === 3 ? { ...s, drainS: null } : s));
+    const partial = extraReport({ floorAb: { segmentKind: 'storm', rate: 15, segmentS: 20, segments: unsettled } });
+    expect(partial).toContain('| 4 | order | 2000 | 10 | not settled |');
+    expect(partial).toMatch(
+      /The storm's drain, order ÷ floor: – \(order –, floor 20 s\); pair by pair: 1\.25×, –, 1\.25×, 1\.25×/,
+    );
   });
 });
 

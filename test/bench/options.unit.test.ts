@@ -98,7 +98,8 @@ describe('the bench options for the phases beside the service', () => {
     expect(() => parseOptions(['--ab'])).toThrow(/--ab: name the lever/);
     expect(ab.abStorm).toBe(false);
     expect(parseOptions(['--ab', '--ab-storm', '--lever-env', 'X=1']).abStorm).toBe(true);
-    expect(() => parseOptions(['--ab-storm'])).toThrow(/--ab-storm: only with --ab/);
+    expect(parseOptions(['--floor-ab', '--ab-storm']).abStorm).toBe(true);
+    expect(() => parseOptions(['--ab-storm'])).toThrow(/--ab-storm: only with --ab or --floor-ab/);
   });
 
   it('takes a variable for the Temporal Server process as a lever, on the server only', () => {
