@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ORDER_PRIORITY,
+  latePaymentWorkflowId,
   orderWorkflowId,
   RECONCILIATION_SCHEDULE_ID,
   RECONCILIATION_WORKFLOW_TYPE,
   statusQuery,
 } from '../../domain/messages.js';
+import { handOverPayment } from '../../activities/payment-handover.js';
 import type { SweepResult } from '../../activities/reconciliation.js';
 import { ensureReconciliationSchedule } from '../../worker/reconciliation-schedule.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
@@ -191,5 +193,28 @@ describe('OrderLifecycle on a real Temporal Server', () => {
     await eventually(
       async () => (await h.db.order.findUniqueOrThrow({ where: { id: stranded.id } })).status === 'CANCELLED',
     );
+  });
+
+  it('hands a late payment over again after its settlement was terminated, and not after it completed', async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const order = await placeOrder(h, { sku });
+    await eventually(
+      async () => (await h.db.order.findUniqueOrThrow({ where: { id: order.id } })).status === 'CANCELLED',
+    );
+    // What the webhook writes before its hand-over; the run that could take it has ended.
+    const payment = { paymentId: `p-late-${randomUUID()}`, orderId: order.id, amountCents: order.totalCents };
+    await h.db.payment.create({ data: { ...payment, status: 'RECEIVED', paidAt: new Date() } });
+    const settlement = h.env.client.workflow.getHandle(latePaymentWorkflowId(payment.paymentId));
+
+    // A settlement no worker takes, terminated by an operator: the payment is still RECEIVED.
+    expect(await handOverPayment(h.env.client, `nobody-polls-${randomUUID()}`, payment)).toBe('started');
+    expect(await handOverPayment(h.env.client, 'orders-real-server', payment)).toBe('settlement-exists');
+    await settlement.terminate('simulating an operator who stopped the settlement');
+
+    // The next hand-over (the sweep's) starts it again, and this one settles: the late payment is refunded.
+    expect(await handOverPayment(h.env.client, 'orders-real-server', payment)).toBe('started');
+    await settlement.result();
+    expect((await h.db.payment.findUniqueOrThrow({ where: { paymentId: payment.paymentId } })).status).toBe('REFUNDED');
+    expect(await handOverPayment(h.env.client, 'orders-real-server', payment)).toBe('settlement-exists');
   });
 });
