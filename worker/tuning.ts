@@ -5,8 +5,8 @@ import type { WorkerTuning } from '../lib/config.js';
 /**
  * The worker's Temporal tuning (WORKER_* in lib/config.ts) as WorkerOptions: the service's worker
  * and the bench's floor worker (`project` settings) both take it from here, so they run alike.
- * A setting left unset passes no option, and the SDK's default applies; the sticky timeout is
- * always set (lib/config.ts gives it a default of its own).
+ * A setting left unset passes no option, and the SDK's default applies; the sticky timeout and the
+ * workflow threads are always set (lib/config.ts gives them defaults of their own).
  */
 export type TuningOptions = Pick<
   WorkerOptions,
@@ -14,6 +14,7 @@ export type TuningOptions = Pick<
   | 'stickyQueueScheduleToStartTimeout'
   | 'workflowTaskPollerBehavior'
   | 'activityTaskPollerBehavior'
+  | 'workflowThreadPoolSize'
 >;
 
 export function workerTuning(tuning: WorkerTuning | undefined): TuningOptions {
@@ -22,6 +23,7 @@ export function workerTuning(tuning: WorkerTuning | undefined): TuningOptions {
     ...(tuning.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: tuning.maxCachedWorkflows }),
     stickyQueueScheduleToStartTimeout: tuning.stickyQueueTimeoutMs,
     ...pollers(tuning.workflowPollers),
+    workflowThreadPoolSize: tuning.workflowThreads,
   };
 }
 

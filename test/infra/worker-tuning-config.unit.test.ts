@@ -1,29 +1,37 @@
 import { expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadWorkerTuning } from '../../lib/config.js';
 
-it('leaves the WORKER_* tuning to the SDK by default, a blank variable too, but the sticky timeout (30 s) and the stack trace limit (0)', () => {
-  const unset = { maxCachedWorkflows: undefined, stickyQueueTimeoutMs: 30_000, workflowPollers: undefined };
+it('leaves the WORKER_* tuning to the SDK by default, a blank variable too, but the sticky timeout (30 s), the workflow threads (2) and the stack trace limit (0)', () => {
+  const unset = {
+    maxCachedWorkflows: undefined,
+    stickyQueueTimeoutMs: 30_000,
+    workflowPollers: undefined,
+    workflowThreads: 2,
+  };
   expect(loadConfig({}).workerTuning).toEqual({ ...unset, stackTraceLimit: 0 });
   expect(loadConfig({ WORKER_STICKY_QUEUE_TIMEOUT: '' }).workerTuning.stickyQueueTimeoutMs).toBe(30_000);
   expect(loadConfig({ WORKER_STACK_TRACE_LIMIT: '' }).workerTuning.stackTraceLimit).toBe(0);
   expect(loadConfig({ WORKER_STACK_TRACE_LIMIT: '10' }).workerTuning.stackTraceLimit).toBe(10);
-  expect(loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '', WORKER_WORKFLOW_POLLERS: '' }).workerTuning).toMatchObject(
-    unset,
-  );
+  expect(
+    loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '', WORKER_WORKFLOW_POLLERS: '', WORKER_WORKFLOW_THREADS: '' })
+      .workerTuning,
+  ).toMatchObject(unset);
 });
 
-it('reads the cache, the sticky timeout as a duration, the pollers and the stack trace limit', () => {
+it('reads the cache, the sticky timeout as a duration, the pollers, the stack trace limit and the workflow threads', () => {
   const env = {
     WORKER_MAX_CACHED_WORKFLOWS: '500',
     WORKER_STICKY_QUEUE_TIMEOUT: '2500ms',
     WORKER_WORKFLOW_POLLERS: '4',
     WORKER_STACK_TRACE_LIMIT: '0',
+    WORKER_WORKFLOW_THREADS: '1',
   };
   expect(loadConfig(env).workerTuning).toEqual({
     maxCachedWorkflows: 500,
     stickyQueueTimeoutMs: 2_500,
     workflowPollers: 4,
     stackTraceLimit: 0,
+    workflowThreads: 1,
   });
   expect(loadConfig({ WORKER_WORKFLOW_POLLERS: 'autoscaling' }).workerTuning.workflowPollers).toBe('autoscaling');
 });
@@ -47,6 +55,9 @@ it.each([
   [{ WORKER_WORKFLOW_POLLERS: '4.5' }, /^WORKER_WORKFLOW_POLLERS: .* got "4.5"$/],
   [{ WORKER_STACK_TRACE_LIMIT: '-1' }, /^WORKER_STACK_TRACE_LIMIT: /],
   [{ WORKER_STACK_TRACE_LIMIT: 'ten' }, /^WORKER_STACK_TRACE_LIMIT: /],
+  [{ WORKER_WORKFLOW_THREADS: '0' }, /^WORKER_WORKFLOW_THREADS: /],
+  [{ WORKER_WORKFLOW_THREADS: '17' }, /^WORKER_WORKFLOW_THREADS: /],
+  [{ WORKER_WORKFLOW_THREADS: 'two' }, /^WORKER_WORKFLOW_THREADS: /],
 ])('rejects %j with a ConfigError naming the variable', (env, message) => {
   for (const load of [() => loadConfig(env), () => loadWorkerTuning(env)]) {
     expect(load).toThrow(ConfigError);
@@ -63,5 +74,6 @@ it('reads the tuning alone for the bench floor worker, without the secrets the r
     stickyQueueTimeoutMs: 30_000,
     workflowPollers: 'autoscaling',
     stackTraceLimit: 0,
+    workflowThreads: 2,
   });
 });

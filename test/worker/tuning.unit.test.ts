@@ -17,9 +17,9 @@ const compiled = (tuning: WorkerTuning | undefined) =>
   compileWorkerOptions({ taskQueue: 'tuning', ...workerTuning(tuning) }, new DefaultLogger('ERROR'), noopMetricMeter);
 
 describe('workerTuning', () => {
-  it('passes no option for an unset variable but the sticky timeout, and none without tuning (tests)', () => {
+  it('passes no option for an unset variable but the sticky timeout and the workflow threads, and none without tuning (tests)', () => {
     // The stack trace limit is applied apart (applyStackTraceLimit), never a worker option.
-    expect(workerTuning(UNSET)).toEqual({ stickyQueueScheduleToStartTimeout: 30_000 });
+    expect(workerTuning(UNSET)).toEqual({ stickyQueueScheduleToStartTimeout: 30_000, workflowThreadPoolSize: 2 });
     expect(workerTuning(undefined)).toEqual({});
   });
 
@@ -29,12 +29,19 @@ describe('workerTuning', () => {
       maxCachedWorkflows: 50,
       stickyQueueScheduleToStartTimeout: 2_500,
       workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 4 },
+      workflowThreadPoolSize: 2,
     });
     const sdk = compiled(tuning);
     expect(sdk.maxCachedWorkflows).toBe(50);
     expect(sdk.stickyQueueScheduleToStartTimeoutMs).toBe(2_500);
     expect(sdk.workflowTaskPollerBehavior).toEqual({ type: 'simple-maximum', maximum: 4 });
     expect(sdk.activityTaskPollerBehavior).toEqual({ type: 'simple-maximum', maximum: 10 });
+  });
+
+  it("runs workflow activations on two threads unless told otherwise, where the SDK's default is one", () => {
+    expect(compiled(UNSET).workflowThreadPoolSize).toBe(2);
+    expect(compiled({ ...UNSET, workflowThreads: 1 }).workflowThreadPoolSize).toBe(1);
+    expect(compiled(undefined).workflowThreadPoolSize).toBe(1);
   });
 
   it('autoscales the workflow and the activity pollers within the SDK bounds', () => {
