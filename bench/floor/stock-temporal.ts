@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { resolveTemporalServer, TEMPORAL_SERVER_MISSING } from '../../dev/temporal-binaries.js';
 import { startTemporal } from '../../dev/temporal/start.js';
 import { freeServerPorts } from '../../dev/temporal/server.js';
+import type { FloorServer } from './floor.js';
 
 /**
  * A Temporal Server of the floor's own on Temporal's stock dynamic config (the stack's runs the
@@ -11,9 +12,7 @@ import { freeServerPorts } from '../../dev/temporal/server.js';
  * ports, its file in a temp directory. The floor runs on it once, in the same bench run, to show
  * what the project's tuning buys.
  */
-export interface FloorTemporal {
-  address: string;
-  pids: Array<number | undefined>;
+export interface FloorTemporal extends FloorServer {
   dynamicConfig: 'stock';
   stop(): Promise<void>;
 }
