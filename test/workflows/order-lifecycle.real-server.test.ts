@@ -198,10 +198,10 @@ describe('OrderLifecycle on a real Temporal Server', () => {
   it('hands a late payment over again after its settlement was terminated, and not after it completed', async () => {
     const { sku } = await seedCatalog(h, { stock: 10 });
     const order = await placeOrder(h, { sku });
-    await eventually(
-      async () => (await h.db.order.findUniqueOrThrow({ where: { id: order.id } })).status === 'CANCELLED',
-    );
-    // What the webhook writes before its hand-over; the run that could take it has ended.
+    // Its run cancels it at the deadline and ends: a payment signal can no longer reach it.
+    const run = await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).result();
+    expect(run).toMatchObject({ status: 'CANCELLED' });
+    // What the webhook writes before its hand-over.
     const payment = { paymentId: `p-late-${randomUUID()}`, orderId: order.id, amountCents: order.totalCents };
     await h.db.payment.create({ data: { ...payment, status: 'RECEIVED', paidAt: new Date() } });
     const settlement = h.env.client.workflow.getHandle(latePaymentWorkflowId(payment.paymentId));
