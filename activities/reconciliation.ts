@@ -6,6 +6,7 @@ import {
   ORDER_WORKFLOW_TYPE,
   orderLifecycleInput,
   orderWorkflowId,
+  type PaymentSweepPosition,
   type ReconciliationInput,
   type SweepPosition,
 } from '../domain/messages.js';
@@ -25,15 +26,22 @@ export interface SweepResult {
    * handed to Temporal again: their webhook's hand-over may never have succeeded.
    */
   handedOver: string[];
-  /** Where the next sweep goes on; null when this one reached the newest, so the next starts over. */
+  /**
+   * Payments still RECEIVED although their settlement completed: nothing will settle them, so a
+   * person must (logged as an error and counted on every sweep that finds one).
+   */
+  unsettledAfterSettlement: string[];
+  /** Where the next sweep goes on among the orders; null when this one reached the newest, so the next starts over. */
   resumeAfter: SweepPosition | null;
+  /** The same among the unsettled payments. */
+  paymentsResumeAfter: PaymentSweepPosition | null;
 }
 
 /**
- * Payments handed over per sweep: each is one or two calls to Temporal, and the sweep has 10 s
- * (workflows/activity-options.ts). After a long outage a backlog drains at this pace per interval.
+ * Unsettled payments handed over per sweep: each is one or two calls to Temporal, and the sweep has
+ * 10 s (workflows/activity-options.ts). After a long outage a backlog drains at this pace per interval.
  */
-const HAND_OVERS_PER_SWEEP = 50;
+export const PAYMENT_SWEEP_LIMIT = 50;
 
 /** A fulfillment step still owed: not DONE. */
 const UNFINISHED_STEPS = STEP_STATUSES.filter((status) => status !== 'DONE');
@@ -57,16 +65,29 @@ export function createReconciliationActivities(deps: ActivityDeps) {
    * be cancelled. Handed over again, as the webhook does it, it is settled (a run drops a notice it
    * already has), or refunded if late. An order still UNPAID is left to its run, or to its adoption
    * above, which decide it from the same record; its payments come here once it is decided.
+   *
+   * Like the orders, the payments are taken oldest first after where the last sweep stopped: one
+   * that stays RECEIVED (its settlement completed, or its run holds it through a provider outage)
+   * would otherwise stay among the oldest of every sweep, and enough of them would keep a newer one
+   * from ever being handed over.
    */
-  async function handOverUnsettledPayments(input: ReconciliationInput, dueBefore: Prisma.Sql): Promise<string[]> {
-    const { rows } = await query<{ payment_id: string; order_id: string; amount_cents: number }>(
+  async function handOverUnsettledPayments(
+    input: ReconciliationInput & { paymentsResumeAfter: PaymentSweepPosition | null },
+    dueBefore: Prisma.Sql,
+  ): Promise<Pick<SweepResult, 'handedOver' | 'unsettledAfterSettlement' | 'paymentsResumeAfter'>> {
+    const limit = input.paymentLimit ?? PAYMENT_SWEEP_LIMIT;
+    const after = input.paymentsResumeAfter
+      ? Prisma.sql`AND (p.received_at, p.payment_id) > (${input.paymentsResumeAfter.receivedAt}::timestamptz, ${input.paymentsResumeAfter.paymentId})`
+      : Prisma.empty;
+    const { rows } = await query<{ payment_id: string; order_id: string; amount_cents: number; received_at: Date }>(
       db.pool,
       Prisma.sql`
-        SELECT p.payment_id, p.order_id, p.amount_cents FROM payments p JOIN orders o ON o.id = p.order_id
+        SELECT p.payment_id, p.order_id, p.amount_cents, p.received_at FROM payments p JOIN orders o ON o.id = p.order_id
         WHERE p.${statusIn('payments', [INITIAL_STATUS.payment])} AND p.received_at < ${dueBefore}
           AND NOT o.${statusIn('orders', ORDER_TRANSITIONS.cancel.from)}
+          ${after}
         ORDER BY p.received_at, p.payment_id
-        LIMIT ${HAND_OVERS_PER_SWEEP}`,
+        LIMIT ${limit}`,
     );
     const client = getClient();
     const handedOver: string[] = [];
@@ -91,7 +112,15 @@ export function createReconciliationActivities(deps: ActivityDeps) {
         paymentIds: unsettledAfterSettlement,
       });
     }
-    return handedOver;
+    const last = rows.at(-1);
+    return {
+      handedOver,
+      unsettledAfterSettlement,
+      paymentsResumeAfter:
+        last && rows.length === limit
+          ? { receivedAt: last.received_at.toISOString(), paymentId: last.payment_id }
+          : null,
+    };
   }
 
   return {
@@ -109,7 +138,10 @@ export function createReconciliationActivities(deps: ActivityDeps) {
      * out of every sweep: each is reached within a pass over the whole set.
      */
     async sweepStrandedOrders(
-      input: ReconciliationInput & { resumeAfter: SweepPosition | null },
+      input: ReconciliationInput & {
+        resumeAfter: SweepPosition | null;
+        paymentsResumeAfter: PaymentSweepPosition | null;
+      },
     ): Promise<SweepResult> {
       const now = await asOf(deps);
       const dueBefore = Prisma.sql`${nowOr(now)} - ${input.graceMs} * interval '1 millisecond'`;
@@ -143,14 +175,14 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       if (adopted.length > 0) {
         log.warn('reconciliation adopted orders whose workflow was gone: a trigger was lost upstream', { adopted });
       }
-      const handedOver = await handOverUnsettledPayments(input, dueBefore);
+      const payments = await handOverUnsettledPayments(input, dueBefore);
       const last = stranded.at(-1);
       return {
         scanned: stranded.length,
         adopted,
-        handedOver,
         resumeAfter:
           last && stranded.length === input.limit ? { since: last.since.toISOString(), orderId: last.id } : null,
+        ...payments,
       };
     },
   };

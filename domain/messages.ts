@@ -178,11 +178,23 @@ export interface ReconciliationInput {
   graceMs: number;
   /** Orders examined per sweep, oldest first; the next sweep goes on after the last one examined. */
   limit: number;
+  /**
+   * Unsettled payments handed over per sweep, oldest first, the same way; each is one or two calls
+   * to Temporal. A schedule written before this field existed passes none: PAYMENT_SWEEP_LIMIT
+   * (activities/reconciliation.ts).
+   */
+  paymentLimit?: number;
   taskQueue: string;
 }
 
-/** Where a sweep stopped: the time it orders by (deadline or payment) and the order's id. */
+/** Where a sweep stopped among the orders: the time it orders by (deadline or payment) and the order's id. */
 export interface SweepPosition {
   since: string;
   orderId: string;
+}
+
+/** Where a sweep stopped among the unsettled payments: the arrival time it orders by and the payment's id. */
+export interface PaymentSweepPosition {
+  receivedAt: string;
+  paymentId: string;
 }

@@ -25,6 +25,7 @@ const OBSERVERS: { [K in keyof Activities]?: (metrics: WorkerMetrics, input: Inp
   sweepStrandedOrders(metrics, _input, result) {
     metrics.reconciliationSweeps.inc();
     metrics.reconciliationHits.inc(result.adopted.length + result.handedOver.length);
+    metrics.unsettledAfterSettlement.inc(result.unsettledAfterSettlement.length);
   },
   recordRefundFailure(metrics) {
     metrics.refundFailures.inc();

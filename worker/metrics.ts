@@ -42,6 +42,11 @@ export function createWorkerMetrics() {
       help: 'Orders found waiting without a running workflow and adopted, and payments found unsettled and handed over again: each is a lost trigger',
       registers,
     }),
+    unsettledAfterSettlement: new Counter({
+      name: 'reconciliation_unsettled_after_settlement_total',
+      help: 'Payments a sweep found still RECEIVED although their settlement completed, counted on every sweep that finds one: nothing will settle them, a person must',
+      registers,
+    }),
     refundFailures: new Counter({
       name: 'refund_failures_total',
       help: 'Refunds the payment provider rejected for good, or failed after accepting them, recorded as REFUND_FAILED for an operator',

@@ -4,6 +4,7 @@ import {
   type Client,
   type ScheduleOptionsAction,
 } from '@temporalio/client';
+import { PAYMENT_SWEEP_LIMIT } from '../activities/reconciliation.js';
 import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE } from '../domain/messages.js';
 
 /** Orders examined per sweep: bounded, so a backlog is worked off over several sweeps, never in one burst. */
@@ -23,7 +24,9 @@ export async function ensureReconciliationSchedule(
     type: 'startWorkflow',
     workflowType: RECONCILIATION_WORKFLOW_TYPE,
     taskQueue: options.taskQueue,
-    args: [{ graceMs: options.graceMs, limit: SWEEP_LIMIT, taskQueue: options.taskQueue }],
+    args: [
+      { graceMs: options.graceMs, limit: SWEEP_LIMIT, paymentLimit: PAYMENT_SWEEP_LIMIT, taskQueue: options.taskQueue },
+    ],
   };
   try {
     await client.schedule.create({

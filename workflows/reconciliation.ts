@@ -1,6 +1,6 @@
 import { log, workflowInfo } from '@temporalio/workflow';
 import type { SweepResult } from '../activities/reconciliation.js';
-import type { ReconciliationInput, SweepPosition } from '../domain/messages.js';
+import type { PaymentSweepPosition, ReconciliationInput, SweepPosition } from '../domain/messages.js';
 import { sweep } from './activity-proxies.js';
 
 /**
@@ -8,18 +8,31 @@ import { sweep } from './activity-proxies.js';
  * hands it the last completed sweep's result, so it goes on where that one stopped.
  */
 export async function ReconcileStrandedOrders(input: ReconciliationInput): Promise<SweepResult> {
+  const last = workflowInfo().lastResult as Partial<SweepResult> | undefined;
   try {
-    return await sweep.sweepStrandedOrders({ ...input, resumeAfter: whereLastStopped(workflowInfo().lastResult) });
+    return await sweep.sweepStrandedOrders({
+      ...input,
+      resumeAfter: whereOrdersStopped(last),
+      paymentsResumeAfter: wherePaymentsStopped(last),
+    });
   } catch (err) {
     log.warn('reconciliation sweep failed: stranded orders may wait until the next one', { error: String(err) });
     throw err;
   }
 }
 
-/** The last sweep's stopping point; none (start over) for a first sweep or one from an older build. */
-function whereLastStopped(lastResult: unknown): SweepPosition | null {
-  const position = (lastResult as Partial<SweepResult> | undefined)?.resumeAfter;
+// The last sweep's stopping points; none (start over) for a first sweep or one from an older build.
+
+function whereOrdersStopped(last: Partial<SweepResult> | undefined): SweepPosition | null {
+  const position = last?.resumeAfter;
   return typeof position?.since === 'string' && typeof position.orderId === 'string'
     ? { since: position.since, orderId: position.orderId }
+    : null;
+}
+
+function wherePaymentsStopped(last: Partial<SweepResult> | undefined): PaymentSweepPosition | null {
+  const position = last?.paymentsResumeAfter;
+  return typeof position?.receivedAt === 'string' && typeof position.paymentId === 'string'
+    ? { receivedAt: position.receivedAt, paymentId: position.paymentId }
     : null;
 }

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  LATE_PAYMENT_WORKFLOW_TYPE,
   ORDER_PRIORITY,
   latePaymentWorkflowId,
   orderWorkflowId,
   RECONCILIATION_SCHEDULE_ID,
   RECONCILIATION_WORKFLOW_TYPE,
   statusQuery,
+  type ReconciliationInput,
 } from '../../domain/messages.js';
 import { handOverPayment } from '../../activities/payment-handover.js';
 import type { SweepResult } from '../../activities/reconciliation.js';
@@ -28,6 +30,39 @@ async function listed(query: string): Promise<string[]> {
   const ids: string[] = [];
   for await (const execution of h.env.client.workflow.list({ query })) ids.push(execution.workflowId);
   return ids.sort();
+}
+
+/**
+ * The first three sweeps of a schedule that starts one every 2 s, as the real one every 2 min:
+ * each is handed the last completed one's result.
+ */
+async function scheduledSweeps(input: ReconciliationInput): Promise<SweepResult[]> {
+  const handle = await h.env.client.schedule.create({
+    scheduleId: `sweep-resumes-${randomUUID()}`,
+    spec: { intervals: [{ every: '2s' }] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: RECONCILIATION_WORKFLOW_TYPE,
+      taskQueue: 'orders-real-server',
+      args: [input],
+    },
+  });
+  try {
+    await eventually(async () => (await handle.describe()).info.recentActions.length >= 3, 30_000);
+    await handle.pause();
+    const started = (await handle.describe()).info.recentActions.slice(0, 3);
+    return await Promise.all(
+      started.map(({ action: { workflow } }) =>
+        h.env.client.workflow
+          .getHandle<() => Promise<SweepResult>>(workflow.workflowId, undefined, {
+            firstExecutionRunId: workflow.firstExecutionRunId,
+          })
+          .result(),
+      ),
+    );
+  } finally {
+    await handle.delete();
+  }
 }
 
 describe('OrderLifecycle on a real Temporal Server', () => {
@@ -134,7 +169,7 @@ describe('OrderLifecycle on a real Temporal Server', () => {
         taskQueue: 'orders-real-server',
       });
       expect(schedule.action.type === 'startWorkflow' && schedule.action.args).toEqual([
-        { graceMs: 60_000, limit: 500, taskQueue: 'orders-real-server' },
+        { graceMs: 60_000, limit: 500, paymentLimit: 50, taskQueue: 'orders-real-server' },
       ]);
     } finally {
       await handle.delete();
@@ -159,40 +194,66 @@ describe('OrderLifecycle on a real Temporal Server', () => {
       await h.db
         .$executeRaw`UPDATE orders SET expires_at = now() - ${hoursAgo} * interval '1 hour' WHERE id = ${order.id}::uuid`;
     }
-    // Sweeps every 2 s, as the real schedule's every 2 min: each is handed the last completed one's result.
-    const handle = await h.env.client.schedule.create({
-      scheduleId: `sweep-resumes-${randomUUID()}`,
-      spec: { intervals: [{ every: '2s' }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: RECONCILIATION_WORKFLOW_TYPE,
-        taskQueue: 'orders-real-server',
-        args: [{ graceMs: 30 * 60_000, limit: 2, taskQueue: 'orders-real-server' }],
-      },
-    });
-    let sweeps: SweepResult[];
-    try {
-      await eventually(async () => (await handle.describe()).info.recentActions.length >= 3, 30_000);
-      await handle.pause();
-      const started = (await handle.describe()).info.recentActions.slice(0, 3);
-      sweeps = await Promise.all(
-        started.map(({ action: { workflow } }) =>
-          h.env.client.workflow
-            .getHandle<() => Promise<SweepResult>>(workflow.workflowId, undefined, {
-              firstExecutionRunId: workflow.firstExecutionRunId,
-            })
-            .result(),
-        ),
-      );
-    } finally {
-      await handle.delete();
-    }
+    const sweeps = await scheduledSweeps({ graceMs: 30 * 60_000, limit: 2, taskQueue: 'orders-real-server' });
     expect(sweeps[0]).toMatchObject({ scanned: 2, adopted: [], resumeAfter: { orderId: held[1]!.id } });
-    expect(sweeps[1]).toEqual({ scanned: 1, adopted: [stranded.id], handedOver: [], resumeAfter: null });
+    expect(sweeps[1]).toMatchObject({ scanned: 1, adopted: [stranded.id], handedOver: [], resumeAfter: null });
     expect(sweeps[2]).toMatchObject({ scanned: 2, adopted: [] }); // from the oldest again
     await eventually(
       async () => (await h.db.order.findUniqueOrThrow({ where: { id: stranded.id } })).status === 'CANCELLED',
     );
+  });
+
+  it('each scheduled sweep goes on among unsettled payments too: ones nothing will settle hide no newer one', async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const order = await placeOrder(h, { sku });
+    expect(await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).result()).toMatchObject({
+      status: 'CANCELLED',
+    });
+    // Two payments whose settlements completed before they were recorded: nothing will settle them.
+    const stuck = [`p-stuck-a-${randomUUID()}`, `p-stuck-b-${randomUUID()}`];
+    for (const paymentId of stuck) {
+      const settlement = await h.env.client.workflow.start(LATE_PAYMENT_WORKFLOW_TYPE, {
+        workflowId: latePaymentWorkflowId(paymentId),
+        taskQueue: 'orders-real-server',
+        args: [{ paymentId, orderId: order.id }],
+      });
+      expect(await settlement.result()).toEqual({ outcome: 'NOT_RECEIVED' });
+    }
+    // A newer one whose webhook's hand-over was lost: the sweep must get to it.
+    const lost = `p-lost-${randomUUID()}`;
+    for (const [paymentId, hoursAgo] of [
+      [stuck[0]!, 3],
+      [stuck[1]!, 2],
+      [lost, 1],
+    ] as const) {
+      const receivedAt = new Date(Date.now() - hoursAgo * 3_600_000);
+      await h.db.payment.create({
+        data: {
+          paymentId,
+          orderId: order.id,
+          amountCents: order.totalCents,
+          status: 'RECEIVED',
+          paidAt: receivedAt,
+          receivedAt,
+        },
+      });
+    }
+
+    const sweeps = await scheduledSweeps({
+      graceMs: 30 * 60_000,
+      limit: 500,
+      paymentLimit: 2,
+      taskQueue: 'orders-real-server',
+    });
+    expect(sweeps[0]).toMatchObject({
+      handedOver: [],
+      unsettledAfterSettlement: stuck,
+      paymentsResumeAfter: { paymentId: stuck[1] },
+    });
+    expect(sweeps[1]).toMatchObject({ handedOver: [lost], unsettledAfterSettlement: [], paymentsResumeAfter: null });
+    expect(sweeps[2]).toMatchObject({ handedOver: [], unsettledAfterSettlement: stuck }); // from the oldest again
+    await h.env.client.workflow.getHandle(latePaymentWorkflowId(lost)).result();
+    expect((await h.db.payment.findUniqueOrThrow({ where: { paymentId: lost } })).status).toBe('REFUNDED');
   });
 
   it('hands a late payment over again after its settlement was terminated, and not after it completed', async () => {

@@ -23,6 +23,15 @@ afterAll(async () => {
   await h?.close();
 });
 
+const NOTHING: SweepResult = {
+  scanned: 0,
+  adopted: [],
+  handedOver: [],
+  unsettledAfterSettlement: [],
+  resumeAfter: null,
+  paymentsResumeAfter: null,
+};
+
 /** Runs one sweep at the test server's current time (the clock-stopped client keeps it from skipping). */
 function sweep(): Promise<SweepResult> {
   const input: ReconciliationInput = { graceMs: MINUTE, limit: 100, taskQueue: TASK_QUEUE };
@@ -41,11 +50,11 @@ describe('reconciliation sweep', () => {
     // A lost trigger: the order's workflow is gone while the order is still UNPAID.
     await h.env.client.workflow.getHandle(orderWorkflowId(lost.id)).terminate('simulating a lost workflow');
 
-    expect(await sweep()).toEqual({ scanned: 0, adopted: [], handedOver: [], resumeAfter: null }); // not past deadline + grace yet
+    expect(await sweep()).toEqual(NOTHING); // not past deadline + grace yet
     await h.env.sleep(29 * MINUTE);
-    expect(await sweep()).toEqual({ scanned: 0, adopted: [], handedOver: [], resumeAfter: null });
+    expect(await sweep()).toEqual(NOTHING);
     await h.env.sleep(MINUTE + 30_000); // 30:30: past the deadline, within the grace
-    expect(await sweep()).toEqual({ scanned: 0, adopted: [], handedOver: [], resumeAfter: null });
+    expect(await sweep()).toEqual(NOTHING);
     await h.env.sleep(31_000); // 31:01: past deadline + 1 minute grace
 
     const result = await sweep();
@@ -60,7 +69,7 @@ describe('reconciliation sweep', () => {
       effects: 1,
       calls: 1,
     });
-    expect(await sweep()).toEqual({ scanned: 0, adopted: [], handedOver: [], resumeAfter: null }); // nothing left: the next sweep hits nothing
+    expect(await sweep()).toEqual(NOTHING); // nothing left: the next sweep hits nothing
   });
 
   it("hands over a payment its webhook recorded but never got to Temporal: a late one is refunded, once; an open order's is left to its run", async () => {
@@ -115,7 +124,8 @@ describe('reconciliation sweep', () => {
     expect(await recordReceivedPayment(h.db.pool, payment, arrivedAt)).toBe(true);
 
     await h.env.sleep(MINUTE + 1_000);
-    expect((await sweep()).handedOver).toEqual([]); // not started again, so not handed over: logged as an error
+    // Not started again, so not handed over: logged as an error and counted, on every sweep.
+    expect(await sweep()).toMatchObject({ handedOver: [], unsettledAfterSettlement: [paymentId] });
     expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ status: 'RECEIVED' });
   });
 

@@ -1,0 +1,52 @@
+import type { Context } from '@temporalio/activity';
+import type { ActivityExecuteInput } from '@temporalio/worker';
+import type { Counter } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import type { SweepResult } from '../../activities/reconciliation.js';
+import { activityMetrics } from '../../worker/activity-metrics.js';
+import { createWorkerMetrics, type WorkerMetrics } from '../../worker/metrics.js';
+
+/** Runs one activity's result through the interceptor, as the worker does once the activity succeeded. */
+async function observe(metrics: WorkerMetrics, activityType: string, input: unknown, result: unknown): Promise<void> {
+  const interceptors = activityMetrics(metrics)({ info: { activityType } } as Context);
+  await interceptors.inbound!.execute!({ args: [input] } as unknown as ActivityExecuteInput, () =>
+    Promise.resolve(result),
+  );
+}
+
+async function total(counter: Counter): Promise<number> {
+  return (await counter.get()).values.reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('activity metrics', () => {
+  it("counts a sweep's lost triggers, and separately the payments nothing will settle", async () => {
+    const metrics = createWorkerMetrics();
+    const result: SweepResult = {
+      scanned: 3,
+      adopted: ['order-1'],
+      handedOver: ['payment-1', 'payment-2'],
+      unsettledAfterSettlement: ['payment-3'],
+      resumeAfter: null,
+      paymentsResumeAfter: null,
+    };
+    await observe(metrics, 'sweepStrandedOrders', {}, result);
+    await observe(metrics, 'sweepStrandedOrders', {}, { ...result, adopted: [], handedOver: [] });
+    expect(await total(metrics.reconciliationSweeps)).toBe(2);
+    expect(await total(metrics.reconciliationHits)).toBe(3);
+    expect(await total(metrics.unsettledAfterSettlement)).toBe(2);
+  });
+
+  it('counts a timeout cancel that landed before its deadline as early', async () => {
+    const metrics = createWorkerMetrics();
+    const won = (cancelledAt: string) => ({
+      outcome: 'CANCELLED',
+      cancelledAt,
+      expiresAt: '2026-12-03T12:00:00.000Z',
+    });
+    await observe(metrics, 'cancelOrder', { reason: 'PAYMENT_TIMEOUT' }, won('2026-12-03T12:00:00.120Z'));
+    await observe(metrics, 'cancelOrder', { reason: 'PAYMENT_TIMEOUT' }, won('2026-12-03T11:59:59.990Z'));
+    expect(await total(metrics.cancelledEarly)).toBe(1);
+    const lag = (await metrics.cancelLag.get()).values;
+    expect(lag.find((v) => v.metricName === 'order_cancel_lag_seconds_count')?.value).toBe(2);
+  });
+});
