@@ -100,7 +100,7 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
       log.error('fulfillment step failed and needs an operator', input);
     },
 
-    /** The steps as recorded, for a run that adopts an order paid while it had no run. */
+    /** The steps as recorded, for a run that takes over an order paid in an earlier run or without one. */
     async loadFulfillment(orderId: string): Promise<RecordedSteps> {
       const { rows } = await query<{ step: FulfillmentStep; status: StepStatus; last_error: string | null }>(
         db.pool,

@@ -45,8 +45,9 @@ export class Fulfillment {
   }
 
   /**
-   * A run that adopts an order paid without one starts from the steps as recorded: a DONE step is
-   * not run again, and a FAILED one is the dead letter it was, waiting for an operator's retry.
+   * A run that takes over an order paid in an earlier run or without one (adopted, or a placement
+   * retried after the run ended) starts from the steps as recorded: a DONE step is not run again,
+   * and a FAILED one is the dead letter it was, waiting for an operator's retry.
    */
   resume(recorded: RecordedSteps): void {
     for (const step of FULFILLMENT_STEP_NAMES) {

@@ -31,14 +31,16 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
     return end(run);
   }
   // A placement retried with its Idempotency-Key after the order's run ended starts a run that
-  // finds the order finished: the answer is the order as it stands, and nothing is left to do.
-  if (!adopt && run.status !== 'UNPAID') return end(run);
-  // Paid while it had no run: its fulfillment may have begun, and goes on from its recorded steps.
-  const paidBeforeAdoption = adopt && run.status === 'PAID';
+  // finds the order decided: the answer is the order as it stands. A cancelled one has nothing left
+  // to do; a paid one goes on below from its recorded steps, as an adopted one.
+  if (!adopt && run.status === 'CANCELLED') return end(run);
+  // Paid while it had no run: its fulfillment may have begun (or finished: then nothing runs again),
+  // and goes on from its recorded steps.
+  const paidBefore = run.status === 'PAID';
   try {
     await awaitPaymentOrDeadline(run);
     if (run.status === 'CANCELLED') await compensate(run);
-    else await fulfil(run, paidBeforeAdoption);
+    else await fulfil(run, paidBefore);
   } catch (err) {
     // Failing (a cancellation by an operator, a bug) still settles what the run accepted first.
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));

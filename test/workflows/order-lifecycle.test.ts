@@ -222,7 +222,11 @@ describe('OrderLifecycle on the time-skipping server', () => {
     const expiredAgain = await placeOrder(h, { sku, quantity: 1 }, { 'idempotency-key': expiredKey });
     expect(paidAgain).toMatchObject({ id: paid.id, status: 'PAID' });
     expect(expiredAgain).toMatchObject({ id: expired.id, status: 'CANCELLED' });
-    expect((await finished(paid.id)).status).toBe('PAID');
+    // The retry's run, the latest, shows the paid order's fulfillment as the first run recorded it.
+    expect(await finished(paid.id)).toMatchObject({
+      status: 'PAID',
+      fulfillment: { invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' },
+    });
     expect((await finished(expired.id)).status).toBe('CANCELLED');
     // Each effect was asked for once: by the run that ended, not again by the retry's.
     expect(await h.fakeCount('invoice', 'issue', `${paid.id}:INVOICE`)).toEqual({ effects: 1, calls: 1 });
@@ -231,6 +235,39 @@ describe('OrderLifecycle on the time-skipping server', () => {
       calls: 1,
     });
     expect(await stockOf(h, sku)).toMatchObject({ available: 9, reserved: 0, sold: 1 });
+  });
+
+  it("the same Idempotency-Key after a paid order's run was lost mid-fulfillment finishes what that run left", async () => {
+    const { sku } = await seedCatalog(h);
+    const key = `lost-mid-fulfillment-${sku}`;
+    const order = await placeOrder(h, { sku, quantity: 1 }, { 'idempotency-key': key });
+    const handle = h.env.client.workflow.getHandle(orderWorkflowId(order.id));
+    await h.admin('PUT', '/admin/faults/loyalty', { failAlways: true });
+    try {
+      expect(
+        (await h.pay({ paymentId: `pay-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status,
+      ).toBe(202);
+      await eventually(async () => (await handle.query(statusQuery)).fulfillment?.loyalty === 'FAILED');
+      await handle.terminate('simulating a run lost while a step waits for an operator');
+
+      // The retry's run takes the order over from its recorded steps: the dead letter is held again.
+      expect(await placeOrder(h, { sku, quantity: 1 }, { 'idempotency-key': key })).toMatchObject({
+        id: order.id,
+        status: 'PAID',
+      });
+      await eventually(async () => (await handle.query(statusQuery)).fulfillment?.loyalty === 'FAILED');
+      expect((await handle.query(statusQuery)).fulfillment).toEqual({
+        invoice: 'DONE',
+        notification: 'DONE',
+        loyalty: 'FAILED',
+      });
+    } finally {
+      await h.admin('DELETE', '/admin/faults/loyalty');
+    }
+    expect((await h.admin('POST', `/orders/${order.id}/fulfillment/loyalty/retry`)).status).toBe(202);
+    expect((await finished(order.id)).fulfillment).toEqual({ invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' });
+    expect(await h.fakeCount('invoice', 'issue', `${order.id}:INVOICE`)).toEqual({ effects: 1, calls: 1 });
+    expect(await h.fakeCount('loyalty', 'award', `${order.id}:LOYALTY`)).toMatchObject({ effects: 1 });
   });
 
   it('a notifier that fails twice after acting still notifies once', async () => {
