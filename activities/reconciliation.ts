@@ -57,6 +57,15 @@ export function createReconciliationActivities(deps: ActivityDeps) {
     return rows[0]!.waiting;
   }
 
+  async function stillReceived(paymentId: string): Promise<boolean> {
+    const { rows } = await query<{ received: boolean }>(
+      db.pool,
+      Prisma.sql`SELECT EXISTS (SELECT 1 FROM payments p WHERE p.payment_id = ${paymentId}
+        AND p.${statusIn('payments', [INITIAL_STATUS.payment])}) AS received`,
+    );
+    return rows[0]!.received;
+  }
+
   /**
    * A payment is settled from its record by the run it is handed to (api/routes/payments.ts). One
    * still RECEIVED after the grace period, for an order already decided, was recorded but its
@@ -100,8 +109,12 @@ export function createReconciliationActivities(deps: ActivityDeps) {
         amountCents: row.amount_cents,
       });
       if (outcome !== 'settlement-exists') handedOver.push(paymentId);
-      // One still running will settle it; one that completed and left it RECEIVED never will.
-      else if (!(await isRunning(client.workflow.getHandle(latePaymentWorkflowId(paymentId)))))
+      // One still running will settle it; one that completed and left it RECEIVED never will (read
+      // again: one that was running a moment ago may have just settled it).
+      else if (
+        !(await isRunning(client.workflow.getHandle(latePaymentWorkflowId(paymentId)))) &&
+        (await stillReceived(paymentId))
+      )
         unsettledAfterSettlement.push(paymentId);
     }
     if (handedOver.length > 0) {
