@@ -28,7 +28,7 @@ export interface SweepResult {
   handedOver: string[];
   /**
    * Payments still RECEIVED although their settlement completed: nothing will settle them, so a
-   * person must (logged as an error and counted on every sweep that finds one).
+   * person must (logged as an error and counted each time a pass of the sweeps comes round to one).
    */
   unsettledAfterSettlement: string[];
   /** Where the next sweep goes on among the orders; null when this one reached the newest, so the next starts over. */

@@ -34,8 +34,8 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
   // finds the order decided: the answer is the order as it stands. A cancelled one has nothing left
   // to do; a paid one goes on below from its recorded steps, as an adopted one.
   if (!adopt && run.status === 'CANCELLED') return end(run);
-  // Paid while it had no run: its fulfillment may have begun (or finished: then nothing runs again),
-  // and goes on from its recorded steps.
+  // Paid in an earlier run, or while it had none: its fulfillment goes on from its recorded steps
+  // (none runs again when all are DONE).
   const paidBefore = run.status === 'PAID';
   try {
     await awaitPaymentOrDeadline(run);
