@@ -1,3 +1,5 @@
+import { meanPerRun } from './floor/around.js';
+import type { FloorResult } from './floor/floor.js';
 import { ms, num } from './format.js';
 import { BENCH_TEMPORALS } from './options.js';
 import type { RampStep } from './ramp.js';
@@ -48,23 +50,21 @@ function aboveFloor(r: BenchMeasurements): Bottleneck {
     worker: perRun['floor worker'] ?? 0,
     api: perRun.bench ?? 0,
   });
-  const project = floor(r.floor.project.sustained.cpuMsPerRun);
-  const stock = floor(r.floor.stock.sustained.cpuMsPerRun);
+  const sides = (loops: FloorResult[]) => floor(meanPerRun(loops.map((l) => l.sustained.cpuMsPerRun)));
+  const project = sides(r.floor.project);
+  const stock = sides(r.floor.stock);
   const above = (a: Record<ServiceComponent, number>, b: Record<ServiceComponent, number>) =>
     SERVICE_COMPONENTS.map((c) => `${NAMES[c]} ${signed(a[c] - b[c])}`).join(', ');
   const st = r.storm.timer;
-  const fs = r.floor.project.storm;
+  const [before, after] = r.floor.storms;
+  const stormCpu = floor(meanPerRun([before.cpuMsPerRun, after.cpuMsPerRun]));
   return {
     measured: [
       `An order at ${r.sideBySideRate}/s: ${list(order, (v) => `${num(v, 1)} ms`)}; the minimal workflow on the same server and settings: ${list(project, (v) => `${num(v, 1)} ms`)} (its worker as "the worker", the bench as its client as "the API"). The order above the floor: ${above(order, project)}.`,
       `The floor on the project's settings against the stock ones, per run: ${above(project, stock)} (stock: ${list(stock, (v) => `${num(v, 1)} ms`)}).`,
-      ...(fs
-        ? [
-            `Storms of ${st.orders}: the orders all compensated after ${num(st.allCompensatedS)} s (${num(st.throughput)}/s), the minimal runs all closed after ${num(fs.drainS)} s (median ${num(fs.medianCloseS)} s); CPU per cancellation ${cancelCpu(st)}, per minimal run ${num(sum(floor(fs.cpuMsPerRun)), 1)} ms.`,
-          ]
-        : []),
+      `Storms of ${st.orders}: the orders all compensated after ${num(st.allCompensatedS)} s (${num(st.throughput)}/s), the minimal runs all closed after ${num(before.drainS)} s before it and ${num(after.drainS)} s after it (medians ${num(before.medianCloseS)} and ${num(after.medianCloseS)} s); CPU per cancellation ${cancelCpu(st)}, per minimal run ${num(sum(stormCpu), 1)} ms.`,
     ],
-    lift: `Less of the order's own work, which is what is left above the floor: its activities' statements on PostgreSQL (${num((t.statements[ROLES.service]?.calls ?? 0) / Math.max(1, t.creation.completed), 0)} per order), the worker's activations and local activities, the API's HTTP and authentication; and the floor itself is Temporal's own persisted work per run, the same on its stock settings and the project's (docs/benchmark.md, "What Temporal does per run"); this run measures the two settings minutes apart on servers of different sizes, \`npm run bench -- --floor-settings-ab\` interleaved. The levers tried on it, each measured before and after, are in docs/benchmark.md ("Issue 23's levers").`,
+    lift: `Less of the order's own work, which is what is left above the floor: its activities' statements on PostgreSQL (${num((t.statements[ROLES.service]?.calls ?? 0) / Math.max(1, t.creation.completed), 0)} per order), the worker's activations and local activities, the API's HTTP and authentication; and the floor itself is Temporal's own persisted work per run, the same on its stock settings and the project's (docs/benchmark.md, "What Temporal does per run"). The levers tried on it, each measured before and after, are in docs/benchmark.md ("Issue 23's levers").`,
   };
 }
 

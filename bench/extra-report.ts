@@ -1,8 +1,8 @@
-import { FLOOR_COMPONENTS, floorCpuMs, type FloorResult } from './floor/floor.js';
+import { aroundRatios, type AroundRatio, type FloorAround, type OrderFigures } from './floor/around.js';
+import { FLOOR_COMPONENTS, type FloorResult, type FloorStorm } from './floor/floor.js';
 import { floorAbSection, type FloorInterleaved } from './floor-ab.js';
 import { floorSettingsAbSection, type FloorSettingsInterleaved } from './floor-settings-ab.js';
 import { ms, num, x } from './format.js';
-import { ratio } from './stats.js';
 import { PEER_TITLES } from './peers/kinds.js';
 import type { PeersResult } from './peers/peers.js';
 import type { StormResult } from './storm.js';
@@ -13,8 +13,8 @@ import type { CacheCheck } from './worker-cache.js';
 
 /** The phases beside the service's: Temporal's floor, the peers, the cache check. */
 export interface ExtraPhases {
-  /** The floor on the project's settings (the stack's server), and on Temporal's and the SDK's stock ones (a server of its own). */
-  floor?: { project: FloorResult; stock: FloorResult };
+  /** The floor on the project's settings (the stack's server) and on Temporal's and the SDK's stock ones (a server of its own), around the timer path. */
+  floor?: FloorAround;
   peers?: PeersResult;
   cacheCheck?: CacheCheck;
   /** The timer path's storm with its worker SIGKILLed a third of the way (storm.ts). */
@@ -26,7 +26,7 @@ export interface ExtraPhases {
   floorAb?: FloorInterleaved;
   floorSettingsAb?: FloorSettingsInterleaved;
   /** The service's figures of the same run that the floor divides (when the service's phases ran). */
-  order?: { cpuMsPerOrder: number; stormDrainS: number | null };
+  order?: OrderFigures;
 }
 
 const cpu = (byProcess: Record<string, number> | null) =>
@@ -37,42 +37,51 @@ const cpu = (byProcess: Record<string, number> | null) =>
         .map(([k, v]) => `${k} ${num(v)}`)
         .join(', ')})`;
 
-function floorSection(floor: FloorResult, order: ExtraPhases['order']): string[] {
-  const { sustained: s, storm } = floor;
+function floorSection(floor: FloorAround, order: OrderFigures | undefined): string[] {
+  const loop = (l: FloorResult, i: number) => {
+    const s = l.sustained;
+    return `| ${i} | ${l.settings} worker, ${l.server} server | ${s.creation.offeredRate}/s; ${s.creation.completed}, ${s.creation.failed} | ${ms(s.creation.latencyMs.p50)} / ${ms(s.creation.latencyMs.p99)} | ${cpu(s.cpuMsPerRun)}${s.allClosed ? '' : ' (not all closed)'} |`;
+  };
+  const storm = (st: FloorStorm, when: string) =>
+    `| ${when} | ${st.runs} | ${st.startedBeforeFire} | ${num(st.drainS)} s / ${num(st.medianCloseS)} s${st.allClosed ? '' : ' (not all closed)'} | ${cpu(st.cpuMsPerRun)} |`;
+  const r = aroundRatios(floor, order);
+  const said = (a: AroundRatio, unit: string) =>
+    `${x(a.value)} (${num(a.numerator)} ${unit} ÷ ${num(a.denominator)} ${unit}); pair by pair ${a.pairs.map((p) => x(p)).join(', ')}`;
+  const [stock1, stock2] = floor.stock;
+  const [project1, project2] = floor.project;
   return [
-    `## Temporal's floor: worker on ${floor.settings} settings, server on ${floor.server} dynamic config`,
+    "## Temporal's floor, around the timer path",
     '',
-    '| | |',
-    '|---|---|',
-    `| open loop: offered, started, failed | ${s.creation.offeredRate}/s; ${s.creation.completed}, ${s.creation.failed}; update-with-start p50 / p99 ${ms(s.creation.latencyMs.p50)} / ${ms(s.creation.latencyMs.p99)} |`,
-    `| open loop: CPU per run, all processes | ${cpu(s.cpuMsPerRun)}${s.allClosed ? '' : ' (not all closed)'} |`,
-    ...(storm
+    `The minimal workflow's open loop in mirror order around the timer path's sustained phase, and its storm before and after the timer path's storm, so that a drift of the machine weighs on both sides alike (bench/floor/around.ts). CPU per run counts ${FLOOR_COMPONENTS.join(', ')}.`,
+    '',
+    '| segment | settings | offered; started, failed | update-with-start p50 / p99 | CPU per run, all processes |',
+    '|---|---|---|---|---|',
+    loop(stock1, 1),
+    loop(project1, 2),
+    `| | the timer path's sustained phase | | | ${order ? `${num(order.cpuMsPerOrder)} ms per order, service processes` : 'not run'} |`,
+    loop(project2, 3),
+    loop(stock2, 4),
+    '',
+    "| storm on the project's settings | runs | started before the fire time | last / median close after the fire time | CPU per run |",
+    '|---|---|---|---|---|',
+    storm(floor.storms[0], 'before'),
+    ...(order ? [`| the order storm | | | ${num(order.stormDrainS)} s, all compensated | |`] : []),
+    storm(floor.storms[1], 'after'),
+    '',
+    ...(r.orderOverFloor && r.stormOverFloor
       ? [
-          `| storm of ${storm.runs}: started before the fire time | ${storm.startedBeforeFire} |`,
-          `| storm: last / median close after the fire time | ${num(storm.drainS)} s / ${num(storm.medianCloseS)} s${storm.allClosed ? '' : ' (not all closed)'} |`,
-          `| storm: CPU per run | ${cpu(storm.cpuMsPerRun)} |`,
+          `- An order's CPU ÷ the floor's on the project's settings: ${said(r.orderOverFloor, 'ms')}.`,
+          `- The order storm's drain ÷ the floor storms': ${said(r.stormOverFloor, 's')}.`,
         ]
       : []),
-    ...(order
-      ? [
-          `| an order's CPU (${num(order.cpuMsPerOrder)} ms, service processes) ÷ the floor's (${num(floorCpuMs(s.cpuMsPerRun))} ms: ${FLOOR_COMPONENTS.join(', ')}) | ${x(ratio(order.cpuMsPerOrder, floorCpuMs(s.cpuMsPerRun)))} |`,
-          `| the order storm's drain (${num(order.stormDrainS)} s) ÷ the floor storm's | ${x(ratio(order.stormDrainS, storm?.drainS ?? null))} |`,
-        ]
-      : []),
+    `- What the project's tuning buys, the floor's CPU per run on its settings ÷ on the stock ones: ${said(r.projectOverStock, 'ms')}.`,
     '',
   ];
 }
 
 export function extraReport(extra: ExtraPhases): string {
   const out: string[] = [];
-  if (extra.floor) {
-    const { project, stock } = extra.floor;
-    out.push(...floorSection(project, extra.order), ...floorSection(stock, undefined));
-    out.push(
-      `What the project's tuning buys: the floor's CPU per run on its settings ÷ on the stock ones, ${x(ratio(floorCpuMs(project.sustained.cpuMsPerRun), floorCpuMs(stock.sustained.cpuMsPerRun)))} (the stock settings run no storm: the full bench's 25 minutes).`,
-      '',
-    );
-  }
+  if (extra.floor) out.push(...floorSection(extra.floor, extra.order));
   if (extra.peers?.sustained.length) {
     out.push(
       '## Peers, sustained: the same workload as the timer path, orders written by the service and handed to each peer',

@@ -11,11 +11,11 @@ import { runSustained } from './sustained.js';
  * An order against Temporal's floor, interleaved (`--floor-ab`): segments of the timer path (A:
  * the service's CPU per order) and of the minimal workflow on the project's settings (B: the floor's
  * processes per run, bench/floor/floor.ts), at `--rate` for `--duration` s each, in the order ABBA
- * BAAB. The full run divides its sustained phase by its floor phase, minutes apart on a machine
- * whose speed drifts by more than the levers it judges (docs/benchmark.md); here the drift weighs
- * on both sides alike. Each side starts its worker afresh before its segment, on the same cache size.
- * With `--ab-storm` each segment is a storm of `--storm` instead, the order's (storm.ts) against the
- * floor's, and their drains are divided too: the full run's two storms are as far apart as its phases.
+ * BAAB, so that the machine's drift weighs on both sides alike. The full run does the same with one
+ * order phase between two floor segments (bench/floor/around.ts); this gives four pairs where it has
+ * two, for a lever's finer differences. Each side starts its worker afresh before its segment, on
+ * the same cache size. With `--ab-storm` each segment is a storm of `--storm` instead, the order's
+ * (storm.ts) against the floor's, and their drains are divided too.
  */
 export interface FloorInterleaved {
   segmentKind: 'sustained' | 'storm';
@@ -63,7 +63,6 @@ async function sustainedSegment(
     rate: options.rate,
     durationS: segmentS,
     windowS: options.windowS,
-    storm: 0,
   });
   return { runs: floor.sustained.creation.completed, cpuMs: floorCpuMs(floor.sustained.cpuMsPerRun) };
 }

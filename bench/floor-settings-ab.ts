@@ -9,9 +9,9 @@ import { ratio } from './stats.js';
  * What the project's tuning buys Temporal's floor, interleaved (`--floor-settings-ab`): segments of
  * the minimal workflow on the project's settings (A: the stack's server, the `project` worker) and
  * on the stock ones (B: a stock server of its own, started once beside it, the `stock` worker), at
- * `--rate` for `--duration` s each, ABBA BAAB. The full run measures the two minutes apart, the
- * stock server fresh and the stack's holding the ramp's history; here the machine's drift weighs on
- * both sides alike, and each server grows by the same segments.
+ * `--rate` for `--duration` s each, ABBA BAAB, so that the machine's drift weighs on both sides
+ * alike, and each server grows by the same segments. The full run has two pairs of this around the
+ * order's open loop (bench/floor/around.ts), its stack's server holding the ramp's history.
  */
 export interface FloorSettingsInterleaved {
   rate: number;
@@ -27,7 +27,7 @@ export async function runFloorSettingsAb(ctx: PhaseContext, segmentS: number): P
     for (const [i, letter] of ABBA_BAAB.entries()) {
       const side = letter === 'A' ? 'project' : 'stock';
       ctx.progress(`segment ${i + 1}/${ABBA_BAAB.length}: the minimal workflow on the ${side} settings`);
-      const load = { rate: options.rate, durationS: segmentS, windowS: options.windowS, storm: 0 };
+      const load = { rate: options.rate, durationS: segmentS, windowS: options.windowS };
       const floor = side === 'project' ? await runFloor(ctx, side, load) : await runFloor(ctx, side, load, stockServer);
       const perRun = floor.sustained.cpuMsPerRun;
       segments.push({

@@ -15,8 +15,7 @@ import { runStorm } from './storm.js';
 import { runSustained } from './sustained.js';
 import { judgeTargets, orderCpuMs, sideBySideRate } from './targets.js';
 import { extraReport, type ExtraPhases } from './extra-report.js';
-import { runFloor } from './floor/floor.js';
-import { startStockTemporal } from './floor/stock-temporal.js';
+import { floorLoopsAround, floorStormsAround } from './floor/around.js';
 import { runPeers } from './peers/peers.js';
 import { runCacheCheck } from './worker-cache.js';
 import { GROUPS, seedCatalog } from './workload.js';
@@ -30,9 +29,10 @@ import { runLeverAb } from './lever-ab.js';
 // --timer-crash --cache-check --order --ab --lever-env KEY=VALUE --lever-dynamic KEY=VALUE
 // --lever-build DIR --ab-storm --floor-ab --floor-settings-ab --port-base P
 // --out DIR]`:
-// a ramp to the highest rate the durable-timer path sustains, Temporal's floor at that rate (project
-// and stock settings), that path and the scan-based baseline side by side at that rate on one
-// embedded stack, storms (the timer path's again with its worker SIGKILLed), the machine's limit,
+// a ramp to the highest rate the durable-timer path sustains, that path and the scan-based baseline
+// side by side at that rate on one embedded stack with Temporal's floor (project and stock settings)
+// measured around the path's open loop and storm, storms (the timer path's again with its worker
+// SIGKILLed), the machine's limit,
 // the timer path again on a warm workflow cache, then the peers; the issue's targets judged from all
 // of it (targets.ts), judged on the cold cache every phase but the warm pair runs on.
 // --floor, --peers, --timer-crash, --cache-check, --order and --ab run those phases alone.
@@ -73,16 +73,33 @@ async function main(): Promise<void> {
       // Side by side at the highest rate the timer path sustained within its p99s: beyond it, its
       // figures would only measure a growing backlog.
       heldRate = sideBySideRate(ramp);
-      // The floor right after the ramp: its server then holds little more history than the stock
-      // server it is compared with, started empty.
-      extra.floor = await floorPhases(ctx, heldRate, (name) => (phase = name));
       const rate = heldRate;
-      phase = `timer path, sustained ${rate}/s`;
-      const timer = await runSustained(ctx, 'timer', { rate, warmUp: false });
+      const load = { rate, durationS: options.durationS, windowS: options.windowS };
+      const setPhase = (name: string) => (phase = name);
+      // The floor's open loop and storm around the timer path's own, on both sides of it alike
+      // (bench/floor/around.ts): what the targets divide is then measured at the same time.
+      const loops = await floorLoopsAround(
+        ctx,
+        load,
+        () => {
+          phase = `timer path, sustained ${rate}/s`;
+          return runSustained(ctx, 'timer', { rate, warmUp: false });
+        },
+        setPhase,
+      );
+      const timer = loops.middle;
       phase = `scan baseline, sustained ${rate}/s`;
       const scan = await runSustained(ctx, 'scan', { rate });
-      phase = 'timer path, storm';
-      const timerStorm = await runStorm(ctx, 'timer');
+      const storms = await floorStormsAround(
+        ctx,
+        () => {
+          phase = 'timer path, storm';
+          return runStorm(ctx, 'timer');
+        },
+        setPhase,
+      );
+      const timerStorm = storms.middle;
+      extra.floor = { project: loops.project, stock: loops.stock, storms: storms.storms };
       phase = 'scan baseline, storm';
       const scanStorm = await runStorm(ctx, 'scan');
       phase = 'timer path, storm, worker SIGKILLed';
@@ -124,7 +141,7 @@ async function main(): Promise<void> {
       await writeFile(join(outDir, 'cancel-lag.svg'), svg);
       await writeFile(join(outDir, 'cancel-lag.png'), renderPng(svg));
       // What the floor's figures divide.
-      extra.order = { cpuMsPerOrder: orderCpuMs(measured) ?? 0, stormDrainS: timerStorm.allCompensatedS };
+      extra.order = { cpuMsPerOrder: orderCpuMs(measured), stormDrainS: timerStorm.allCompensatedS };
     }
     if (options.phases.order) {
       phase = `timer path, sustained ${options.rate}/s`;
@@ -148,8 +165,15 @@ async function main(): Promise<void> {
       phase = 'workflow cache check';
       extra.cacheCheck = await runCacheCheck(ctx);
     }
-    if (options.phases.floor && !options.phases.service)
-      extra.floor = await floorPhases(ctx, heldRate, (name) => (phase = name));
+    if (options.phases.floor && !options.phases.service) {
+      // Alone, the floor's segments keep their mirror order around nothing.
+      const load = { rate: heldRate, durationS: options.durationS, windowS: options.windowS };
+      const nothing = async () => undefined;
+      const setPhase = (name: string) => (phase = name);
+      const loops = await floorLoopsAround(ctx, load, nothing, setPhase);
+      const { storms } = await floorStormsAround(ctx, nothing, setPhase);
+      extra.floor = { project: loops.project, stock: loops.stock, storms };
+    }
     if (options.phases.timerCrash && !options.phases.service) {
       phase = 'timer path, storm, worker SIGKILLed';
       extra.timerCrash = await runStorm(ctx, 'timer', { crash: true });
@@ -172,26 +196,6 @@ async function main(): Promise<void> {
   } finally {
     await observer.close().catch(() => undefined);
     if (!stopping) await stack.stop();
-  }
-}
-
-/** Temporal's floor on the stack's server with the project's settings, then on a stock server of its own. */
-async function floorPhases(
-  ctx: PhaseContext,
-  rate: number,
-  setPhase: (name: string) => void,
-): Promise<NonNullable<ExtraPhases['floor']>> {
-  const { options } = ctx;
-  const load = { rate, durationS: options.durationS, windowS: options.windowS, storm: options.storm };
-  setPhase("Temporal's floor");
-  const project = await runFloor(ctx, 'project', load);
-  setPhase("Temporal's floor, stock settings");
-  const stockServer = await startStockTemporal(join(options.outDir, 'logs'));
-  try {
-    // No storm on the stock settings: what they buy is judged on the open loop's CPU (targets.ts).
-    return { project, stock: await runFloor(ctx, 'stock', { ...load, storm: 0 }, stockServer) };
-  } finally {
-    await stockServer.stop();
   }
 }
 

@@ -1,5 +1,5 @@
 import type { CeilingLevel, ClientCost } from './ceiling.js';
-import type { FloorResult } from './floor/floor.js';
+import type { FloorAround } from './floor/around.js';
 import type { BenchOptions } from './options.js';
 import type { RampResult } from './ramp.js';
 import type { StormResult } from './storm.js';
@@ -19,8 +19,8 @@ export interface BenchMeasurements {
   storm: { timer: StormResult; scan: StormResult };
   /** The timer path's sustained phase and storm again, on the SDK's default workflow cache (every other phase runs on `options.workerCache`). */
   warm: { sustained: SustainedResult; storm: StormResult };
-  /** Temporal's floor at the rate the ramp held: the stack's server and the project's worker settings, then stock ones. */
-  floor: { project: FloorResult; stock: FloorResult };
+  /** Temporal's floor at the rate the ramp held, around the timer path's sustained phase and storm: the project's settings and the stock ones. */
+  floor: FloorAround;
   /** The timer path's storm with its worker SIGKILLed a third of the way. */
   timerCrash: StormResult;
   ceiling: CeilingLevel[];

@@ -18,8 +18,11 @@ import { GROUPS, placeRequest, seedCoupons } from './workload.js';
 
 /** Work the checker leaves alone after a crash storm: the ramp's and probes' orders may still be within their window. */
 const INVARIANT_GRACE_MS = 60_000;
-/** Lead time per storm order on the timer path: adoption ran at 20-55 orders/s on 2 cores (35/s on a cold cache); this allows for 25/s. */
-const ADOPTION_MS_PER_ORDER = 40;
+/**
+ * Lead time per storm order on the timer path: adoption ran at 20-55 orders/s on 2 cores before
+ * issue 23's levers, 55-65/s since (2,000 in 31-37 s on a cold cache); this allows for 33/s.
+ */
+const ADOPTION_MS_PER_ORDER = 30;
 
 /**
  * K orders expiring in the same second. Both paths get orders written by the same placeOrder

@@ -5,8 +5,8 @@ import { BENCH_TEMPORALS } from './options.js';
 import type { RampResult, RampStep } from './ramp.js';
 import { SERVICE_COMPONENTS, serviceCpuS } from './resources.js';
 import type { BenchMeasurements } from './results.js';
-import { ratio, summarize } from './stats.js';
-import { floorCpuMs } from './floor/floor.js';
+import { summarize } from './stats.js';
+import { aroundRatios, type AroundRatio } from './floor/around.js';
 import { PROBE_RATE } from './storm-probes.js';
 
 /**
@@ -205,49 +205,34 @@ const TARGETS: readonly Target[] = [
   {
     id: 'order-over-floor',
     measurement:
-      "an order's CPU (service processes, the sustained timer phase) against Temporal's floor (the minimal workflow at the same rate on the same server and worker settings: Temporal, its worker, the bench as its client)",
+      "an order's CPU (service processes, the sustained timer phase) against Temporal's floor (the minimal workflow at the same rate on the same server and worker settings, just before and just after it: Temporal, its worker, the bench as its client)",
     comparison: '≤',
     bound: ORDER_OVER_FLOOR,
     unit: '×',
     differs: coldCache,
     kind: 'floor',
-    figure: (r) => {
-      const order = orderCpuMs(r);
-      const floor = floorCpuMs(r.floor.project.sustained.cpuMsPerRun);
-      const value = ratio(order, floor);
-      return { value, measured: `${num(value, 2)}× (order ${num(order, 1)} ms, floor ${num(floor, 1)} ms)` };
-    },
+    figure: (r) => aroundFigure(floorRatios(r).orderOverFloor!, 'order', 'floor', 'ms'),
   },
   {
     id: 'storm-over-floor',
     measurement:
-      "the order storm's drain (all cancelled and compensated) against the minimal workflow's storm of the same size",
+      "the order storm's drain (all cancelled and compensated) against the minimal workflow's storms of the same size, just before and just after it",
     comparison: '≤',
     bound: STORM_OVER_FLOOR,
     unit: '×',
     differs: (r) => [smallStorm(r), coldCache(r)].filter(Boolean).join('; '),
     kind: 'floor',
-    figure: (r) => {
-      const order = r.storm.timer.allCompensatedS;
-      const floor = r.floor.project.storm?.drainS ?? null;
-      const value = ratio(order, floor);
-      return { value, measured: `${num(value, 2)}× (orders ${num(order)} s, minimal ${num(floor)} s)` };
-    },
+    figure: (r) => aroundFigure(floorRatios(r).stormOverFloor!, 'orders', 'minimal', 's'),
   },
   {
     id: 'floor-project-over-stock',
     measurement:
-      "the minimal workflow's CPU per run on the project's settings (server dynamic config, worker options) against Temporal's and the SDK's stock settings",
+      "the minimal workflow's CPU per run on the project's settings (server dynamic config, worker options) against Temporal's and the SDK's stock settings, in mirror order (stock, project, …, project, stock)",
     comparison: '≤',
     bound: PROJECT_OVER_STOCK,
     unit: '×',
     kind: 'floor',
-    figure: ({ floor }) => {
-      const project = floorCpuMs(floor.project.sustained.cpuMsPerRun);
-      const stock = floorCpuMs(floor.stock.sustained.cpuMsPerRun);
-      const value = ratio(project, stock);
-      return { value, measured: `${num(value, 2)}× (project ${num(project, 1)} ms, stock ${num(stock, 1)} ms)` };
-    },
+    figure: (r) => aroundFigure(floorRatios(r).projectOverStock, 'project', 'stock', 'ms'),
   },
   {
     id: 'no-early-cancellation',
@@ -283,6 +268,18 @@ const TARGETS: readonly Target[] = [
 ];
 
 /** The service's CPU per order in the sustained timer phase (ms). */
+/** The floor's three ratios (bench/floor/around.ts), from the order's figures of the same run. */
+export const floorRatios = (r: BenchMeasurements) =>
+  aroundRatios(r.floor, { cpuMsPerOrder: orderCpuMs(r), stormDrainS: r.storm.timer.allCompensatedS });
+
+function aroundFigure(a: AroundRatio, top: string, bottom: string, unit: 'ms' | 's') {
+  const d = unit === 'ms' ? 1 : 0;
+  return {
+    value: a.value,
+    measured: `${num(a.value, 2)}× (${top} ${num(a.numerator, d)} ${unit}, ${bottom} ${num(a.denominator, d)} ${unit}, the mean of the segments before and after; pair by pair ${a.pairs.map((p) => `${num(p, 2)}×`).join(', ')})`,
+  };
+}
+
 export function orderCpuMs(r: BenchMeasurements): number | null {
   const t = r.sustained.timer;
   return t.creation.completed ? (1000 * serviceCpuS(t.resources)) / t.creation.completed : null;

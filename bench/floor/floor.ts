@@ -15,10 +15,9 @@ import type { FloorWorkerArgs } from './worker-main.js';
 
 /**
  * Temporal's floor on the bench's own server: the minimal workflow (bench/floor/workflows.ts) with a
- * worker of its own, first open loop at `rate` for `durationS` (each run's timer `windowS` after its
- * start), then a storm of `storm` runs whose timers fire in the same second. CPU is every process's
- * (Temporal, the floor's worker, the bench as the client, and the idle service) per run; the storm's
- * drain is the last run's close after the common fire time.
+ * worker of its own, open loop at `rate` for `durationS` (each run's timer `windowS` after its
+ * start). CPU is every process's (Temporal, the floor's worker, the bench as the client, and the idle
+ * service) per run.
  */
 export interface FloorResult {
   /** The floor's worker options. */
@@ -31,18 +30,22 @@ export interface FloorResult {
     resources: ResourceUse;
     cpuMsPerRun: Record<string, number>;
   };
-  /** None on the stock settings: what they buy is judged on the open loop's CPU (bench/targets.ts). */
-  storm: {
-    runs: number;
-    /** Runs whose update-with-start had answered before the fire time. */
-    startedBeforeFire: number;
-    allClosed: boolean;
-    /** Seconds from the fire time to the last close, and the median close. */
-    drainS: number | null;
-    medianCloseS: number | null;
-    resources: ResourceUse;
-    cpuMsPerRun: Record<string, number>;
-  } | null;
+}
+
+/**
+ * The floor's storm: `runs` minimal runs whose timers fire in the same second, on the project's
+ * settings; its drain is the last run's close after the common fire time.
+ */
+export interface FloorStorm {
+  runs: number;
+  /** Runs whose update-with-start had answered before the fire time. */
+  startedBeforeFire: number;
+  allClosed: boolean;
+  /** Seconds from the fire time to the last close, and the median close. */
+  drainS: number | null;
+  medianCloseS: number | null;
+  resources: ResourceUse;
+  cpuMsPerRun: Record<string, number>;
 }
 
 /**
@@ -54,8 +57,8 @@ export const floorCpuMs = (perRun: Record<string, number>) =>
   FLOOR_COMPONENTS.reduce((sum, c) => sum + (perRun[c] ?? 0), 0);
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows.ts', import.meta.url));
-/** Lead time per storm run before the fire time: starts ran at about 100/s here; this allows for 40/s. */
-const START_MS_PER_RUN = 25;
+/** Lead time per storm run before the fire time: starts ran at about 100/s here; this allows for 50/s. */
+const START_MS_PER_RUN = 20;
 
 /** The server the floor runs on: the stack's by default (a stock one for the stock settings, stock-temporal.ts). */
 export interface FloorServer {
@@ -73,7 +76,7 @@ const stackServer = (ctx: PhaseContext): FloorServer => ({
 export async function runFloor(
   ctx: PhaseContext,
   settings: FloorWorkerArgs['settings'],
-  load: { rate: number; durationS: number; windowS: number; storm: number },
+  load: { rate: number; durationS: number; windowS: number },
   temporal: FloorServer = stackServer(ctx),
 ): Promise<FloorResult> {
   return withFloorWorker(ctx, settings, temporal, async ({ client, tag, roots }) => {
@@ -110,13 +113,12 @@ export async function runFloor(
         resources: sustainedUse,
         cpuMsPerRun: perRun(sustainedUse, creation.completed),
       },
-      storm: load.storm > 0 ? await floorStorm(ctx, client, tag, load.storm, roots) : null,
     };
   });
 }
 
-/** The floor's storm alone, on the project's settings and the stack's server (`--floor-ab --ab-storm`). */
-export async function runFloorStorm(ctx: PhaseContext, runs: number): Promise<NonNullable<FloorResult['storm']>> {
+/** The floor's storm, on the project's settings and the stack's server. */
+export async function runFloorStorm(ctx: PhaseContext, runs: number): Promise<FloorStorm> {
   return withFloorWorker(ctx, 'project', stackServer(ctx), ({ client, tag, roots }) =>
     floorStorm(ctx, client, tag, runs, roots),
   );
@@ -170,7 +172,7 @@ async function floorStorm(
   tag: string,
   runs: number,
   roots: Record<string, Array<number | undefined>>,
-): Promise<NonNullable<FloorResult['storm']>> {
+): Promise<FloorStorm> {
   const fireAt = Date.now() + 10_000 + runs * START_MS_PER_RUN;
   ctx.progress(`floor: storm of ${runs}, firing at ${new Date(fireAt).toISOString()}`);
   const stormFrom = Date.now() - 1_000;

@@ -9,8 +9,8 @@ import type { FloorServer } from './floor.js';
 /**
  * A Temporal Server of the floor's own on Temporal's stock dynamic config (the stack's runs the
  * project's): the same binaries, server.yaml and SQLite store as the stack's, on free loopback
- * ports, its file in a temp directory. The floor runs on it once, in the same bench run, to show
- * what the project's tuning buys.
+ * ports, its file in a temp directory. The floor runs on it in the same bench run, to show what the
+ * project's tuning buys.
  */
 export interface FloorTemporal extends FloorServer {
   dynamicConfig: 'stock';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { extraReport } from '../../bench/extra-report.js';
-import { floorCpuMs, type FloorResult } from '../../bench/floor/floor.js';
+import type { FloorAround } from '../../bench/floor/around.js';
+import { floorCpuMs, type FloorResult, type FloorStorm } from '../../bench/floor/floor.js';
 import type { ResourceUse } from '../../bench/resources.js';
 import { summarize } from '../../bench/stats.js';
 
@@ -26,44 +27,53 @@ const floor: FloorResult = {
     resources: idle,
     cpuMsPerRun: { temporal: 25, 'floor worker': 12, bench: 3, worker: 4, api: 1 },
   },
-  storm: {
-    runs: 200,
-    startedBeforeFire: 200,
-    allClosed: true,
-    drainS: 20,
-    medianCloseS: 10,
-    resources: idle,
-    cpuMsPerRun: { temporal: 10, 'floor worker': 4 },
-  },
 };
 
-/** The same on the stock settings: 50 ms per run on its own processes, no storm. */
+/** The same on the stock settings: 50 ms per run on its own processes. */
 const stock: FloorResult = {
   ...floor,
   settings: 'stock',
   server: 'stock',
   sustained: { ...floor.sustained, cpuMsPerRun: { temporal: 32, 'floor worker': 15, bench: 3 } },
-  storm: null,
 };
+
+/** A storm of 200 minimal runs, all closed `drainS` after the fire time. */
+const storm = (drainS: number): FloorStorm => ({
+  runs: 200,
+  startedBeforeFire: 200,
+  allClosed: true,
+  drainS,
+  medianCloseS: drainS / 2,
+  resources: idle,
+  cpuMsPerRun: { temporal: 10, 'floor worker': 4 },
+});
+
+const around: FloorAround = { project: [floor, floor], stock: [stock, stock], storms: [storm(18), storm(22)] };
 
 describe("the report of Temporal's floor", () => {
   it("counts the floor's own processes only, not the idle service's", () => {
     expect(floorCpuMs(floor.sustained.cpuMsPerRun)).toBe(40);
   });
 
-  it("divides an order's CPU and its storm's drain by the floor's, from the same run", () => {
-    const report = extraReport({ floor: { project: floor, stock }, order: { cpuMsPerOrder: 60, stormDrainS: 34 } });
-    expect(report).toMatch(/an order's CPU \(60 ms, service processes\) ÷ the floor's \(40 ms[^|]*\| 1\.5× \|/);
-    expect(report).toMatch(/the order storm's drain \(34 s\) ÷ the floor storm's \| 1\.7× \|/);
+  it("divides an order's CPU and its storm's drain by the floor's segments around them, and each pair", () => {
+    const report = extraReport({ floor: around, order: { cpuMsPerOrder: 60, stormDrainS: 34 } });
+    expect(report).toContain(
+      "An order's CPU ÷ the floor's on the project's settings: 1.5× (60 ms ÷ 40 ms); pair by pair 1.5×, 1.5×",
+    );
+    expect(report).toContain(
+      "The order storm's drain ÷ the floor storms': 1.7× (34 s ÷ 20 s); pair by pair 1.89×, 1.55×",
+    );
   });
 
   it('leaves the order ratios out when the service did not run', () => {
-    expect(extraReport({ floor: { project: floor, stock } })).not.toContain('÷ the floor');
+    const report = extraReport({ floor: around });
+    expect(report).not.toContain("An order's CPU");
+    expect(report).not.toContain('the order storm');
   });
 
   it("divides the floor on the project's settings by the floor on the stock ones", () => {
-    expect(extraReport({ floor: { project: floor, stock } })).toMatch(
-      /on its settings ÷ on the stock ones, 0\.8× \(the stock settings run no storm/,
+    expect(extraReport({ floor: around })).toContain(
+      "the floor's CPU per run on its settings ÷ on the stock ones: 0.8× (40 ms ÷ 50 ms); pair by pair 0.8×, 0.8×",
     );
   });
 });

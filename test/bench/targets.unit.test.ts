@@ -5,7 +5,7 @@ import type { ResourceUse } from '../../bench/resources.js';
 import type { BenchMeasurements } from '../../bench/results.js';
 import { summarize } from '../../bench/stats.js';
 import type { StormResult } from '../../bench/storm.js';
-import type { FloorResult } from '../../bench/floor/floor.js';
+import type { FloorResult, FloorStorm } from '../../bench/floor/floor.js';
 import type { ProbeResult } from '../../bench/storm-probes.js';
 import type { SustainedResult } from '../../bench/sustained.js';
 import { judgeTargets, sideBySideRate, type TargetVerdict } from '../../bench/targets.js';
@@ -120,8 +120,8 @@ function sustained(completed: number, cpuS: Partial<Record<string, number>>): Su
   };
 }
 
-/** The minimal workflow's figures: `cpu` per run (Temporal, its worker, the bench as its client), its storm's drain. */
-function floor(settings: 'project' | 'stock', cpu: Record<string, number>, drainS: number): FloorResult {
+/** The minimal workflow's open loop: `cpu` per run (Temporal, its worker, the bench as its client). */
+function floor(settings: 'project' | 'stock', cpu: Record<string, number>): FloorResult {
   return {
     settings,
     server: settings,
@@ -141,15 +141,19 @@ function floor(settings: 'project' | 'stock', cpu: Record<string, number>, drain
       resources: resources(),
       cpuMsPerRun: cpu,
     },
-    storm: {
-      runs: 2_000,
-      startedBeforeFire: 2_000,
-      allClosed: true,
-      drainS,
-      medianCloseS: drainS / 2,
-      resources: resources(),
-      cpuMsPerRun: cpu,
-    },
+  };
+}
+
+/** The minimal workflow's storm of 2,000, all closed `drainS` after the fire time. */
+function floorStorm(drainS: number): FloorStorm {
+  return {
+    runs: 2_000,
+    startedBeforeFire: 2_000,
+    allClosed: true,
+    drainS,
+    medianCloseS: drainS / 2,
+    resources: resources(),
+    cpuMsPerRun: { temporal: 10, 'floor worker': 4 },
   };
 }
 
@@ -164,6 +168,9 @@ function crashStorm(): StormResult {
     },
   };
 }
+
+const projectFloor = floor('project', { temporal: 20, 'floor worker': 8, bench: 3 });
+const stockFloor = floor('stock', { temporal: 30, 'floor worker': 12, bench: 3 });
 
 function run(change: (r: BenchMeasurements) => void = () => undefined): BenchMeasurements {
   const r: BenchMeasurements = {
@@ -182,8 +189,9 @@ function run(change: (r: BenchMeasurements) => void = () => undefined): BenchMea
     warm: { sustained: sustained(3_000, {}), storm: storm('timer', 15) },
     // An order's 35 ms is 1.13× the floor's 31 ms, which is 0.69× the stock 45 ms; 20 s of storm is 1.18× 17 s.
     floor: {
-      project: floor('project', { temporal: 20, 'floor worker': 8, bench: 3 }, 17),
-      stock: { ...floor('stock', { temporal: 30, 'floor worker': 12, bench: 3 }, 20), storm: null },
+      project: [projectFloor, projectFloor],
+      stock: [stockFloor, stockFloor],
+      storms: [floorStorm(17), floorStorm(17)],
     },
     timerCrash: crashStorm(),
     ceiling: [],
@@ -295,7 +303,8 @@ describe('the targets the bench judges', () => {
   });
 
   it("an order far above Temporal's floor is explained process by process against the floor's", () => {
-    const heavy = run((r) => (r.floor.project = floor('project', { temporal: 15, 'floor worker': 5, bench: 2 }, 17)));
+    const lighter = floor('project', { temporal: 15, 'floor worker': 5, bench: 2 });
+    const heavy = run((r) => (r.floor.project = [lighter, lighter]));
     const above = verdict(heavy, 'order-over-floor');
     expect(above).toMatchObject({ verdict: 'NOT met' });
     expect(above.value).toBeCloseTo(35 / 22);
@@ -304,15 +313,32 @@ describe('the targets the bench judges', () => {
     );
   });
 
+  it("divides an order by the floor's segments before and after it, so that a steady drift cancels", () => {
+    // The machine slows steadily: the floor's 31 ms before the order is 41 ms after it, the order
+    // in between costs the mean of the two (36 ms) times 1.25; each pair alone says 1.45× or 1.1×.
+    const drifting = run((r) => {
+      r.floor.project = [projectFloor, floor('project', { temporal: 28, 'floor worker': 10, bench: 3 })];
+      r.sustained.timer = sustained(3_000, { postgres: 15, temporal: 55, worker: 55, api: 10 });
+    });
+    const judged = verdict(drifting, 'order-over-floor');
+    expect(judged).toMatchObject({ verdict: 'NOT met' });
+    expect(judged.value).toBeCloseTo(1.25);
+    expect(judged.measured).toContain('order 45 ms, floor 36 ms');
+    expect(judged.measured).toContain('pair by pair 1.45×, 1.1×');
+  });
+
   it("the project's settings must bring the floor to 0.75× the stock one", () => {
-    const untuned = run((r) => (r.floor.stock = floor('stock', { temporal: 22, 'floor worker': 8, bench: 3 }, 20)));
+    const untuned = run(
+      (r) => (r.floor.stock = [stockFloor, floor('stock', { temporal: 14, 'floor worker': 4, bench: 3 })]),
+    );
     expect(verdict(untuned, 'floor-project-over-stock')).toMatchObject({ verdict: 'NOT met' });
     expect(verdict(untuned, 'order-over-floor').verdict).toBe('met');
   });
 
   it('the storm against the minimal storm, and a cache too large for a cold figure', () => {
-    const slow = run((r) => (r.floor.project.storm!.drainS = 10));
+    const slow = run((r) => (r.floor.storms = [floorStorm(8), floorStorm(12)]));
     expect(verdict(slow, 'storm-over-floor')).toMatchObject({ verdict: 'NOT met', value: 2 });
+    expect(verdict(slow, 'storm-over-floor').measured).toContain('pair by pair 2.5×, 1.67×');
     const warmish = run((r) => (r.options = parseOptions(['--cache', '100'])));
     const cpu = verdict(warmish, 'order-over-floor');
     expect(cpu.verdict).toBe('not judged');
