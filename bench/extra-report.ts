@@ -65,7 +65,11 @@ function floorSection(floor: FloorAround, order: OrderFigures | undefined): stri
     "| storm on the project's settings | runs | started before the fire time | last / median close after the fire time | CPU per run |",
     '|---|---|---|---|---|',
     storm(floor.storms[0], 'before'),
-    ...(order ? [`| the order storm | | | ${num(order.stormDrainS)} s, all compensated | |`] : []),
+    ...(order
+      ? [
+          `| the order storm | | | ${order.stormDrainS == null ? 'not all compensated' : `${num(order.stormDrainS)} s, all compensated`} | |`,
+        ]
+      : []),
     storm(floor.storms[1], 'after'),
     '',
     ...(r.orderOverFloor && r.stormOverFloor

@@ -220,7 +220,7 @@ const TARGETS: readonly Target[] = [
     comparison: '≤',
     bound: STORM_OVER_FLOOR,
     unit: '×',
-    differs: (r) => [smallStorm(r), coldCache(r)].filter(Boolean).join('; '),
+    differs: (r) => [smallStorm(r), coldCache(r), stormsNotComparable(r)].filter(Boolean).join('; '),
     kind: 'floor',
     figure: (r) => aroundFigure(floorRatios(r).stormOverFloor!, 'orders', 'minimal', 's'),
   },
@@ -267,9 +267,8 @@ const TARGETS: readonly Target[] = [
   },
 ];
 
-/** The service's CPU per order in the sustained timer phase (ms). */
 /** The floor's three ratios (bench/floor/around.ts), from the order's figures of the same run. */
-export const floorRatios = (r: BenchMeasurements) =>
+const floorRatios = (r: BenchMeasurements) =>
   aroundRatios(r.floor, { cpuMsPerOrder: orderCpuMs(r), stormDrainS: r.storm.timer.allCompensatedS });
 
 function aroundFigure(a: AroundRatio, top: string, bottom: string, unit: 'ms' | 's') {
@@ -280,6 +279,7 @@ function aroundFigure(a: AroundRatio, top: string, bottom: string, unit: 'ms' | 
   };
 }
 
+/** The service's CPU per order in the sustained timer phase (ms). */
 export function orderCpuMs(r: BenchMeasurements): number | null {
   const t = r.sustained.timer;
   return t.creation.completed ? (1000 * serviceCpuS(t.resources)) / t.creation.completed : null;
@@ -312,6 +312,24 @@ function smallStorm({ options }: BenchMeasurements): string {
   return options.storm < TARGET_STORM
     ? `a storm of ${options.storm.toLocaleString('en')}, not ${TARGET_STORM.toLocaleString('en')}`
     : '';
+}
+
+/**
+ * Why the storms cannot be divided ('' when they can): a storm that started before all its runs
+ * waited on their timers measured its start backlog too, and one that never settled has no drain
+ * to divide; neither is the order's cost against the floor.
+ */
+function stormsNotComparable(r: BenchMeasurements): string {
+  const floors = r.floor.storms;
+  return [
+    r.storm.timer.notWaitingAtDeadline > 0
+      ? `${r.storm.timer.notWaitingAtDeadline} order storm runs not yet on their timer at the deadline`
+      : '',
+    floors.some((f) => f.startedBeforeFire < f.runs) ? 'a floor storm still starting at its fire time' : '',
+    floors.some((f) => !f.allClosed) ? 'a floor storm not all closed' : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
 }
 
 /** Why a ramp step does not count for the rate target ('' when it does). */

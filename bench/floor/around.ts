@@ -9,8 +9,11 @@ import { startStockTemporal } from './stock-temporal.js';
  * margins (docs/benchmark.md, "Issue 23's levers"); with each side's segments in mirror order around
  * the middle, a steady drift weighs on every side alike, as in the interleaved `--floor-ab`.
  *
- * - Open loop: stock, project, the middle (the order's sustained phase), project, stock. The floor's
- *   segments last half the sustained phase each, so the four together cost what two used to.
+ * - Open loop: stock, project, the middle (the order's sustained phase), project, stock. Each floor
+ *   segment lasts as long as the sustained phase: a shorter one would spread the processes' fixed
+ *   cost per second (and its timers' tail) over fewer runs, and the floor would look dearer. Each
+ *   stock segment gets a server of its own, started empty and stopped after it, so that no idle
+ *   server runs beside the segments it is not in.
  * - Storm: the floor's storm, the middle (the order's storm), the floor's storm again.
  */
 export interface FloorAround {
@@ -34,21 +37,24 @@ export async function floorLoopsAround<T>(
   middle: () => Promise<T>,
   setPhase: (name: string) => void,
 ): Promise<{ project: FloorAround['project']; stock: FloorAround['stock']; middle: T }> {
-  const half = { ...load, durationS: load.durationS / 2 };
-  const stockServer = await startStockTemporal(`${ctx.options.outDir}/logs`);
+  setPhase("Temporal's floor, stock settings (1 of 2)");
+  const stock1 = await onStockServer(ctx, load);
+  setPhase("Temporal's floor (1 of 2)");
+  const project1 = await runFloor(ctx, 'project', load);
+  const inTheMiddle = await middle();
+  setPhase("Temporal's floor (2 of 2)");
+  const project2 = await runFloor(ctx, 'project', load);
+  setPhase("Temporal's floor, stock settings (2 of 2)");
+  const stock2 = await onStockServer(ctx, load);
+  return { project: [project1, project2], stock: [stock1, stock2], middle: inTheMiddle };
+}
+
+async function onStockServer(ctx: PhaseContext, load: Parameters<typeof runFloor>[2]): Promise<FloorResult> {
+  const server = await startStockTemporal(`${ctx.options.outDir}/logs`);
   try {
-    setPhase("Temporal's floor, stock settings (1 of 2)");
-    const stock1 = await runFloor(ctx, 'stock', half, stockServer);
-    setPhase("Temporal's floor (1 of 2)");
-    const project1 = await runFloor(ctx, 'project', half);
-    const inTheMiddle = await middle();
-    setPhase("Temporal's floor (2 of 2)");
-    const project2 = await runFloor(ctx, 'project', half);
-    setPhase("Temporal's floor, stock settings (2 of 2)");
-    const stock2 = await runFloor(ctx, 'stock', half, stockServer);
-    return { project: [project1, project2], stock: [stock1, stock2], middle: inTheMiddle };
+    return await runFloor(ctx, 'stock', load, server);
   } finally {
-    await stockServer.stop();
+    await server.stop();
   }
 }
 

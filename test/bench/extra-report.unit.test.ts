@@ -48,7 +48,19 @@ const storm = (drainS: number): FloorStorm => ({
   cpuMsPerRun: { temporal: 10, 'floor worker': 4 },
 });
 
-const around: FloorAround = { project: [floor, floor], stock: [stock, stock], storms: [storm(18), storm(22)] };
+/** The machine slower after the middle: each side's second segment 10 ms dearer per run. */
+const slower = (f: FloorResult): FloorResult => ({
+  ...f,
+  sustained: {
+    ...f.sustained,
+    cpuMsPerRun: { ...f.sustained.cpuMsPerRun, temporal: f.sustained.cpuMsPerRun.temporal! + 10 },
+  },
+});
+const around: FloorAround = {
+  project: [floor, slower(floor)],
+  stock: [stock, slower(stock)],
+  storms: [storm(18), storm(22)],
+};
 
 describe("the report of Temporal's floor", () => {
   it("counts the floor's own processes only, not the idle service's", () => {
@@ -58,7 +70,7 @@ describe("the report of Temporal's floor", () => {
   it("divides an order's CPU and its storm's drain by the floor's segments around them, and each pair", () => {
     const report = extraReport({ floor: around, order: { cpuMsPerOrder: 60, stormDrainS: 34 } });
     expect(report).toContain(
-      "An order's CPU ÷ the floor's on the project's settings: 1.5× (60 ms ÷ 40 ms); pair by pair 1.5×, 1.5×",
+      "An order's CPU ÷ the floor's on the project's settings: 1.33× (60 ms ÷ 45 ms); pair by pair 1.5×, 1.2×",
     );
     expect(report).toContain(
       "The order storm's drain ÷ the floor storms': 1.7× (34 s ÷ 20 s); pair by pair 1.89×, 1.55×",
@@ -73,7 +85,7 @@ describe("the report of Temporal's floor", () => {
 
   it("divides the floor on the project's settings by the floor on the stock ones", () => {
     expect(extraReport({ floor: around })).toContain(
-      "the floor's CPU per run on its settings ÷ on the stock ones: 0.8× (40 ms ÷ 50 ms); pair by pair 0.8×, 0.8×",
+      "the floor's CPU per run on its settings ÷ on the stock ones: 0.82× (45 ms ÷ 55 ms); pair by pair 0.8×, 0.83×",
     );
   });
 });

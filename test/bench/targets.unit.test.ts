@@ -303,8 +303,14 @@ describe('the targets the bench judges', () => {
   });
 
   it("an order far above Temporal's floor is explained process by process against the floor's", () => {
-    const lighter = floor('project', { temporal: 15, 'floor worker': 5, bench: 2 });
-    const heavy = run((r) => (r.floor.project = [lighter, lighter]));
+    // The floor's Temporal took 10 ms per run before the order and 20 ms after it: 15 on average.
+    const heavy = run(
+      (r) =>
+        (r.floor.project = [
+          floor('project', { temporal: 10, 'floor worker': 5, bench: 2 }),
+          floor('project', { temporal: 20, 'floor worker': 5, bench: 2 }),
+        ]),
+    );
     const above = verdict(heavy, 'order-over-floor');
     expect(above).toMatchObject({ verdict: 'NOT met' });
     expect(above.value).toBeCloseTo(35 / 22);
@@ -333,6 +339,29 @@ describe('the targets the bench judges', () => {
     );
     expect(verdict(untuned, 'floor-project-over-stock')).toMatchObject({ verdict: 'NOT met' });
     expect(verdict(untuned, 'order-over-floor').verdict).toBe('met');
+    // The project's side is the mean of its two segments too: 31 and 41 ms against 45 is 0.8×.
+    const drifting = run(
+      (r) => (r.floor.project = [projectFloor, floor('project', { temporal: 28, 'floor worker': 10, bench: 3 })]),
+    );
+    expect(verdict(drifting, 'floor-project-over-stock')).toMatchObject({ verdict: 'NOT met' });
+    expect(verdict(drifting, 'floor-project-over-stock').value).toBeCloseTo(0.8);
+  });
+
+  it('a floor storm that did not settle or start in time, or an order storm not yet on its timers, is not divided', () => {
+    const unsettled = run(
+      (r) => (r.floor.storms = [floorStorm(17), { ...floorStorm(17), allClosed: false, drainS: null }]),
+    );
+    expect(verdict(unsettled, 'storm-over-floor')).toMatchObject({
+      verdict: 'not judged',
+      value: null,
+      notJudgedBecause: 'a floor storm not all closed',
+    });
+    const late = run((r) => (r.floor.storms = [{ ...floorStorm(17), startedBeforeFire: 1_500 }, floorStorm(17)]));
+    expect(verdict(late, 'storm-over-floor').notJudgedBecause).toBe('a floor storm still starting at its fire time');
+    const adopting = run((r) => (r.storm.timer.notWaitingAtDeadline = 40));
+    expect(verdict(adopting, 'storm-over-floor').notJudgedBecause).toBe(
+      '40 order storm runs not yet on their timer at the deadline',
+    );
   });
 
   it('the storm against the minimal storm, and a cache too large for a cold figure', () => {
