@@ -25,8 +25,14 @@ import { cpuMsPerCancel, PAY_EVERY, peerGroup, peerProcess } from './peer-proces
  * cancellation of each process, checkout's answers meanwhile (the storm probes), and what the crash
  * lost or ran twice.
  */
-/** A crash run stops waiting once nothing has moved for this long (outcomes.ts). */
-const CRASH_STALL_MS = 45_000;
+/**
+ * A crash run stops waiting once nothing has moved for longer than the peer takes to pick up what
+ * its dead process held (outcomes.ts): the Redis peer's claims come back after its 30-s visibility
+ * timeout and 5-s reaper; the scan job looks again every --scan-every s; graphile-worker polls every
+ * 2 s and leaves a dead worker's jobs locked for 4 hours, so nothing of those comes back here.
+ */
+const crashStallMs = (kind: PeerKind, scanEveryS: number) =>
+  kind === 'redis' ? 45_000 : kind === 'scan' ? Math.max(20_000, 4_000 * scanEveryS) : 20_000;
 
 export interface PeerStormResult {
   kind: PeerKind;
@@ -115,8 +121,7 @@ export async function runPeerStorm(
     {
       notBefore: deadline + 500,
       deadline: deadline + peer.settleBoundS * 1000,
-      // Longer than the Redis peer's 30-s visibility timeout and 5-s reaper: its claims come back.
-      ...(peer.crash ? { stallMs: CRASH_STALL_MS } : {}),
+      ...(peer.crash ? { stallMs: crashStallMs(kind, ctx.options.scanEveryS) } : {}),
     },
     (line) => ctx.progress(`${kind}: ${line}`),
   );
