@@ -32,9 +32,9 @@ import { runLeverAb } from './lever-ab.js';
 // a ramp to the highest rate the durable-timer path sustains, that path and the scan-based baseline
 // side by side at that rate on one embedded stack with Temporal's floor (project and stock settings)
 // measured around the path's open loop and storm, storms (the timer path's again with its worker
-// SIGKILLed), the machine's limit,
-// the timer path again on a warm workflow cache, then the peers; the issue's targets judged from all
-// of it (targets.ts), judged on the cold cache every phase but the warm pair runs on.
+// SIGKILLed), the machine's limit, the timer path again on a warm workflow cache, then the peers;
+// the issue's targets judged from all of it (targets.ts), judged on the cold cache every phase but
+// the warm pair runs on.
 // --floor, --peers, --timer-crash, --cache-check, --order and --ab run those phases alone.
 // Writes report.md, results.json and cancel-lag.svg/.png into --out (.bench by default).
 
@@ -46,6 +46,7 @@ async function main(): Promise<void> {
   const loadBefore = loadAverage();
   const phaseStart = Date.now();
   let phase = 'start';
+  const setPhase = (name: string) => (phase = name);
   const progress = (line: string) =>
     console.log(`[${((Date.now() - phaseStart) / 1000).toFixed(0).padStart(4)} s] ${phase}: ${line}`);
   console.log(`load average ${loadBefore}`);
@@ -75,7 +76,6 @@ async function main(): Promise<void> {
       heldRate = sideBySideRate(ramp);
       const rate = heldRate;
       const load = { rate, durationS: options.durationS, windowS: options.windowS };
-      const setPhase = (name: string) => (phase = name);
       // The floor's open loop and storm around the timer path's own, on both sides of it alike
       // (bench/floor/around.ts): what the targets divide is then measured at the same time.
       const loops = await floorLoopsAround(
@@ -169,7 +169,6 @@ async function main(): Promise<void> {
       // Alone, the floor's segments keep their mirror order around nothing.
       const load = { rate: heldRate, durationS: options.durationS, windowS: options.windowS };
       const nothing = async () => undefined;
-      const setPhase = (name: string) => (phase = name);
       const loops = await floorLoopsAround(ctx, load, nothing, setPhase);
       const { storms } = await floorStormsAround(ctx, nothing, setPhase);
       extra.floor = { project: loops.project, stock: loops.stock, storms };
