@@ -48,20 +48,35 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
   /**
    * Runs one step's effect under the idempotency key `<orderId>:<STEP>`: the service acts once per
    * key, so a retry after an unseen success (or a worker crash between effect and completion) has
-   * no second effect. Then the step's row moves PENDING → DONE.
+   * no second effect. Then the step's row moves PENDING → DONE. A step already DONE (an earlier
+   * attempt completed it, and its answer was lost) is not run again: calling a service that is down
+   * by now would dead-letter a step the database has finished, and no operator could retry it.
    */
   async function runStep(
     orderId: string,
     step: FulfillmentStep,
     effect: (order: PaidOrder, key: string) => Promise<void>,
   ) {
-    await moveStep(orderId, step, STEP_TRANSITIONS.attempt, Prisma.sql`attempts = ${Context.current().info.attempt}`);
-    const { rows } = await query<PaidOrder>(
-      db.pool,
-      Prisma.sql`SELECT id, customer_id AS "customerId", total_cents AS "totalCents" FROM orders WHERE id = ${orderId}::uuid`,
+    const attempted = await moveStep(
+      orderId,
+      step,
+      STEP_TRANSITIONS.attempt,
+      Prisma.sql`attempts = ${Context.current().info.attempt}`,
     );
-    if (!rows[0]) throw new Error(`${step}: no order ${orderId}`);
-    await effect(rows[0], `${orderId}:${step}`);
+    const { rows } = await query<PaidOrder & { stepStatus: StepStatus | null }>(
+      db.pool,
+      Prisma.sql`
+        SELECT o.id, o.customer_id AS "customerId", o.total_cents AS "totalCents", s.status AS "stepStatus"
+        FROM orders o LEFT JOIN fulfillment_steps s ON s.order_id = o.id AND s.step = ${step}::"FulfillmentStep"
+        WHERE o.id = ${orderId}::uuid`,
+    );
+    const order = rows[0];
+    if (!order) throw new Error(`${step}: no order ${orderId}`);
+    if (attempted === 0 && order.stepStatus === 'DONE') {
+      log.info('fulfillment step found done by an earlier attempt', { orderId, step });
+      return;
+    }
+    await effect(order, `${orderId}:${step}`);
     await moveStep(orderId, step, STEP_TRANSITIONS.complete, Prisma.sql`completed_at = now(), last_error = NULL`);
   }
 
@@ -89,15 +104,34 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
       );
     },
 
-    /** The dead letter: a step whose retries ran out waits, FAILED and visible, for an operator. */
-    async markStepFailed(input: { orderId: string; step: FulfillmentStep; error: string }): Promise<void> {
-      await moveStep(
+    /**
+     * The dead letter: a step whose retries ran out waits, FAILED and visible, for an operator.
+     * Answers the status the step is left in: DONE when an attempt the workflow gave up on
+     * completed after all (a timed-out attempt still running), and then there is nothing to retry.
+     */
+    async markStepFailed(input: {
+      orderId: string;
+      step: FulfillmentStep;
+      error: string;
+    }): Promise<{ status: 'FAILED' | 'DONE' }> {
+      const failed = await moveStep(
         input.orderId,
         input.step,
         STEP_TRANSITIONS.fail,
         Prisma.sql`failed_at = now(), last_error = ${input.error}`,
       );
+      if (failed === 0) {
+        const { rows } = await query<{ status: StepStatus }>(
+          db.pool,
+          Prisma.sql`SELECT status FROM fulfillment_steps WHERE order_id = ${input.orderId}::uuid AND step = ${input.step}::"FulfillmentStep"`,
+        );
+        if (rows[0]?.status === 'DONE') {
+          log.warn('fulfillment step given up on had completed after all: nothing to retry', input);
+          return { status: 'DONE' };
+        }
+      }
       log.error('fulfillment step failed and needs an operator', input);
+      return { status: 'FAILED' };
     },
 
     /** The steps as recorded, for a run that takes over an order paid in an earlier run or without one. */

@@ -85,9 +85,14 @@ export class Fulfillment {
           if (failureKind(err) === undefined) throw err;
           const error = rootCauseMessage(err);
           this.move(step, 'FAILED', this.deadLetter(step, error));
-          await this.keepTrying.mustSucceed('markStepFailed', () =>
+          const recorded = await this.keepTrying.mustSucceed('markStepFailed', () =>
             database.markStepFailed({ orderId, step: FULFILLMENT_STEPS[step], error }),
           );
+          // An attempt given up on (timed out while still running) may have completed after all.
+          if (recorded.status === 'DONE') {
+            this.move(step, 'DONE', null);
+            return;
+          }
         }
       }
       // FAILED: the dead letter, until an operator retries the step.

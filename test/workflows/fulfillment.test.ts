@@ -145,6 +145,36 @@ describe('fulfillment after payment', () => {
     }
   });
 
+  it('a step an earlier attempt completed is not run again when the service is down by then: DONE, not dead-lettered', async () => {
+    const real = h.thirdParties.loyalty;
+    let first = true;
+    h.thirdParties.loyalty = {
+      award: async (request) => {
+        if (!first) return real.award(request);
+        first = false;
+        await real.award(request); // the points are awarded ...
+        // ... the attempt records the step DONE, and its answer is lost (a worker crash, a timed-out attempt);
+        await h.db.fulfillmentRecord.updateMany({
+          where: { orderId: request.orderId, step: 'LOYALTY' },
+          data: { status: 'DONE', completedAt: new Date() },
+        });
+        // by the next attempt the loyalty service refuses every call.
+        await h.admin('PUT', '/admin/faults/loyalty', { failAlways: true });
+        throw new Error('worker lost before reporting completion');
+      },
+    };
+    try {
+      const order = await paidOrder();
+      await eventually(async () => (await workflow(order.id).query(statusQuery))?.fulfillment?.loyalty !== 'PENDING');
+      expect(await workflow(order.id).query(statusQuery)).toMatchObject({ fulfillment: { loyalty: 'DONE' } });
+      expect((await workflow(order.id).result()).needsAttention).toEqual([]);
+      expect((await steps(order.id)).LOYALTY).toMatchObject({ status: 'DONE', attempts: 1, lastError: null });
+      expect(await h.fakeCount('loyalty', 'award', `${order.id}:LOYALTY`)).toEqual({ effects: 1, calls: 1 });
+    } finally {
+      h.thirdParties.loyalty = real;
+    }
+  });
+
   it('a second payment for a paid order is refunded while fulfillment runs', async () => {
     const order = await paidOrder();
     expect(

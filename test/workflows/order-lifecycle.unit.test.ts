@@ -89,7 +89,7 @@ const DEFAULTS: Partial<Record<keyof Activities, (...args: never[]) => Promise<u
   issueInvoice: async () => undefined,
   sendPaymentNotification: async () => undefined,
   awardLoyaltyPoints: async () => undefined,
-  markStepFailed: async () => undefined,
+  markStepFailed: async () => ({ status: 'FAILED' }),
   reopenStep: async () => ({ reopened: true }),
 };
 
@@ -296,6 +296,28 @@ describe('OrderLifecycle with stubbed activities', () => {
     expect(called('recordRefundFailure')).toHaveLength(1);
     expect(called('reopenRefund')).toHaveLength(1);
     expect(called('refundPayment')).toHaveLength(2);
+  });
+
+  it('a step given up on that completed after all (its attempt timed out while running) is DONE, not a dead letter', async () => {
+    overrides.awardLoyaltyPoints = async () => {
+      throw ApplicationFailure.nonRetryable('loyalty rejected the call', THIRD_PARTY_FAILURES.rejected);
+    };
+    overrides.markStepFailed = async () => ({ status: 'DONE' }); // the database: the earlier attempt completed it
+    const end = await withOrder(async (orderId) => {
+      await pay(orderId);
+      await env.sleep(MINUTE);
+      expect(await handleOf(orderId).query(statusQuery)).toMatchObject({
+        fulfillment: { loyalty: 'DONE' },
+        needsAttention: [],
+      });
+      return result(orderId);
+    });
+    expect(end).toMatchObject({
+      status: 'PAID',
+      fulfillment: { invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' },
+    });
+    expect(called('markStepFailed')).toHaveLength(1);
+    expect(called('reopenStep')).toHaveLength(0);
   });
 
   it('a placement refused by the business ends the run as REJECTED, with nothing to undo', async () => {
