@@ -55,7 +55,9 @@ export class OrderRun {
   takeOver(placed: PlacedOrder): void {
     if (this.order) return;
     this.order = placed;
-    this.status = placed.status;
+    // A payment settled while the order was being read (an adopting run's loadOrder retried through
+    // an outage) has decided it already: the order as read is older.
+    this.status ??= placed.status;
     this.closesAtProvider = placed.payment !== null;
     this.expiresAt = placed.expiresAt;
     this.publishSearchAttributes();
@@ -111,11 +113,15 @@ export class OrderRun {
   }
 
   private publishSearchAttributes(): void {
-    upsertSearchAttributes([
-      { key: OrderStatusKey, value: this.status ?? 'PLACING' },
-      { key: CustomerIdKey, value: this.order!.customerId },
-      { key: OrderExpiresAtKey, value: new Date(this.expiresAt!) },
-    ]);
+    // Without the order (a payment settled before it was read) there is nothing to publish yet:
+    // takeOver publishes once it has it.
+    if (this.order) {
+      upsertSearchAttributes([
+        { key: OrderStatusKey, value: this.status ?? 'PLACING' },
+        { key: CustomerIdKey, value: this.order.customerId },
+        { key: OrderExpiresAtKey, value: new Date(this.expiresAt!) },
+      ]);
+    }
     this.showDetails();
   }
 

@@ -78,6 +78,8 @@ const providerPayment = (orderId: string) => ({ paymentId: `pi_${orderId}`, clie
 
 const DEFAULTS: Partial<Record<keyof Activities, (...args: never[]) => Promise<unknown>>> = {
   placeOrder: async (request: { orderId: string }) => placedOrder(request.orderId),
+  loadOrder: async (orderId: string) => placedOrder(orderId),
+  loadFulfillment: async () => ({}),
   cancelOrder: async () => cancelled(),
   settlePayment: async () => decided('PAID'),
   refundPayment: async () => ({ refunded: true }),
@@ -318,6 +320,31 @@ describe('OrderLifecycle with stubbed activities', () => {
     });
     expect(called('markStepFailed')).toHaveLength(1);
     expect(called('reopenStep')).toHaveLength(0);
+  });
+
+  it('an adopting run paid while its order is still being read stays PAID, without a failed workflow task', async () => {
+    const orderId = randomUUID();
+    // The database is down until the payment has been settled; the order then reads as it was before it.
+    overrides.loadOrder = async () => {
+      if (called('settlePayment').length === 0) throw new Error('connect ECONNREFUSED (the database is down)');
+      return placedOrder(orderId);
+    };
+    const end = await (
+      await stubbedWorker()
+    ).runUntil(async () => {
+      const handle = await env.client.workflow.start(ORDER_WORKFLOW_TYPE, {
+        workflowId: orderWorkflowId(orderId),
+        taskQueue: TASK_QUEUE,
+        args: [orderLifecycleInput(orderId, { adopt: true })],
+      });
+      await pay(orderId);
+      const status = (await handle.result()) as LifecycleStatus;
+      const { events } = await handle.fetchHistory();
+      expect((events ?? []).filter((e) => e.workflowTaskFailedEventAttributes)).toEqual([]);
+      return status;
+    });
+    expect(end).toMatchObject({ status: 'PAID', payments: [{ status: 'CAPTURED' }], fulfillment: { invoice: 'DONE' } });
+    expect(called('cancelOrder')).toHaveLength(0);
   });
 
   it('a placement refused by the business ends the run as REJECTED, with nothing to undo', async () => {
