@@ -35,8 +35,8 @@ export async function handOverPayment(
       taskQueue,
       args: [notice] satisfies [PaymentNotice],
       // A redelivery of the same paymentId never starts a second settlement beside or after one that
-      // completed; after one that failed or was terminated it may, since a settlement moves only a
-      // payment still RECEIVED.
+      // completed; after one that failed or was terminated it may, since a settlement decides only a
+      // payment still RECEIVED, and a refund owed (REFUND_PENDING) is made once at the provider.
       workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       staticSummary: `Late payment ${notice.paymentId} (${payment.amountCents} cents) for order ${notice.orderId}: to be refunded`,
     });

@@ -10,7 +10,7 @@ import {
   type ReconciliationInput,
   type SweepPosition,
 } from '../domain/messages.js';
-import { INITIAL_STATUS, ORDER_TRANSITIONS, STEP_STATUSES } from '../domain/statuses.js';
+import { INITIAL_STATUS, ORDER_TRANSITIONS, PAYMENT_TRANSITIONS, STEP_STATUSES } from '../domain/statuses.js';
 import { query } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, statusIn } from './guarded-sql.js';
@@ -22,12 +22,12 @@ export interface SweepResult {
   /** Those whose workflow was not running, now handed to a new OrderLifecycle run. */
   adopted: string[];
   /**
-   * Payments still RECEIVED (recorded by a webhook, not yet settled) that long after they arrived,
-   * handed to Temporal again: their webhook's hand-over may never have succeeded.
+   * Payments still unsettled (UNSETTLED_PAYMENTS) that long after they arrived, handed to Temporal
+   * again: their webhook's hand-over may never have succeeded, or the run refunding one was lost.
    */
   handedOver: string[];
   /**
-   * Payments still RECEIVED although their settlement completed: nothing will settle them, so a
+   * Payments still unsettled although their settlement completed: nothing will settle them, so a
    * person must (logged as an error and counted each time a pass of the sweeps comes round to one).
    */
   unsettledAfterSettlement: string[];
@@ -43,6 +43,13 @@ export interface SweepResult {
  */
 export const PAYMENT_SWEEP_LIMIT = 50;
 
+/**
+ * Payments whose money no decision has settled yet: RECEIVED (not decided), and REFUND_PENDING (owed
+ * back, the refund not made). A run holds each until it is settled; if that run is lost, nothing
+ * else would move it.
+ */
+const UNSETTLED_PAYMENTS = [INITIAL_STATUS.payment, PAYMENT_TRANSITIONS.oweBack.to];
+
 /** A fulfillment step still owed: not DONE. */
 const UNFINISHED_STEPS = STEP_STATUSES.filter((status) => status !== 'DONE');
 
@@ -57,13 +64,13 @@ export function createReconciliationActivities(deps: ActivityDeps) {
     return rows[0]!.waiting;
   }
 
-  async function stillReceived(paymentId: string): Promise<boolean> {
-    const { rows } = await query<{ received: boolean }>(
+  async function stillUnsettled(paymentId: string): Promise<boolean> {
+    const { rows } = await query<{ unsettled: boolean }>(
       db.pool,
       Prisma.sql`SELECT EXISTS (SELECT 1 FROM payments p WHERE p.payment_id = ${paymentId}
-        AND p.${statusIn('payments', [INITIAL_STATUS.payment])}) AS received`,
+        AND p.${statusIn('payments', UNSETTLED_PAYMENTS)}) AS unsettled`,
     );
-    return rows[0]!.received;
+    return rows[0]!.unsettled;
   }
 
   /**
@@ -72,11 +79,15 @@ export function createReconciliationActivities(deps: ActivityDeps) {
    * hand-over may have failed every time the provider delivered it (Temporal down for longer than
    * the provider retries): without this it would wait for ever, money taken for an order that may
    * be cancelled. Handed over again, as the webhook does it, it is settled (a run drops a notice it
-   * already has), or refunded if late. An order still UNPAID is left to its run, or to its adoption
-   * above, which decide it from the same record; its payments come here once it is decided.
+   * already has), or refunded if late. One still REFUND_PENDING that long is owed back and its refund
+   * not made: its run may be refunding it through a provider outage (it drops the notice), or may
+   * have been lost (terminated by hand, a namespace restored from backup), and then the run it is
+   * handed to refunds it; the provider refunds a payment once, however many runs ask. An order
+   * still UNPAID is left to its run, or to its adoption above, which decide it from the same
+   * record; its payments come here once it is decided.
    *
    * Like the orders, the payments are taken oldest first after where the last sweep stopped: one
-   * that stays RECEIVED (its settlement completed, or its run holds it through a provider outage)
+   * that stays unsettled (its settlement completed, or its run holds it through a provider outage)
    * would otherwise stay among the oldest of every sweep, and enough of them would keep a newer one
    * from ever being handed over.
    */
@@ -92,7 +103,7 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       db.pool,
       Prisma.sql`
         SELECT p.payment_id, p.order_id, p.amount_cents, p.received_at FROM payments p JOIN orders o ON o.id = p.order_id
-        WHERE p.${statusIn('payments', [INITIAL_STATUS.payment])} AND p.received_at < ${dueBefore}
+        WHERE p.${statusIn('payments', UNSETTLED_PAYMENTS)} AND p.received_at < ${dueBefore}
           AND NOT o.${statusIn('orders', ORDER_TRANSITIONS.cancel.from)}
           ${after}
         ORDER BY p.received_at, p.payment_id
@@ -109,11 +120,11 @@ export function createReconciliationActivities(deps: ActivityDeps) {
         amountCents: row.amount_cents,
       });
       if (outcome !== 'settlement-exists') handedOver.push(paymentId);
-      // One still running will settle it; one that completed and left it RECEIVED never will (read
+      // One still running will settle it; one that completed and left it unsettled never will (read
       // again: one that was running a moment ago may have just settled it).
       else if (
         !(await isRunning(client.workflow.getHandle(latePaymentWorkflowId(paymentId)))) &&
-        (await stillReceived(paymentId))
+        (await stillUnsettled(paymentId))
       )
         unsettledAfterSettlement.push(paymentId);
     }
@@ -121,7 +132,7 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       log.warn('reconciliation handed over payments still unsettled: a webhook hand-over was lost', { handedOver });
     }
     if (unsettledAfterSettlement.length > 0) {
-      log.error('payments still RECEIVED after their settlement completed: check each by hand (refund or capture)', {
+      log.error('payments still unsettled after their settlement completed: check each by hand (refund or capture)', {
         paymentIds: unsettledAfterSettlement,
       });
     }

@@ -44,7 +44,7 @@ export function createWorkerMetrics() {
     }),
     unsettledAfterSettlement: new Counter({
       name: 'reconciliation_unsettled_after_settlement_total',
-      help: 'Payments a sweep found still RECEIVED although their settlement completed, counted each time a pass of the sweeps comes round to one: nothing will settle them, a person must (alert on any increase)',
+      help: 'Payments a sweep found still unsettled (RECEIVED or REFUND_PENDING) although their settlement completed, counted each time a pass of the sweeps comes round to one: nothing will settle them, a person must (alert on any increase)',
       registers,
     }),
     refundFailures: new Counter({

@@ -129,6 +129,33 @@ describe('reconciliation sweep', () => {
     expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ status: 'RECEIVED' });
   });
 
+  it('hands over a refund owed whose run was lost before it refunded: refunded once, then nothing left', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    await h.env.sleep(30 * MINUTE + 1_000);
+    await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).result();
+    // A late payment its settlement decided owed back; then the run refunding it was lost (terminated
+    // while the provider was down, or a namespace restored from backup), leaving it REFUND_PENDING.
+    const paymentId = `owed-run-lost-${order.id}`;
+    const arrivedAt = new Date(await h.env.currentTimeMs());
+    const payment = { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: arrivedAt.toISOString() };
+    expect(await recordReceivedPayment(h.db.pool, payment, arrivedAt)).toBe(true);
+    await h.db.payment.update({
+      where: { paymentId },
+      data: { status: 'REFUND_PENDING', refundReason: 'ORDER_NOT_PAYABLE' },
+    });
+
+    expect((await sweep()).handedOver).toEqual([]); // within the grace
+    await h.env.sleep(MINUTE + 1_000);
+    expect((await sweep()).handedOver).toEqual([paymentId]);
+    expect(await h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)).result()).toEqual({
+      outcome: 'REFUNDED',
+    });
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ status: 'REFUNDED' });
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toEqual({ effects: 1, calls: 1 });
+    expect((await sweep()).handedOver).toEqual([]); // refunded: nothing left for the sweep
+  });
+
   it('leaves an overdue order alone while its workflow is still running', async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku });
