@@ -6,6 +6,7 @@ import {
   StripeSignatureError,
   type StripeEvent,
 } from '../activities/third-party/stripe/events.js';
+import { bearerTokenOf } from './bearer-token.js';
 import type { Access } from './endpoint.js';
 import { InvalidCustomerToken, type VerifyCustomerToken } from './customer-token.js';
 import { ApiError } from './errors.js';
@@ -171,7 +172,7 @@ export function mayReach(caller: Caller, customerId: string): boolean {
 }
 
 function bearerToken(req: Request): string | undefined {
-  return /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1];
+  return bearerTokenOf(req.get('authorization'));
 }
 
 function adminTokenCheck(secret: string): (token: string) => boolean {

@@ -4,6 +4,7 @@ import { BUSINESS_ERRORS, type BusinessErrorCode } from '../domain/errors.js';
 import { isPoolExhausted } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
 import { SIGNATURE_TOLERANCE_SECONDS } from '../activities/third-party/stripe/events.js';
+import { bearerTokenOf } from './bearer-token.js';
 import { MAX_CLOCK_SKEW_SECONDS } from './webhook-signature.js';
 
 /**
@@ -137,7 +138,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
  * bearer token was sent and refused (none sent: no error code, as the RFC asks).
  */
 function bearerChallenge(req: Request): string {
-  const tokenSent = /^Bearer ./.test(req.get('authorization') ?? '');
+  const tokenSent = bearerTokenOf(req.get('authorization')) !== undefined;
   return `Bearer realm="order-lifecycle"${tokenSent ? ', error="invalid_token"' : ''}`;
 }
 

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { signCustomerToken } from '../../dev/customer-token.js';
 import type { TrustProxy } from '../../lib/config.js';
-import { ADMIN_TOKEN, appWithoutBackends, listening } from '../helpers/app-without-backends.js';
+import { ADMIN_TOKEN, appWithoutBackends, CUSTOMER_JWT_SECRET, listening } from '../helpers/app-without-backends.js';
 
 /**
  * Prometheus's token opens /metrics and nothing else, and refused bearer tokens slow their sender
@@ -50,6 +50,25 @@ describe('METRICS_TOKEN', () => {
     await listening(appWithoutBackends({ faultsEnabled: false }), async (base) => {
       expect((await get(base, '/metrics', bearer(METRICS_TOKEN))).status).toBe(401);
       expect((await get(base, '/metrics', bearer(ADMIN_TOKEN))).status).toBe(LET_IN);
+    });
+  });
+});
+
+describe('the Authorization header', () => {
+  it('takes the scheme in any case, as RFC 7235 does: a valid token is let in and no refusal is counted', async () => {
+    const app = appWithoutBackends({ faultsEnabled: false, authFailureLimit: { limit: LIMIT, windowMs: 60_000 } });
+    const customerToken = await signCustomerToken(CUSTOMER_JWT_SECRET, 'c-1');
+    await listening(app, async (base) => {
+      for (let i = 0; i <= LIMIT; i++)
+        expect((await get(base, '/ui/config', { authorization: `bearer ${ADMIN_TOKEN}` })).status).toBe(LET_IN);
+      expect((await get(base, '/orders', { authorization: `BEARER ${customerToken}` })).status).toBe(LET_IN);
+      expect((await get(base, '/metrics', { authorization: `beARer  ${ADMIN_TOKEN}` })).status).toBe(LET_IN);
+      // A refused one in lower case is a refused bearer token: the challenge says so.
+      const refused = await get(base, '/ui/config', { authorization: 'bearer guess' });
+      expect(refused).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+      expect(refused.headers['www-authenticate']).toBe('Bearer realm="order-lifecycle", error="invalid_token"');
+      // Another scheme is no bearer token at all.
+      expect((await get(base, '/ui/config', { authorization: `Basic ${ADMIN_TOKEN}` })).status).toBe(401);
     });
   });
 });

@@ -8,6 +8,8 @@ import type { Db } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
 
 export const ADMIN_TOKEN = 't';
+/** The HS256 key the app verifies customers' tokens with (dev/customer-token.ts signs them). */
+export const CUSTOMER_JWT_SECRET = 's'.repeat(32);
 
 /**
  * The app with a database and a Temporal client that throw when touched: whatever a request does
@@ -43,7 +45,7 @@ export function appWithoutBackends({
     adminToken: ADMIN_TOKEN,
     webhookSecret: stripeWebhookSecret === undefined ? 's' : undefined,
     stripeWebhookSecret,
-    customerTokens: { algorithm: 'HS256', secret: 's'.repeat(32), maxAgeSeconds: 3600 },
+    customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET, maxAgeSeconds: 3600 },
     orderIdSecret: 's'.repeat(32),
     ordersRateLimit: { limit: 0, windowMs: 60_000 },
     metricsToken,
