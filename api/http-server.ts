@@ -23,17 +23,43 @@ export const SERVER_TIMEOUTS = {
 
 /** The API's HTTP server with those bounds; it does not listen yet. */
 export function createHttpServer(app: RequestListener, timeouts = SERVER_TIMEOUTS): Server {
+  const listener = hostRequired(app);
   const server = createServer(
     {
       headersTimeout: timeouts.headersTimeoutMs,
       requestTimeout: timeouts.requestTimeoutMs,
       connectionsCheckingInterval: timeouts.checkIntervalMs,
+      // Node's own check answers 400 with an empty body; hostRequired answers it as the contract says.
+      requireHostHeader: false,
     },
-    app,
+    listener,
   );
   server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
   server.on('clientError', answerClientError);
+  // An Expect other than 100-continue: Node would answer 417 with an empty body. RFC 9110 §10.1.1
+  // lets a server ignore an expectation it does not know, so the request is served as any other.
+  server.on('checkExpectation', listener);
   return server;
+}
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without `Host` is answered 400, here with the contract's JSON
+ * error rather than Node's empty body.
+ */
+function hostRequired(app: RequestListener): RequestListener {
+  return (req, res) => {
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      const body = errorBody('VALIDATION_FAILED', 'an HTTP/1.1 request needs a Host header');
+      res.writeHead(ERRORS.VALIDATION_FAILED.status, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        connection: 'close',
+      });
+      res.end(body);
+      return;
+    }
+    app(req, res);
+  };
 }
 
 /**
