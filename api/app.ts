@@ -37,6 +37,13 @@ export interface AppDeps {
   orderIdSecret: string;
   /** Order placements per customer per window; 0: no limit (config: ORDERS_PER_MINUTE_PER_CLIENT, a 1-minute window). */
   ordersRateLimit: { limit: number; windowMs: number };
+  /**
+   * A customer's other order calls (GET /orders, GET /orders/:id, POST /orders/:id/cancel) per
+   * window, one count for the three; 0: no limit (config: READS_PER_MINUTE_PER_CLIENT, a 1-minute
+   * window). They query the main pool: unlimited, one token could take every connection from the
+   * webhook and checkout.
+   */
+  readsRateLimit: { limit: number; windowMs: number };
   /** Prometheus's bearer token for /metrics (config: METRICS_TOKEN); unset: only the admin token. */
   metricsToken?: string | undefined;
   /** Refused bearer tokens per client address per window before it is refused (config: AUTH_FAILURES_PER_MINUTE_PER_ADDRESS); 0: no limit. */

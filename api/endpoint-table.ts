@@ -146,7 +146,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
         'The same Idempotency-Key with the same body returns the same order, with another body 422. ' +
         `A total above ${MAX_ORDER_TOTAL_CENTS} cents, the largest that can be paid, is 422 ORDER_TOTAL_TOO_LARGE.`,
       access: 'customerOrOperator',
-      rateLimited: true,
+      rateLimit: 'placements',
       headers: PlaceOrderHeaders,
       body: CreateOrderBody,
       success: { status: 201, description: 'the order, UNPAID until paid or cancelled', schema: PlacedOrderView },
@@ -167,6 +167,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
       description:
         "A customer's token lists only that customer's orders (another `customerId` is 403); the admin token lists everyone's.",
       access: 'customerOrOperator',
+      rateLimit: 'reads',
       query: ListOrdersQuery,
       success: { status: 200, description: 'the orders', schema: OrderList },
       errors: ['CUSTOMER_MISMATCH'],
@@ -191,6 +192,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
       summary: 'An order, its payments and its fulfillment',
       description: "Another customer's order is 404, as if it did not exist.",
       access: 'customerOrOperator',
+      rateLimit: 'reads',
       params: OrderIdParam,
       success: { status: 200, description: 'the order', schema: OrderView },
       errors: ['UNKNOWN_ORDER'],
@@ -202,6 +204,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
       summary: 'Cancel an unpaid order (the same guarded path as the timeout)',
       description: "Another customer's order is 404, as if it did not exist.",
       access: 'customerOrOperator',
+      rateLimit: 'reads',
       params: OrderIdParam,
       success: { status: 202, description: "the cancel is with the order's workflow", schema: CancelRequested },
       errors: ['UNKNOWN_ORDER', 'ORDER_NOT_UNPAID'],

@@ -19,6 +19,13 @@ export type Access =
 
 export type Method = 'get' | 'put' | 'post' | 'delete';
 
+/**
+ * The per-customer budgets an endpoint may count against (api/rate-limit.ts), each with a count of
+ * its own: placing orders, and a customer's other order calls, which read the main pool the payment
+ * webhook and checkout need.
+ */
+export type RateLimitBudget = 'placements' | 'reads';
+
 /** A response the OpenAPI document describes: its status, what it means, and its body (JSON unless contentType says otherwise). */
 export interface DocumentedResponse<S extends z.ZodType | undefined = z.ZodType | undefined> {
   status: number;
@@ -82,8 +89,11 @@ export interface OperationDoc {
   access: Access;
   /** Mounted only with FAULTS_ENABLED (dev and tests); 404 otherwise. */
   devOnly?: boolean;
-  /** Limited per customer (api/rate-limit.ts), after the access check and before the body is read. */
-  rateLimited?: boolean;
+  /**
+   * Limited per customer by this budget (api/rate-limit.ts), after the access check and before the
+   * body is read; the endpoints of one budget share its count.
+   */
+  rateLimit?: RateLimitBudget;
   params?: z.ZodObject;
   query?: z.ZodObject;
   headers?: z.ZodObject;
@@ -133,10 +143,10 @@ type Declaration<
   H extends Schema<z.ZodObject>,
   B extends Schema<z.ZodType>,
   R extends Schema<z.ZodType>,
-> = Omit<OperationDoc, 'access' | 'rateLimited' | keyof InputSchemas | 'success'> & {
+> = Omit<OperationDoc, 'access' | 'rateLimit' | keyof InputSchemas | 'success'> & {
   access: A;
   /** Only where the caller is known per customer: the limit counts per customer. */
-  rateLimited?: A extends 'customerOrOperator' ? boolean : never;
+  rateLimit?: A extends 'customerOrOperator' ? RateLimitBudget : never;
   params?: P;
   query?: Q;
   headers?: H;
@@ -184,7 +194,7 @@ export function errorCodesOf(endpoint: OperationDoc): ErrorCode[] {
   if (BEARER_ACCESS.includes(endpoint.access)) implied.push('UNAUTHORIZED', 'TOO_MANY_FAILED_ATTEMPTS');
   if (endpoint.access === 'paymentProvider') implied.push('INVALID_SIGNATURE');
   if (endpoint.access === 'stripe') implied.push('INVALID_STRIPE_SIGNATURE');
-  if (endpoint.rateLimited) implied.push('RATE_LIMITED');
+  if (endpoint.rateLimit) implied.push('RATE_LIMITED');
   if (endpoint.params || endpoint.query || endpoint.headers || endpoint.body) implied.push('VALIDATION_FAILED');
   if (endpoint.body) implied.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   return [...new Set<ErrorCode>([...implied, ...endpoint.errors, 'INTERNAL', 'BUSY'])];

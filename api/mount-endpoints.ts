@@ -2,14 +2,23 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { z } from 'zod';
 import { accessCheck, callerOf, type Credentials } from './auth.js';
 import { authFailureThrottle } from './auth-throttle.js';
-import { BEARER_ACCESS, Reply, SIGNED_BODY_ACCESS, type Endpoint, type Method } from './endpoint.js';
+import {
+  BEARER_ACCESS,
+  Reply,
+  SIGNED_BODY_ACCESS,
+  type Endpoint,
+  type Method,
+  type RateLimitBudget,
+} from './endpoint.js';
 import { ApiError, parseInput } from './errors.js';
 import { perCustomerRateLimit } from './rate-limit.js';
 import { jsonBody } from './request-body.js';
 
 export interface MountDeps extends Credentials {
-  /** Calls per customer per window of each rate-limited endpoint; 0: no limit. */
+  /** Calls per customer per window of the endpoints of the `placements` budget; 0: no limit. */
   ordersRateLimit: { limit: number; windowMs: number };
+  /** Calls per customer per window of the endpoints of the `reads` budget; 0: no limit. */
+  readsRateLimit: { limit: number; windowMs: number };
   /** Refused bearer tokens per client address per window before its bearer calls are 429; 0: no limit. */
   authFailureLimit: { limit: number; windowMs: number };
 }
@@ -24,9 +33,14 @@ export interface MountDeps extends Credentials {
 export function mountEndpoints(endpoints: readonly Endpoint[], deps: MountDeps): Router {
   const router = Router();
   const throttle = authFailureThrottle(deps.authFailureLimit); // one count per address across every route
+  // One count per budget, shared by its endpoints: a customer's reads never use up their placements.
+  const rateLimits: Record<RateLimitBudget, RequestHandler> = {
+    placements: perCustomerRateLimit(deps.ordersRateLimit),
+    reads: perCustomerRateLimit(deps.readsRateLimit),
+  };
   for (const [path, onPath] of byPath(endpoints)) {
     const route = router.route(path);
-    for (const endpoint of onPath) route[endpoint.method](...stepsOf(endpoint, deps, throttle));
+    for (const endpoint of onPath) route[endpoint.method](...stepsOf(endpoint, deps, throttle, rateLimits));
     route.all(methodNotAllowed(onPath.map((e) => e.method)));
   }
   return router;
@@ -42,13 +56,14 @@ function stepsOf(
   endpoint: Endpoint,
   deps: MountDeps,
   throttle: (check: RequestHandler) => RequestHandler,
+  rateLimits: Record<RateLimitBudget, RequestHandler>,
 ): RequestHandler[] {
   return [
     ...(endpoint.access === 'public' ? [] : [noStore]),
     ...accessCheck(endpoint.access, deps).map((check) =>
       BEARER_ACCESS.includes(endpoint.access) ? throttle(check) : check,
     ),
-    ...(endpoint.rateLimited ? [perCustomerRateLimit(deps.ordersRateLimit)] : []),
+    ...(endpoint.rateLimit ? [rateLimits[endpoint.rateLimit]] : []),
     ...(endpoint.body && !SIGNED_BODY_ACCESS.includes(endpoint.access) ? [jsonBody] : []),
     handle(endpoint),
   ];

@@ -184,7 +184,7 @@ function byStatus(codes: ErrorCode[]): Map<number, ErrorCode[]> {
 }
 
 function description(endpoint: Endpoint<never>): string {
-  const rateLimited = endpoint.rateLimited ? 'Rate-limited per customer (429 with Retry-After).' : '';
+  const rateLimited = endpoint.rateLimit ? 'Rate-limited per customer (429 with Retry-After).' : '';
   const devOnly = endpoint.devOnly ? 'Dev and tests only: mounted when `FAULTS_ENABLED=true`, 404 otherwise.' : '';
   return [endpoint.description, rateLimited, devOnly].filter(Boolean).join(' ');
 }

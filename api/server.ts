@@ -49,6 +49,7 @@ async function main(): Promise<void> {
       customerTokens: config.customerTokens,
       orderIdSecret: config.orderIdSecret,
       ordersRateLimit: { limit: config.ordersPerMinutePerClient, windowMs: 60_000 },
+      readsRateLimit: { limit: config.readsPerMinutePerClient, windowMs: 60_000 },
       metricsToken: config.metricsToken,
       authFailureLimit: { limit: config.authFailuresPerMinutePerAddress, windowMs: 60_000 },
       trustProxy: config.trustProxy,

@@ -130,7 +130,7 @@ const EnvSchema = z.object({
     .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
     .default('http://localhost:8233'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-  // Additions (docs/api.md, "Who may call what"): customer identity, order ids, anti-hoarding limits.
+  // Additions (docs/api.md, "Who may call what"): customer identity, order ids, anti-hoarding and per-customer call limits.
   CUSTOMER_JWT_SECRET: hmacKey.optional(),
   CUSTOMER_JWKS_URL: z.url().optional(),
   CUSTOMER_JWT_ISSUER: nonEmpty.optional(),
@@ -140,6 +140,7 @@ const EnvSchema = z.object({
   MAX_OPEN_ORDERS_PER_CUSTOMER: limit.default(3),
   MAX_UNPAID_UNITS_PER_PRODUCT: limit.default(10),
   ORDERS_PER_MINUTE_PER_CLIENT: limit.default(10),
+  READS_PER_MINUTE_PER_CLIENT: limit.default(300),
   // Additions (docs/operations.md, "Configuration"): the worker's Temporal tuning, decided by the bench.
   ...WorkerTuningSchema.shape,
 });
@@ -227,6 +228,8 @@ export interface Config {
   maxUnpaidUnitsPerProduct: number;
   /** `POST /orders` calls per customer per minute; 0: no limit. Read by the API. */
   ordersPerMinutePerClient: number;
+  /** `GET /orders`, `GET /orders/:id` and `POST /orders/:id/cancel` calls per customer per minute, together; 0: no limit. Read by the API. */
+  readsPerMinutePerClient: number;
   /** Prometheus's bearer token for the API's /metrics, which it opens and nothing else; unset: only ADMIN_TOKEN opens it. */
   metricsToken: string | undefined;
   /** Refused credentials one client address may send per minute before its bearer calls are refused (429); 0: no limit. */
@@ -361,6 +364,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxOpenOrdersPerCustomer: e.MAX_OPEN_ORDERS_PER_CUSTOMER,
     maxUnpaidUnitsPerProduct: e.MAX_UNPAID_UNITS_PER_PRODUCT,
     ordersPerMinutePerClient: e.ORDERS_PER_MINUTE_PER_CLIENT,
+    readsPerMinutePerClient: e.READS_PER_MINUTE_PER_CLIENT,
     metricsToken,
     authFailuresPerMinutePerAddress: e.AUTH_FAILURES_PER_MINUTE_PER_ADDRESS,
     trustProxy: trustProxy(e.TRUST_PROXY),

@@ -34,6 +34,7 @@ import {
  * test/api/auth-throttle.unit.test.ts drives it.
  */
 const NOT_DRIVEN: ErrorCode[] = ['INTERNAL', 'BUSY', 'TOO_MANY_FAILED_ATTEMPTS'];
+/** Calls per customer per minute of each budget: placements, and reads with cancels. */
 const RATE_LIMIT = 3;
 const STRIPE_WEBHOOK_SECRET = 'whsec_openapi_errors_endpoint_0123456789';
 const UNITS_LIMIT = 5;
@@ -74,6 +75,7 @@ beforeAll(async () => {
     maxOpenOrdersPerCustomer: 1,
     maxUnpaidUnitsPerProduct: UNITS_LIMIT,
     ordersRateLimit: { limit: RATE_LIMIT, windowMs: 60_000 },
+    readsRateLimit: { limit: RATE_LIMIT, windowMs: 60_000 },
     stripeWebhookSecret: STRIPE_WEBHOOK_SECRET,
   });
   document = (await h.http('GET', '/openapi.json')).body;
@@ -154,6 +156,12 @@ const admin = (method: string, path: string, body?: unknown, headers: Record<str
   h.http(method, path, body, { ...headers, authorization: `Bearer ${ADMIN_TOKEN}` });
 const customer = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   h.asCustomer(someone(), method, path, body, headers);
+/** The call a customer of its own makes after RATE_LIMIT others alike: refused calls count too. */
+const pastTheLimit = async (method: string, path: string, body?: unknown) => {
+  const spammer = someone();
+  for (let i = 0; i < RATE_LIMIT; i++) await h.asCustomer(spammer, method, path, body);
+  return h.asCustomer(spammer, method, path, body);
+};
 const signed = (body: string, headers: Record<string, string> = {}) =>
   h.http('POST', '/payments/callback', body, { ...signedHeaders(WEBHOOK_SECRET, body), ...headers });
 /** Posts `payload` to Stripe's webhook, signed by Stripe's scheme with the endpoint's secret. */
@@ -247,11 +255,7 @@ const PROBES: Record<string, Probes> = {
       VALIDATION_FAILED: () => customer('POST', '/orders', { items: [] }),
       CUSTOMER_MISMATCH: () =>
         customer('POST', '/orders', { customerId: 'someone-else', items: [{ sku: f.sku, quantity: 1 }] }),
-      RATE_LIMITED: async () => {
-        const spammer = someone();
-        for (let i = 0; i < RATE_LIMIT; i++) await h.asCustomer(spammer, 'POST', '/orders', {}); // refused calls count too
-        return h.asCustomer(spammer, 'POST', '/orders', {});
-      },
+      RATE_LIMITED: () => pastTheLimit('POST', '/orders', {}),
       UNKNOWN_SKU: () => customer('POST', '/orders', { items: [{ sku: 'NO-SUCH-SKU', quantity: 1 }] }),
       OUT_OF_STOCK: () => customer('POST', '/orders', { items: [{ sku: f.scarceSku, quantity: 2 }] }),
       COUPON_UNAVAILABLE: () =>
@@ -277,6 +281,7 @@ const PROBES: Record<string, Probes> = {
       UNAUTHORIZED: () => h.http('GET', '/orders'),
       VALIDATION_FAILED: () => customer('GET', '/orders?limit=1000'),
       CUSTOMER_MISMATCH: () => customer('GET', '/orders?customerId=someone-else'),
+      RATE_LIMITED: () => pastTheLimit('GET', '/orders?limit=200'),
     },
   },
   'POST /orders/extend': {
@@ -294,6 +299,7 @@ const PROBES: Record<string, Probes> = {
       UNAUTHORIZED: () => h.http('GET', `/orders/${f.unpaid.id}`),
       VALIDATION_FAILED: () => customer('GET', '/orders/not-a-uuid'),
       UNKNOWN_ORDER: () => customer('GET', `/orders/${f.unpaid.id}`), // another customer's: as if it did not exist
+      RATE_LIMITED: () => pastTheLimit('GET', `/orders/${f.unpaid.id}`),
     },
   },
   'POST /orders/{id}/cancel': {
@@ -303,6 +309,7 @@ const PROBES: Record<string, Probes> = {
       VALIDATION_FAILED: () => customer('POST', '/orders/not-a-uuid/cancel'),
       UNKNOWN_ORDER: () => customer('POST', `/orders/${randomUUID()}/cancel`),
       ORDER_NOT_UNPAID: () => h.asCustomer('payer', 'POST', `/orders/${f.paid.id}/cancel`),
+      RATE_LIMITED: () => pastTheLimit('POST', `/orders/${randomUUID()}/cancel`),
     },
   },
   'POST /orders/{id}/extend': {

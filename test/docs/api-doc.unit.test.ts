@@ -27,6 +27,7 @@ describe('docs/api.md says what the code does', () => {
       const who = {
         anonymous: anonymous!.startsWith('yes'),
         customerRefused: customer!.startsWith('401'),
+        rateLimited: customer!.includes('rate-limited'),
         provider: provider!.startsWith('yes'),
         scraper: prometheus!.startsWith('yes'),
         devOnly: route!.includes('(dev only)'),
@@ -34,6 +35,7 @@ describe('docs/api.md says what the code does', () => {
       expect(who, route).toEqual({
         anonymous: endpoint.access === 'public',
         customerRefused: endpoint.access === 'operator' || endpoint.access === 'scraper',
+        rateLimited: endpoint.rateLimit !== undefined,
         provider: SIGNED_BODY_ACCESS.includes(endpoint.access),
         scraper: endpoint.access === 'scraper',
         devOnly: endpoint.devOnly === true,

@@ -19,12 +19,16 @@ export function appWithoutBackends({
   faultsEnabled,
   metricsToken,
   authFailureLimit = { limit: 0, windowMs: 60_000 },
+  ordersRateLimit = { limit: 0, windowMs: 60_000 },
+  readsRateLimit = { limit: 0, windowMs: 60_000 },
   stripeWebhookSecret,
   trustProxy,
 }: {
   faultsEnabled: boolean;
   metricsToken?: string;
   authFailureLimit?: { limit: number; windowMs: number };
+  ordersRateLimit?: { limit: number; windowMs: number };
+  readsRateLimit?: { limit: number; windowMs: number };
   /** Mounts `POST /webhooks/stripe` in place of `POST /payments/callback`, as a Stripe deployment does. */
   stripeWebhookSecret?: string;
   trustProxy?: TrustProxy;
@@ -47,7 +51,8 @@ export function appWithoutBackends({
     stripeWebhookSecret,
     customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET, maxAgeSeconds: 3600 },
     orderIdSecret: 's'.repeat(32),
-    ordersRateLimit: { limit: 0, windowMs: 60_000 },
+    ordersRateLimit,
+    readsRateLimit,
     metricsToken,
     authFailureLimit,
     trustProxy,

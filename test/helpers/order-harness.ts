@@ -102,6 +102,8 @@ export interface HarnessOptions {
   maxUnpaidUnitsPerProduct?: number;
   /** The API's per-customer limit on POST /orders. Default off, for the same reason. */
   ordersRateLimit?: { limit: number; windowMs: number };
+  /** The API's per-customer limit on reading and cancelling orders. Default off: suites read as one customer often. */
+  readsRateLimit?: { limit: number; windowMs: number };
   /** The API's logger (default: silent). */
   logger?: Logger;
   /**
@@ -193,6 +195,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET, maxAgeSeconds: 3600 },
     orderIdSecret: ORDER_ID_SECRET,
     ordersRateLimit: options.ordersRateLimit ?? { limit: 0, windowMs: 60_000 },
+    readsRateLimit: options.readsRateLimit ?? { limit: 0, windowMs: 60_000 },
     // Off: suites send many refused tokens from one address; test/api/auth-throttle tests it.
     authFailureLimit: { limit: 0, windowMs: 60_000 },
     faultInjection: fakeFaultInjection(db),

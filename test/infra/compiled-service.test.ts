@@ -83,7 +83,13 @@ beforeAll(async () => {
     WORKER_METRICS_PORT: String(metricsPort),
     TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}`,
   });
-  startCompiled('api', 'dist/api/server.js', { ...env, PORT: String(apiPort), ORDERS_PER_MINUTE_PER_CLIENT: '0' });
+  // No per-customer limits: the test's customer reads its orders as often as eventually() polls.
+  startCompiled('api', 'dist/api/server.js', {
+    ...env,
+    PORT: String(apiPort),
+    ORDERS_PER_MINUTE_PER_CLIENT: '0',
+    READS_PER_MINUTE_PER_CLIENT: '0',
+  });
   api = `http://127.0.0.1:${apiPort}`;
   await eventually(
     async () =>
