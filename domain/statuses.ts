@@ -3,7 +3,7 @@
  * transition table that says which moves are legal. Every status write takes its `SET status` and
  * its `WHERE status = ANY(...)` from here (activities/guarded-sql.ts), so a move that is not in a
  * table can never be applied, whatever order events arrive in.
- * Mirrored by the enums in prisma/schema.prisma (test/domain/statuses.test.ts checks).
+ * Mirrored by the enums in prisma/schema.prisma (test/domain/statuses.unit.test.ts checks).
  */
 export const ORDER_STATUSES = ['UNPAID', 'PAID', 'CANCELLED'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
