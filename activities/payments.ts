@@ -78,8 +78,12 @@ export function createPaymentActivities(deps: ActivityDeps) {
     /**
      * Refunds a REFUND_PENDING payment. The provider refunds a paymentId at most once, and the
      * refund row and status change are written together, so running this again is harmless.
+     * Not refunded: the payment is not one owed back (unknown, captured, or REFUND_FAILED, held by
+     * the run that recorded its refund's failure), and `status` says what it is instead.
      */
-    async refundPayment(paymentId: string): Promise<{ refunded: boolean }> {
+    async refundPayment(
+      paymentId: string,
+    ): Promise<{ refunded: true } | { refunded: false; status: PaymentStatus | null }> {
       const { rows } = await query<{ order_id: string; amount_cents: number; status: PaymentStatus }>(
         db.pool,
         Prisma.sql`SELECT order_id, amount_cents, status FROM payments WHERE payment_id = ${paymentId}`,
@@ -89,7 +93,9 @@ export function createPaymentActivities(deps: ActivityDeps) {
         // Out of order or not ours to refund (unknown, or a payment that paid its order): refused, never applied.
         if (payment?.status !== 'REFUNDED')
           log.warn('refund refused by the transition table', { paymentId, status: payment?.status ?? null });
-        return { refunded: payment?.status === 'REFUNDED' };
+        return payment?.status === 'REFUNDED'
+          ? { refunded: true }
+          : { refunded: false, status: payment?.status ?? null };
       }
       const { refundRef } = await paymentProvider.refund({ paymentId, amountCents: payment.amount_cents });
       const refund = statusMove('payments', PAYMENT_TRANSITIONS.refund);

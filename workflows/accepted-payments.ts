@@ -130,15 +130,26 @@ export class AcceptedPayments {
     this.statuses.set(paymentId, 'REFUND_PENDING');
   }
 
-  /** True once refunded; false when the provider rejected it for good and it is held for an operator. */
+  /**
+   * True once this run is done with the refund: refunded, or found not owed back by it; false when
+   * the provider rejected it for good and it is held for an operator.
+   */
   private async refund(paymentId: string): Promise<boolean> {
     const { orderId, keepTrying, attention } = this.run;
+    let answer;
     try {
-      await keepTrying.mustSucceed('refundPayment', () => money.refundPayment(paymentId));
+      answer = await keepTrying.mustSucceed('refundPayment', () => money.refundPayment(paymentId));
     } catch (err) {
       if (failureKind(err) === undefined) throw err;
       await this.hold(paymentId, rootCauseMessage(err));
       return false;
+    }
+    if (!answer.refunded) {
+      // Another run recorded its refund as rejected and holds it (REFUND_FAILED): the customer
+      // has not got the money back, so this run must not say so.
+      if (answer.status) this.statuses.set(paymentId, answer.status);
+      log.warn('refund not made by this run: the payment is not owed back by it', { orderId, paymentId, ...answer });
+      return true;
     }
     this.statuses.set(paymentId, 'REFUNDED');
     attention.note(`refund:${paymentId}`, null);

@@ -216,6 +216,20 @@ describe('OrderLifecycle with stubbed activities', () => {
     ]);
   });
 
+  it('a refund another run holds as rejected is not told to the customer as made', async () => {
+    overrides.settlePayment = async (notice: { paymentId: string }) =>
+      decided(notice.paymentId.startsWith('second') ? 'REFUND_PENDING' : 'PAID');
+    overrides.refundPayment = async () => ({ refunded: false, status: 'REFUND_FAILED' });
+    const end = await withOrder(async (orderId) => {
+      await pay(orderId);
+      await pay(orderId, `second-${orderId}`);
+      return result(orderId);
+    });
+    expect(end.payments.map((p) => p.status).sort()).toEqual(['CAPTURED', 'REFUND_FAILED']);
+    expect(called('refundPayment')).toHaveLength(1);
+    expect(called('notifyCustomer')).toHaveLength(0);
+  });
+
   it('a paid signal naming no recorded payment changes nothing; the real payment of that id still pays', async () => {
     overrides.settlePayment = async () =>
       called('settlePayment').length === 1 ? { outcome: 'NOT_RECEIVED' } : decided('PAID');
