@@ -10,7 +10,8 @@ export const STRIPE_WEBHOOK_PATH = '/webhooks/stripe';
 /**
  * Stripe's webhook; the SDK checked the signature on the raw body and read the event (api/auth.ts).
  * A `payment_intent.succeeded` takes the generic callback's path (acceptVerifiedPayment); a
- * `refund.failed` goes to a run that holds the refund owed again (acceptRefundFailure). Every
+ * failed refund (`refund.failed`, or `refund.updated` to `canceled` or `failed`) goes to a run that
+ * holds the refund owed again (acceptRefundFailure). Every
  * other answer is 200 too: Stripe redelivers anything else for days, and no redelivery could change
  * how an event of another type, or a payment that is not one of this service's orders, is read.
  * Only a failed hand-over is a 5xx, so that Stripe tries again.

@@ -1,8 +1,9 @@
 import Stripe from 'stripe';
 import type { ProviderPayment } from '../payment-provider.js';
 import { toProviderPayment } from './intents.js';
+import { REFUND_NOT_GIVEN } from './refunds.js';
 
-/** The PaymentIntent events the service reads (besides `refund.failed`); Stripe sends each at least once, in any order. */
+/** The PaymentIntent events the service reads (besides the refund events below); Stripe sends each at least once, in any order. */
 export const PAYMENT_EVENT_TYPES = [
   'payment_intent.succeeded',
   'payment_intent.processing',
@@ -23,7 +24,11 @@ export interface PaymentEvent {
   payment: ProviderPayment;
 }
 
-/** A refund Stripe had accepted and the card issuer then turned down: the money did not go back. */
+/**
+ * A refund Stripe had accepted that did not give the money back: the card issuer turned it down
+ * (`refund.failed`), or a refund waiting for the customer's action expired or was cancelled
+ * (`refund.updated` to `canceled`, for which Stripe sends no `refund.failed`).
+ */
 export interface RefundFailedEvent {
   eventId: string;
   type: 'refund.failed';
@@ -55,12 +60,13 @@ export function readStripeEvent(
     throw err;
   }
   if (event.type === 'refund.failed') return refundFailed(event);
+  if (event.type === 'refund.updated' && REFUND_NOT_GIVEN.has(event.data.object.status)) return refundFailed(event);
   if (!isPaymentEvent(event)) return undefined;
   // An event's intent carries its charge's id only: the event's own time stands for the payment's.
   return { eventId: event.id, type: event.type, payment: toProviderPayment(event.data.object, event.created) };
 }
 
-function refundFailed(event: Stripe.RefundFailedEvent): RefundFailedEvent | undefined {
+function refundFailed(event: Stripe.RefundFailedEvent | Stripe.RefundUpdatedEvent): RefundFailedEvent | undefined {
   const refund = event.data.object;
   const intent = refund.payment_intent;
   if (intent === null) return undefined; // a refund of a charge made without an intent: never one of ours
@@ -70,7 +76,7 @@ function refundFailed(event: Stripe.RefundFailedEvent): RefundFailedEvent | unde
     refund: {
       refundRef: refund.id,
       paymentId: typeof intent === 'string' ? intent : intent.id,
-      reason: refund.failure_reason ?? 'unknown',
+      reason: refund.failure_reason ?? refund.status ?? 'unknown',
     },
   };
 }

@@ -17,7 +17,7 @@ import {
   succeededPayment,
   toProviderPayment,
 } from './intents.js';
-import { findOwnRefund } from './refunds.js';
+import { findOwnRefund, REFUND_NOT_GIVEN } from './refunds.js';
 
 /** The payment's life on Stripe's PaymentIntents, one intent per order. */
 export class StripePaymentProvider implements PaymentProvider {
@@ -74,7 +74,7 @@ export class StripePaymentProvider implements PaymentProvider {
         { idempotencyKey: key.idempotencyKey },
       ),
     );
-    if (refund.status === 'failed' || refund.status === 'canceled')
+    if (REFUND_NOT_GIVEN.has(refund.status))
       throw rejection(`Stripe refused to refund payment ${paymentId}: refund ${refund.id} is ${refund.status}`);
     return { refundRef: refund.id };
   }

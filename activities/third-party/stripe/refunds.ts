@@ -3,7 +3,8 @@ import type Stripe from 'stripe';
 /** Marks the refunds this service made (an operator's refund in Stripe's dashboard has none). */
 export const REFUND_KEY = 'order_lifecycle_refund_key';
 
-const FAILED: ReadonlySet<Stripe.Refund['status']> = new Set(['failed', 'canceled']);
+/** A refund's statuses that mean the money did not go back (its others: pending, requires_action, succeeded). */
+export const REFUND_NOT_GIVEN: ReadonlySet<Stripe.Refund['status']> = new Set(['failed', 'canceled']);
 
 export interface OwnRefunds {
   /** A refund this service made for the payment that has not failed: the payment is being or was given back. */
@@ -18,7 +19,7 @@ export function findOwnRefund(refunds: readonly Stripe.Refund[], paymentId: stri
   const own = refunds.filter((r) => r.metadata?.[REFUND_KEY]?.startsWith(prefix));
   const idempotencyKey = `${prefix}${own.length}`;
   return {
-    live: own.find((r) => !FAILED.has(r.status)),
+    live: own.find((r) => !REFUND_NOT_GIVEN.has(r.status)),
     key: { idempotencyKey, metadata: { [REFUND_KEY]: idempotencyKey } },
   };
 }

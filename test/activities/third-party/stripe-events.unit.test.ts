@@ -48,9 +48,33 @@ it('reads a signed refund.failed as the failed refund of the payment it gives ba
     refund: { refundRef: refund.id, paymentId: intentId, reason: 'lost_or_stolen_card' },
   });
   // Any other refund event is acknowledged and ignored: only a failure owes the money again.
-  const updated = signedRefundEvent(refund, 'refund.updated', SECRET);
-  expect(readStripeEvent(updated.payload, updated.signature, SECRET)).toBeUndefined();
+  for (const status of ['pending', 'succeeded'] as const) {
+    const updated = signedRefundEvent({ ...refund, status }, 'refund.updated', SECRET);
+    expect(readStripeEvent(updated.payload, updated.signature, SECRET)).toBeUndefined();
+  }
 });
+
+it.each([
+  ['canceled', undefined, 'canceled'],
+  ['failed', 'lost_or_stolen_card', 'lost_or_stolen_card'],
+] as const)(
+  'reads a signed refund.updated to %s as a failed refund: the money did not go back',
+  (status, failureReason, reason) => {
+    const account = new FakeStripeAccount();
+    const intentId = paidIntent(account, new Date());
+    const refund = account.createRefund({ paymentIntent: intentId, amount: 1500, metadata: {} });
+    const { payload, signature } = signedRefundEvent(
+      { ...refund, status, ...(failureReason && { failureReason }) },
+      'refund.updated',
+      SECRET,
+    );
+    expect(readStripeEvent(payload, signature, SECRET)).toEqual({
+      eventId: JSON.parse(payload).id,
+      type: 'refund.failed',
+      refund: { refundRef: refund.id, paymentId: intentId, reason },
+    });
+  },
+);
 
 it('acknowledges a failed refund of a charge made without a payment intent: never one of this service’s', () => {
   const account = new FakeStripeAccount();
