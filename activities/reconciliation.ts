@@ -1,5 +1,5 @@
 import { Prisma } from '@prisma/client';
-import { getClient, log } from '@temporalio/activity';
+import { Context, getClient, log } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import {
   latePaymentWorkflowId,
@@ -42,6 +42,15 @@ export interface SweepResult {
  * 10 s (workflows/activity-options.ts). After a long outage a backlog drains at this pace per interval.
  */
 export const PAYMENT_SWEEP_LIMIT = 50;
+
+/**
+ * The share of its start-to-close timeout a sweep spends examining, unless its input says otherwise.
+ * One call to Temporal per order takes 1-2 ms next to the server, tens of milliseconds to a remote
+ * cluster: a sweep that ran out its timeout would be retried from the same place, and every sweep
+ * after it too, never getting past the orders it could not finish. One that stops in time returns
+ * where it got to.
+ */
+const TIME_BUDGET_SHARE = 0.5;
 
 /**
  * Payments whose money no decision has settled yet: RECEIVED (not decided), and REFUND_PENDING (owed
@@ -94,6 +103,7 @@ export function createReconciliationActivities(deps: ActivityDeps) {
   async function handOverUnsettledPayments(
     input: ReconciliationInput & { paymentsResumeAfter: PaymentSweepPosition | null },
     dueBefore: Prisma.Sql,
+    inTime: () => boolean,
   ): Promise<Pick<SweepResult, 'handedOver' | 'unsettledAfterSettlement' | 'paymentsResumeAfter'>> {
     const limit = input.paymentLimit ?? PAYMENT_SWEEP_LIMIT;
     const after = input.paymentsResumeAfter
@@ -112,7 +122,10 @@ export function createReconciliationActivities(deps: ActivityDeps) {
     const client = getClient();
     const handedOver: string[] = [];
     const unsettledAfterSettlement: string[] = [];
+    let examined = 0;
     for (const row of rows) {
+      if (examined > 0 && !inTime()) break; // at least one, so that every sweep gets further
+      examined++;
       const paymentId = row.payment_id;
       const outcome = await handOverPayment(client, input.taskQueue, {
         paymentId,
@@ -136,12 +149,12 @@ export function createReconciliationActivities(deps: ActivityDeps) {
         paymentIds: unsettledAfterSettlement,
       });
     }
-    const last = rows.at(-1);
+    const last = rows[examined - 1];
     return {
       handedOver,
       unsettledAfterSettlement,
       paymentsResumeAfter:
-        last && rows.length === limit
+        last && (examined < rows.length || rows.length === limit)
           ? { receivedAt: last.received_at.toISOString(), paymentId: last.payment_id }
           : null,
     };
@@ -159,7 +172,8 @@ export function createReconciliationActivities(deps: ActivityDeps) {
      *
      * A sweep examines `limit` orders, oldest first, starting after where the last one stopped, so
      * orders still held by live runs (a provider outage holds thousands) cannot keep a stranded one
-     * out of every sweep: each is reached within a pass over the whole set.
+     * out of every sweep: each is reached within a pass over the whole set. It also stops when its
+     * time budget is spent (`timeBudgetMs`), and the next sweep goes on from there.
      */
     async sweepStrandedOrders(
       input: ReconciliationInput & {
@@ -167,6 +181,9 @@ export function createReconciliationActivities(deps: ActivityDeps) {
         paymentsResumeAfter: PaymentSweepPosition | null;
       },
     ): Promise<SweepResult> {
+      const stopBy =
+        Date.now() + (input.timeBudgetMs ?? TIME_BUDGET_SHARE * Context.current().info.startToCloseTimeoutMs);
+      const inTime = () => Date.now() < stopBy;
       const now = await asOf(deps);
       const dueBefore = Prisma.sql`${nowOr(now)} - ${input.graceMs} * interval '1 millisecond'`;
       const after = input.resumeAfter
@@ -182,7 +199,10 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       );
       const client = getClient();
       const adopted: string[] = [];
+      let examined = 0;
       for (const { id } of stranded) {
+        if (examined > 0 && !inTime()) break; // at least one, so that every sweep gets further
+        examined++;
         const workflowId = orderWorkflowId(id);
         if (await isRunning(client.workflow.getHandle(workflowId))) continue;
         // Its run may have finished the order between the scan and the look at Temporal.
@@ -199,13 +219,15 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       if (adopted.length > 0) {
         log.warn('reconciliation adopted orders whose workflow was gone: a trigger was lost upstream', { adopted });
       }
-      const payments = await handOverUnsettledPayments(input, dueBefore);
-      const last = stranded.at(-1);
+      const payments = await handOverUnsettledPayments(input, dueBefore, inTime);
+      const last = stranded[examined - 1];
       return {
-        scanned: stranded.length,
+        scanned: examined,
         adopted,
         resumeAfter:
-          last && stranded.length === input.limit ? { since: last.since.toISOString(), orderId: last.id } : null,
+          last && (examined < stranded.length || stranded.length === input.limit)
+            ? { since: last.since.toISOString(), orderId: last.id }
+            : null,
         ...payments,
       };
     },

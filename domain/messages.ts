@@ -184,6 +184,11 @@ export interface ReconciliationInput {
    * (activities/reconciliation.ts).
    */
   paymentLimit?: number;
+  /**
+   * How long a sweep examines before it leaves the rest to the next one, which goes on from where it
+   * stopped. None: half the sweep activity's start-to-close timeout (activities/reconciliation.ts).
+   */
+  timeBudgetMs?: number;
   taskQueue: string;
 }
 

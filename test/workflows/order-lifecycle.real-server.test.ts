@@ -256,6 +256,38 @@ describe('OrderLifecycle on a real Temporal Server', () => {
     expect((await h.db.payment.findUniqueOrThrow({ where: { paymentId: lost } })).status).toBe('REFUNDED');
   });
 
+  it('a sweep out of time stops where it got to, and the next goes on from there', async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const held = [await placeOrder(h, { sku }), await placeOrder(h, { sku })];
+    for (const order of held) {
+      expect((await h.admin('POST', `/orders/${order.id}/extend`, { minutes: 10 })).status).toBe(200);
+    }
+    const stranded = await placeOrder(h, { sku });
+    await h.env.client.workflow.getHandle(orderWorkflowId(stranded.id)).terminate('simulating a lost workflow');
+    // Older than any other test's: these three come first.
+    for (const [order, hoursAgo] of [
+      [held[0]!, 30],
+      [held[1]!, 29],
+      [stranded, 28],
+    ] as const) {
+      await h.db
+        .$executeRaw`UPDATE orders SET expires_at = now() - ${hoursAgo} * interval '1 hour' WHERE id = ${order.id}::uuid`;
+    }
+    // No time at all: each sweep examines one order (at least one, so that each gets further).
+    const sweeps = await scheduledSweeps({
+      graceMs: 30 * 60_000,
+      limit: 500,
+      timeBudgetMs: 0,
+      taskQueue: 'orders-real-server',
+    });
+    expect(sweeps[0]).toMatchObject({ scanned: 1, adopted: [], resumeAfter: { orderId: held[0]!.id } });
+    expect(sweeps[1]).toMatchObject({ scanned: 1, adopted: [], resumeAfter: { orderId: held[1]!.id } });
+    expect(sweeps[2]).toMatchObject({ scanned: 1, adopted: [stranded.id] });
+    await eventually(
+      async () => (await h.db.order.findUniqueOrThrow({ where: { id: stranded.id } })).status === 'CANCELLED',
+    );
+  });
+
   it('hands a late payment over again after its settlement was terminated, and not after it completed', async () => {
     const { sku } = await seedCatalog(h, { stock: 10 });
     const order = await placeOrder(h, { sku });
