@@ -135,9 +135,10 @@ export function createOrderActivities(deps: ActivityDeps) {
 
     /**
      * Moves the deadline of an order that is still unpaid, not yet expired, and whose payment is not
-     * being closed. `extensionId` names the extension (its update's id): the row keeps the last one
-     * applied, so an attempt run again (a worker lost before its workflow task was recorded) answers
-     * the deadline it set instead of adding the minutes twice.
+     * being closed. `extensionId` names the extension (its update's id): the row keeps every one
+     * applied, so an attempt run again (a worker lost before its workflow task was recorded, an
+     * attempt that timed out after it committed) answers the deadline instead of adding the minutes
+     * twice, even when another extension landed in between.
      */
     async extendDeadline(input: {
       orderId: string;
@@ -150,16 +151,16 @@ export function createOrderActivities(deps: ActivityDeps) {
         db.pool,
         Prisma.sql`
           UPDATE orders SET ${extend.set}, expires_at = expires_at + ${input.minutes} * interval '1 minute',
-            last_extension_id = ${input.extensionId}
+            extension_ids = array_append(extension_ids, ${input.extensionId})
           WHERE id = ${input.orderId}::uuid AND ${extend.guard} AND expires_at > ${nowOr(now)} AND closing_since IS NULL
-            AND last_extension_id IS DISTINCT FROM ${input.extensionId}
+            AND array_position(extension_ids, ${input.extensionId}) IS NULL
           RETURNING expires_at`,
       );
       if (rows.length > 0) return { expiresAt: rows[0]!.expires_at.toISOString() };
       // Not moved: applied already by an earlier attempt (read now, after it committed), or refused.
       const { rows: earlier } = await query<{ expires_at: Date }>(
         db.pool,
-        Prisma.sql`SELECT expires_at FROM orders WHERE id = ${input.orderId}::uuid AND last_extension_id = ${input.extensionId}`,
+        Prisma.sql`SELECT expires_at FROM orders WHERE id = ${input.orderId}::uuid AND array_position(extension_ids, ${input.extensionId}) IS NOT NULL`,
       );
       if (earlier.length === 0) throw businessFailure('ORDER_NOT_UNPAID', { orderId: input.orderId });
       return { expiresAt: earlier[0]!.expires_at.toISOString() };

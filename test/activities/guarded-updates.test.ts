@@ -183,7 +183,7 @@ describe('guarded updates under real concurrency', () => {
     expect(await run(acts.recordRefundFailedLater, failure)).toEqual({ failed: false, refundInFlight: false });
   });
 
-  it('an extension run again (the same extension id) moves the deadline once; another extension moves it again', async () => {
+  it('an extension run again (the same extension id) moves the deadline once, even after another; another extension moves it again', async () => {
     const { order } = await placedOrder();
     const extend = (extensionId: string) => run(acts.extendDeadline, { orderId: order.id, minutes: 30, extensionId });
     const first = await extend('update-1');
@@ -191,6 +191,8 @@ describe('guarded updates under real concurrency', () => {
     expect(await extend('update-1')).toEqual(first);
     const second = await extend('update-2');
     expect(Date.parse(second.expiresAt) - Date.parse(first.expiresAt)).toBe(30 * 60_000);
+    // The first run again after the second landed: still applied once; the answer is the deadline now.
+    expect(await extend('update-1')).toEqual(second);
     // Once the order is no longer unpaid, a new extension is refused; the one applied still answers.
     await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' });
     await expect(extend('update-3')).rejects.toMatchObject({ type: 'ORDER_NOT_UNPAID' });
