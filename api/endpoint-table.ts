@@ -41,7 +41,7 @@ import {
   ListOrdersQuery,
   OrderIdParam,
   PaymentCallbackBody,
-  PlaceOrderHeaders,
+  IdempotencyKeyHeaders,
   ProductBody,
   RetryRefundParams,
   RetryStepParams,
@@ -147,7 +147,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
         `A total above ${MAX_ORDER_TOTAL_CENTS} cents, the largest that can be paid, is 422 ORDER_TOTAL_TOO_LARGE.`,
       access: 'customerOrOperator',
       rateLimit: 'placements',
-      headers: PlaceOrderHeaders,
+      headers: IdempotencyKeyHeaders,
       body: CreateOrderBody,
       success: { status: 201, description: 'the order, UNPAID until paid or cancelled', schema: PlacedOrderView },
       errors: [
@@ -214,8 +214,11 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
   ...apiRoute('/orders/:id/extend', {
     post: operation({
       summary: "Move an unpaid order's deadline",
+      description:
+        'With an Idempotency-Key, the same request sent again (its answer lost) answers the same deadline and adds the minutes once.',
       access: 'operator',
       params: OrderIdParam,
+      headers: IdempotencyKeyHeaders,
       body: ExtendBody,
       success: { status: 200, description: 'the new deadline', schema: DeadlineExtended },
       errors: ['UNKNOWN_ORDER', 'ORDER_NOT_UNPAID'],

@@ -72,7 +72,8 @@ export type CreateOrderBody = z.infer<typeof CreateOrderBody>;
 
 export const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, '1-255 visible ASCII characters');
 
-export const PlaceOrderHeaders = z.object({ 'Idempotency-Key': IdempotencyKey.optional() });
+/** A request the client may send again after an answer was lost: the same key, the same effect. */
+export const IdempotencyKeyHeaders = z.object({ 'Idempotency-Key': IdempotencyKey.optional() });
 
 export const ExtendBody = z.strictObject({
   minutes: z

@@ -156,6 +156,12 @@ export const cancelSignal = defineSignal('cancel');
  */
 export const forceCancelUpdate = defineUpdate<{ orderId: string; status: OrderStatus }>('forceCancel');
 export const extendDeadlineUpdate = defineUpdate<{ expiresAt: string }, [{ minutes: number }]>('extendDeadline');
+/**
+ * The id of an extension an operator sent with an Idempotency-Key: the same key and minutes are the
+ * same extension, applied once; other minutes under the same key are another.
+ */
+export const extensionUpdateId = (idempotencyKey: string, minutes: number): string =>
+  `extend-${minutes}-${idempotencyKey}`;
 export const statusQuery = defineQuery<LifecycleStatus>('status');
 /** An operator re-drives a refund the provider rejected (REFUND_FAILED), in whichever run holds it. */
 export const retryRefundUpdate = defineUpdate<{ paymentId: string; status: PaymentStatus }, [{ paymentId: string }]>(

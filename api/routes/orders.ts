@@ -5,6 +5,7 @@ import type { ApiMetrics } from '../metrics.js';
 import {
   cancelSignal,
   extendDeadlineUpdate,
+  extensionUpdateId,
   forceCancelUpdate,
   ORDER_WORKFLOW_TYPE,
   orderLifecycleInput,
@@ -29,7 +30,7 @@ import type {
   OrderView,
   PlacedOrderView,
 } from '../responses.js';
-import type { CreateOrderBody, ExtendBody, ListOrdersQuery, OrderIdParam, PlaceOrderHeaders } from '../schemas.js';
+import type { CreateOrderBody, ExtendBody, IdempotencyKeyHeaders, ListOrdersQuery, OrderIdParam } from '../schemas.js';
 import { callTemporal } from '../temporal-errors.js';
 import { whileUnpaid } from '../unpaid-order.js';
 
@@ -42,7 +43,7 @@ export interface PlaceOrderDeps {
 }
 
 export const placeOrder: Handler<
-  { headers: typeof PlaceOrderHeaders; body: typeof CreateOrderBody },
+  { headers: typeof IdempotencyKeyHeaders; body: typeof CreateOrderBody },
   'customerOrOperator',
   PlaceOrderDeps,
   typeof PlacedOrderView
@@ -130,13 +131,25 @@ export const cancelOrder: Handler<
   return { id, cancelRequested: true };
 };
 
+/**
+ * With an Idempotency-Key the update's id is derived from it, so an operator who sends the request
+ * again after its answer was lost gets the same answer, and the minutes are added once: Temporal
+ * keeps an update's outcome by its id, and the order applies an extension id once.
+ */
 export const extendDeadline: Handler<
-  { params: typeof OrderIdParam; body: typeof ExtendBody },
+  { params: typeof OrderIdParam; headers: typeof IdempotencyKeyHeaders; body: typeof ExtendBody },
   'operator',
   { db: Db; temporal: Client },
   typeof DeadlineExtended
-> = async ({ params: { id }, body: { minutes }, caller }, deps) =>
-  whileUnpaid(deps, id, caller, (workflow) => workflow.executeUpdate(extendDeadlineUpdate, { args: [{ minutes }] }));
+> = async ({ params: { id }, headers, body: { minutes }, caller }, deps) => {
+  const key = headers['Idempotency-Key'];
+  return whileUnpaid(deps, id, caller, (workflow) =>
+    workflow.executeUpdate(extendDeadlineUpdate, {
+      args: [{ minutes }],
+      ...(key !== undefined && { updateId: extensionUpdateId(key, minutes) }),
+    }),
+  );
+};
 
 /** Same body, same hash: items are compared as a set, whatever order the client listed them in. */
 function hashRequest(body: Omit<CreateOrderBody, 'customerId'> & { customerId: string }): string {

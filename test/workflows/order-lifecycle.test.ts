@@ -9,7 +9,7 @@ import {
 import type { SettleLatePayment } from '../../workflows/late-payment.js';
 import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
-import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+import { ADMIN_TOKEN, startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
 
 const MINUTE = 60_000;
 /** The harness's default task queue. */
@@ -192,6 +192,28 @@ describe('OrderLifecycle on the time-skipping server', () => {
     expect(result.status).toBe('CANCELLED');
     const row = await h.db.order.findUniqueOrThrow({ where: { id: order.id } });
     expect(row.cancelledAt!.getTime()).toBeGreaterThanOrEqual(Date.parse(extended.body.expiresAt));
+  });
+
+  it('an extension sent again with its Idempotency-Key (its answer lost) answers the same deadline and adds the minutes once', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    const extend = (minutes: number, key?: string) =>
+      h.http(
+        'POST',
+        `/orders/${order.id}/extend`,
+        { minutes },
+        { authorization: `Bearer ${ADMIN_TOKEN}`, ...(key && { 'Idempotency-Key': key }) },
+      );
+    const first = await extend(10, 'incident-42');
+    expect(first.status).toBe(200);
+    expect(Date.parse(first.body.expiresAt) - Date.parse(order.expiresAt)).toBe(10 * MINUTE);
+    expect(await extend(10, 'incident-42')).toMatchObject({ status: 200, body: first.body });
+    const expiresAt = async () => (await h.db.order.findUniqueOrThrow({ where: { id: order.id } })).expiresAt.getTime();
+    expect(await expiresAt()).toBe(Date.parse(first.body.expiresAt));
+    // Without a key, or with other minutes, it is another extension.
+    expect((await extend(10)).status).toBe(200);
+    expect((await extend(5, 'incident-42')).status).toBe(200);
+    expect(await expiresAt()).toBe(Date.parse(order.expiresAt) + 25 * MINUTE);
   });
 
   it('the customer cancels an unpaid order through the same guarded path', async () => {
