@@ -1,7 +1,8 @@
 import { Prisma } from '@prisma/client';
 import { Context, getClient, log } from '@temporalio/activity';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
+  failedRefundWorkflowId,
   latePaymentWorkflowId,
   ORDER_WORKFLOW_TYPE,
   orderLifecycleInput,
@@ -10,7 +11,13 @@ import {
   type ReconciliationInput,
   type SweepPosition,
 } from '../domain/messages.js';
-import { INITIAL_STATUS, ORDER_TRANSITIONS, PAYMENT_TRANSITIONS, STEP_STATUSES } from '../domain/statuses.js';
+import {
+  INITIAL_STATUS,
+  ORDER_TRANSITIONS,
+  PAYMENT_TRANSITIONS,
+  STEP_STATUSES,
+  type PaymentStatus,
+} from '../domain/statuses.js';
 import { query } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, statusIn } from './guarded-sql.js';
@@ -89,11 +96,12 @@ export function createReconciliationActivities(deps: ActivityDeps) {
    * the provider retries): without this it would wait for ever, money taken for an order that may
    * be cancelled. Handed over again, as the webhook does it, it is settled (a run drops a notice it
    * already has), or refunded if late. One still REFUND_PENDING that long is owed back and its refund
-   * not made: its run may be refunding it through a provider outage (it drops the notice), or may
-   * have been lost (terminated by hand, a namespace restored from backup), and then the run it is
-   * handed to refunds it; the provider refunds a payment once, however many runs ask. An order
-   * still UNPAID is left to its run, or to its adoption above, which decide it from the same
-   * record; its payments come here once it is decided.
+   * not made: while a run that may hold it is running (the order's, the payment's late settlement,
+   * its failed refund's) that run is left to it, through a provider outage if need be, since a
+   * second run refunding it beside the first could both end up holding it; once none is, the run
+   * was lost (terminated by hand, a namespace restored from backup), and it is handed over, to a
+   * late settlement, which refunds it. An order still UNPAID is left to its run, or to its adoption
+   * above, which decide it from the same record; its payments come here once it is decided.
    *
    * Like the orders, the payments are taken oldest first after where the last sweep stopped: one
    * that stays unsettled (its settlement completed, or its run holds it through a provider outage)
@@ -109,10 +117,16 @@ export function createReconciliationActivities(deps: ActivityDeps) {
     const after = input.paymentsResumeAfter
       ? Prisma.sql`AND (p.received_at, p.payment_id) > (${input.paymentsResumeAfter.receivedAt}::timestamptz, ${input.paymentsResumeAfter.paymentId})`
       : Prisma.empty;
-    const { rows } = await query<{ payment_id: string; order_id: string; amount_cents: number; received_at: Date }>(
+    const { rows } = await query<{
+      payment_id: string;
+      order_id: string;
+      amount_cents: number;
+      status: PaymentStatus;
+      received_at: Date;
+    }>(
       db.pool,
       Prisma.sql`
-        SELECT p.payment_id, p.order_id, p.amount_cents, p.received_at FROM payments p JOIN orders o ON o.id = p.order_id
+        SELECT p.payment_id, p.order_id, p.amount_cents, p.status, p.received_at FROM payments p JOIN orders o ON o.id = p.order_id
         WHERE p.${statusIn('payments', UNSETTLED_PAYMENTS)} AND p.received_at < ${dueBefore}
           AND NOT o.${statusIn('orders', ORDER_TRANSITIONS.cancel.from)}
           ${after}
@@ -127,6 +141,12 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       if (examined > 0 && !inTime()) break; // at least one, so that every sweep gets further
       examined++;
       const paymentId = row.payment_id;
+      const mayHoldIt = [
+        orderWorkflowId(row.order_id),
+        latePaymentWorkflowId(paymentId),
+        failedRefundWorkflowId(paymentId),
+      ];
+      if (row.status === PAYMENT_TRANSITIONS.oweBack.to && (await anyRunning(client, mayHoldIt))) continue;
       const outcome = await handOverPayment(client, input.taskQueue, {
         paymentId,
         orderId: row.order_id,
@@ -181,11 +201,14 @@ export function createReconciliationActivities(deps: ActivityDeps) {
         paymentsResumeAfter: PaymentSweepPosition | null;
       },
     ): Promise<SweepResult> {
-      const stopBy =
-        Date.now() + (input.timeBudgetMs ?? TIME_BUDGET_SHARE * Context.current().info.startToCloseTimeoutMs);
-      const inTime = () => Date.now() < stopBy;
+      const started = Date.now();
+      const budgetMs = input.timeBudgetMs ?? TIME_BUDGET_SHARE * Context.current().info.startToCloseTimeoutMs;
       const now = await asOf(deps);
       const dueBefore = Prisma.sql`${nowOr(now)} - ${input.graceMs} * interval '1 millisecond'`;
+      // The payments first, within half the budget: money waits on them, and thousands of orders held
+      // by live runs could otherwise spend it all. The orders get what is left.
+      const payments = await handOverUnsettledPayments(input, dueBefore, () => Date.now() < started + budgetMs / 2);
+      const inTime = () => Date.now() < started + budgetMs;
       const after = input.resumeAfter
         ? Prisma.sql`WHERE (since, id) > (${input.resumeAfter.since}::timestamptz, ${input.resumeAfter.orderId}::uuid)`
         : Prisma.empty;
@@ -219,7 +242,6 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       if (adopted.length > 0) {
         log.warn('reconciliation adopted orders whose workflow was gone: a trigger was lost upstream', { adopted });
       }
-      const payments = await handOverUnsettledPayments(input, dueBefore, inTime);
       const last = stranded[examined - 1];
       return {
         scanned: examined,
@@ -246,6 +268,11 @@ function waitingOrders(dueBefore: Prisma.Sql): Prisma.Sql {
     SELECT id, paid_at AS since FROM orders
     WHERE ${statusIn('orders', [ORDER_TRANSITIONS.pay.to])} AND paid_at < ${dueBefore}
       AND id IN (SELECT order_id FROM fulfillment_steps WHERE ${statusIn('fulfillment_steps', UNFINISHED_STEPS)})`;
+}
+
+async function anyRunning(client: Client, workflowIds: string[]): Promise<boolean> {
+  for (const workflowId of workflowIds) if (await isRunning(client.workflow.getHandle(workflowId))) return true;
+  return false;
 }
 
 async function isRunning(handle: { describe(): Promise<{ status: { name: string } }> }): Promise<boolean> {

@@ -156,6 +156,40 @@ describe('reconciliation sweep', () => {
     expect((await sweep()).handedOver).toEqual([]); // refunded: nothing left for the sweep
   });
 
+  it('leaves a refund owed to the run still making it: no second refunder, no false hit', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku });
+    const payment = (paymentId: string) => ({ paymentId, orderId: order.id, amountCents: order.totalCents });
+    const run = h.env.client.workflow.getHandle(orderWorkflowId(order.id));
+    // Its loyalty step dead-lettered keeps the order's run open after the payment.
+    await h.admin('PUT', '/admin/faults/loyalty', { failAlways: true });
+    expect((await h.pay(payment(`first-${order.id}`))).status).toBe(202);
+    await eventually(async () => (await run.query(statusQuery))?.fulfillment?.loyalty === 'FAILED');
+    // A second payment for the paid order, owed back while the provider is down: that run keeps refunding it.
+    const second = `second-${order.id}`;
+    await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
+    try {
+      expect((await h.pay(payment(second))).status).toBe(202);
+      await eventually(
+        async () => (await h.db.payment.findUnique({ where: { paymentId: second } }))?.status === 'REFUND_PENDING',
+      );
+      await h.env.sleep(MINUTE + 1_000);
+      const swept = await sweep();
+      expect(swept.handedOver).not.toContain(second);
+      expect(swept.unsettledAfterSettlement).not.toContain(second);
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+      await h.admin('DELETE', '/admin/faults/loyalty');
+    }
+    await eventually(
+      async () => (await h.db.payment.findUnique({ where: { paymentId: second } }))?.status === 'REFUNDED',
+      60_000,
+    );
+    expect(await h.fakeCount('payments', 'refund', second)).toMatchObject({ effects: 1 });
+    expect((await h.admin('POST', `/orders/${order.id}/fulfillment/loyalty/retry`)).status).toBe(202);
+    expect(await run.result()).toMatchObject({ status: 'PAID' });
+  });
+
   it('leaves an overdue order alone while its workflow is still running', async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku });
