@@ -33,8 +33,9 @@ const OBSERVERS: { [K in keyof Activities]?: (metrics: WorkerMetrics, input: Inp
   recordRefundFailedLater(metrics, _input, result) {
     if (result.failed) metrics.refundFailures.inc();
   },
-  markStepFailed(metrics, input) {
-    metrics.fulfillmentFailures.inc({ step: input.step });
+  // A step given up on that completed after all is no dead letter (activities/fulfillment.ts).
+  markStepFailed(metrics, input, result) {
+    if (result.status === 'FAILED') metrics.fulfillmentFailures.inc({ step: input.step });
   },
 };
 

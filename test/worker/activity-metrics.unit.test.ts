@@ -36,6 +36,15 @@ describe('activity metrics', () => {
     expect(await total(metrics.unsettledAfterSettlement)).toBe(2);
   });
 
+  it('counts a dead-lettered step, not one given up on that completed after all', async () => {
+    const metrics = createWorkerMetrics();
+    await observe(metrics, 'markStepFailed', { step: 'LOYALTY' }, { status: 'FAILED' });
+    await observe(metrics, 'markStepFailed', { step: 'INVOICE' }, { status: 'DONE' });
+    expect((await metrics.fulfillmentFailures.get()).values).toEqual([
+      expect.objectContaining({ labels: { step: 'LOYALTY' }, value: 1 }),
+    ]);
+  });
+
   it('counts a timeout cancel that landed before its deadline as early', async () => {
     const metrics = createWorkerMetrics();
     const won = (cancelledAt: string) => ({
