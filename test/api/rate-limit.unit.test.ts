@@ -60,13 +60,20 @@ describe('a customer token cannot take every database connection', () => {
       ordersRateLimit: perMinute(1),
       readsRateLimit: perMinute(1),
     });
-    const token = await signCustomerToken(CUSTOMER_JWT_SECRET, 'shopper');
+    const reader = await signCustomerToken(CUSTOMER_JWT_SECRET, 'reads-first');
+    const placer = await signCustomerToken(CUSTOMER_JWT_SECRET, 'places-first');
     await listening(app, async (base) => {
-      expect((await call(base, 'GET', '/orders', token)).status).toBe(LET_IN);
-      // Past the limiter, the missing body is refused by validation.
-      expect(await call(base, 'POST', '/orders', token)).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
-      expect(await call(base, 'POST', '/orders', token)).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
-      expect(await call(base, 'GET', '/orders', token)).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+      // A read, then a placement: let in. Past the limiter, the missing body is refused by validation.
+      expect((await call(base, 'GET', '/orders', reader)).status).toBe(LET_IN);
+      expect(await call(base, 'POST', '/orders', reader)).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+      // A placement, then a read: let in.
+      expect(await call(base, 'POST', '/orders', placer)).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+      expect((await call(base, 'GET', '/orders', placer)).status).toBe(LET_IN);
+      // Each budget of one is spent by its own call.
+      for (const token of [reader, placer]) {
+        expect(await call(base, 'POST', '/orders', token)).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+        expect(await call(base, 'GET', '/orders', token)).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+      }
     });
   });
 
