@@ -13,6 +13,8 @@ import { THIRD_PARTY_FAILURES } from '../../domain/errors.js';
 import type { ClosingOutcome } from '../../activities/provider-payments.js';
 import {
   forceCancelUpdate,
+  LATE_PAYMENT_WORKFLOW_TYPE,
+  latePaymentWorkflowId,
   ORDER_WORKFLOW_TYPE,
   orderLifecycleInput,
   orderWorkflowId,
@@ -227,6 +229,24 @@ describe('OrderLifecycle with stubbed activities', () => {
     });
     expect(end.payments.map((p) => p.status).sort()).toEqual(['CAPTURED', 'REFUND_FAILED']);
     expect(called('refundPayment')).toHaveLength(1);
+    expect(called('notifyCustomer')).toHaveLength(0);
+  });
+
+  it('a late settlement whose refund another run holds as rejected ends HELD_ELSEWHERE, telling the customer nothing', async () => {
+    overrides.settlePayment = async () => decided('REFUND_PENDING');
+    overrides.refundPayment = async () => ({ refunded: false, status: 'REFUND_FAILED' });
+    const orderId = randomUUID();
+    const paymentId = `late-${orderId}`;
+    const end = await (
+      await stubbedWorker()
+    ).runUntil(
+      env.client.workflow.execute(LATE_PAYMENT_WORKFLOW_TYPE, {
+        workflowId: latePaymentWorkflowId(paymentId),
+        taskQueue: TASK_QUEUE,
+        args: [{ paymentId, orderId }],
+      }),
+    );
+    expect(end).toEqual({ outcome: 'HELD_ELSEWHERE' });
     expect(called('notifyCustomer')).toHaveLength(0);
   });
 
