@@ -42,6 +42,22 @@ it.each([
   ['not HTTP', 'HELLO THERE\r\n\r\n', 400, 'VALIDATION_FAILED'],
   ['an HTTP/1.1 request without Host', 'GET / HTTP/1.1\r\n\r\n', 400, 'VALIDATION_FAILED'],
 ])('what Node refuses before the app (%s) is a JSON error too', async (_, request, status, code) => {
+  const answer = await rawExchange(request);
+  expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+  expect(jsonErrorOf(answer)).toMatchObject({ error: { code } });
+});
+
+/** RFC 9110 §10.1.1 lets a server ignore an expectation it does not know; Node's own answer would be an empty 417. */
+it('serves a request whose Expect is not 100-continue, as if it had none', async () => {
+  const answer = await rawExchange(
+    'GET / HTTP/1.1\r\nHost: localhost\r\nExpect: something-else\r\nConnection: close\r\n\r\n',
+  );
+  expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+  expect(answer.split('\r\n\r\n')[1]).toBe('ok');
+});
+
+/** Sends raw bytes to a server of createHttpServer answering "ok", and returns all it wrote back until it closed. */
+async function rawExchange(request: string): Promise<string> {
   const server = createHttpServer((_req, res) => res.end('ok'));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -52,28 +68,8 @@ it.each([
     socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
     socket.write(request);
     await once(socket, 'close');
-    expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
-    expect(jsonErrorOf(answer)).toMatchObject({ error: { code } });
+    return answer;
   } finally {
     server.close();
   }
-});
-
-/** RFC 9110 §10.1.1 lets a server ignore an expectation it does not know; Node's own answer would be an empty 417. */
-it('serves a request whose Expect is not 100-continue, as if it had none', async () => {
-  const server = createHttpServer((_req, res) => res.end('ok'));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  try {
-    const socket = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1');
-    await once(socket, 'connect');
-    let answer = '';
-    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-    socket.write('GET / HTTP/1.1\r\nHost: localhost\r\nExpect: something-else\r\nConnection: close\r\n\r\n');
-    await once(socket, 'close');
-    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
-    expect(answer.split('\r\n\r\n')[1]).toBe('ok');
-  } finally {
-    server.close();
-  }
-});
+}

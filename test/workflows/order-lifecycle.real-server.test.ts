@@ -65,6 +65,25 @@ async function scheduledSweeps(input: ReconciliationInput): Promise<SweepResult[
   }
 }
 
+/**
+ * Two orders held by live runs (extended, waiting on the new deadline, as in a provider outage), then
+ * one whose run is lost; all long overdue, due `hoursAgo`, `hoursAgo` - 1 and `hoursAgo` - 2 hours ago.
+ */
+async function heldThenStranded(hoursAgo: number) {
+  const { sku } = await seedCatalog(h, { stock: 10 });
+  const held = [await placeOrder(h, { sku }), await placeOrder(h, { sku })];
+  for (const order of held) {
+    expect((await h.admin('POST', `/orders/${order.id}/extend`, { minutes: 10 })).status).toBe(200);
+  }
+  const stranded = await placeOrder(h, { sku });
+  await h.env.client.workflow.getHandle(orderWorkflowId(stranded.id)).terminate('simulating a lost workflow');
+  for (const [i, order] of [held[0]!, held[1]!, stranded].entries()) {
+    await h.db
+      .$executeRaw`UPDATE orders SET expires_at = now() - ${hoursAgo - i} * interval '1 hour' WHERE id = ${order.id}::uuid`;
+  }
+  return { held, stranded };
+}
+
 describe('OrderLifecycle on a real Temporal Server', () => {
   it('answers payment webhooks at once while a fulfillment downstream hangs', async () => {
     const HANG_MS = 5_000;
@@ -177,23 +196,8 @@ describe('OrderLifecycle on a real Temporal Server', () => {
   });
 
   it('each scheduled sweep goes on where the last stopped: orders held by live runs hide no stranded one', async () => {
-    const { sku } = await seedCatalog(h, { stock: 10 });
-    const held = [await placeOrder(h, { sku }), await placeOrder(h, { sku })];
-    // Their runs stay alive (extended, waiting on the new deadline), as in a provider outage.
-    for (const order of held) {
-      expect((await h.admin('POST', `/orders/${order.id}/extend`, { minutes: 10 })).status).toBe(200);
-    }
-    const stranded = await placeOrder(h, { sku });
-    await h.env.client.workflow.getHandle(orderWorkflowId(stranded.id)).terminate('simulating a lost workflow');
     // All long overdue, the held ones oldest: a sweep of two examines only them.
-    for (const [order, hoursAgo] of [
-      [held[0]!, 3],
-      [held[1]!, 2],
-      [stranded, 1],
-    ] as const) {
-      await h.db
-        .$executeRaw`UPDATE orders SET expires_at = now() - ${hoursAgo} * interval '1 hour' WHERE id = ${order.id}::uuid`;
-    }
+    const { held, stranded } = await heldThenStranded(3);
     const sweeps = await scheduledSweeps({ graceMs: 30 * 60_000, limit: 2, taskQueue: 'orders-real-server' });
     expect(sweeps[0]).toMatchObject({ scanned: 2, adopted: [], resumeAfter: { orderId: held[1]!.id } });
     expect(sweeps[1]).toMatchObject({ scanned: 1, adopted: [stranded.id], handedOver: [], resumeAfter: null });
@@ -257,22 +261,8 @@ describe('OrderLifecycle on a real Temporal Server', () => {
   });
 
   it('a sweep out of time stops where it got to, and the next goes on from there', async () => {
-    const { sku } = await seedCatalog(h, { stock: 10 });
-    const held = [await placeOrder(h, { sku }), await placeOrder(h, { sku })];
-    for (const order of held) {
-      expect((await h.admin('POST', `/orders/${order.id}/extend`, { minutes: 10 })).status).toBe(200);
-    }
-    const stranded = await placeOrder(h, { sku });
-    await h.env.client.workflow.getHandle(orderWorkflowId(stranded.id)).terminate('simulating a lost workflow');
     // Older than any other test's: these three come first.
-    for (const [order, hoursAgo] of [
-      [held[0]!, 30],
-      [held[1]!, 29],
-      [stranded, 28],
-    ] as const) {
-      await h.db
-        .$executeRaw`UPDATE orders SET expires_at = now() - ${hoursAgo} * interval '1 hour' WHERE id = ${order.id}::uuid`;
-    }
+    const { held, stranded } = await heldThenStranded(30);
     // No time at all: each sweep examines one order (at least one, so that each gets further).
     const sweeps = await scheduledSweeps({
       graceMs: 30 * 60_000,
