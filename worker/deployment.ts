@@ -11,15 +11,28 @@ import type { WorkerDeploymentOptions } from '@temporalio/worker';
  */
 
 /**
- * The build id of a workflow bundle: the first 16 hex digits of its SHA-256. Any change to the code
- * the workers run (a workflow, what it imports, the SDK) is a new build; anything else (activities,
- * the API, configuration) keeps the id, so such changes can replace workers in place. For the
- * compiled service it is `sha256sum dist/workflow-bundle.js | cut -c1-16` (`workflow-bundle.traced.js`
- * for workers with tracing on), known before deploying: `npm run build` prints both.
+ * The build id of a workflow bundle: the first 16 hex digits of the SHA-256 of its code. Any change
+ * to the code the workers run (a workflow, what it imports, the SDK) is a new build; anything else
+ * (activities, the API, configuration, where the bundle was made) keeps the id, so such changes can
+ * replace workers in place. For the compiled service it is the id of `dist/workflow-bundle.js`
+ * (`workflow-bundle.traced.js` for workers with tracing on), known before deploying: `npm run build`
+ * prints both.
  */
-export function buildIdOf(workflowCode: string): string {
-  return createHash('sha256').update(workflowCode, 'utf8').digest('hex').slice(0, 16);
+export function buildIdOf(workflowBundle: string): string {
+  return createHash('sha256').update(withoutSourceMap(workflowBundle), 'utf8').digest('hex').slice(0, 16);
 }
+
+/**
+ * The code alone: the SDK's inline source map, the bundle's last line, names every file by its
+ * absolute path on the machine that bundled it, so CI's checkout and the image's /app would be two
+ * builds of the same code.
+ */
+function withoutSourceMap(bundle: string): string {
+  const sourceMap = bundle.lastIndexOf(SOURCE_MAP_COMMENT);
+  return sourceMap === -1 ? bundle : bundle.slice(0, sourceMap);
+}
+
+const SOURCE_MAP_COMMENT = '//# sourceMappingURL=';
 
 /** A versioned worker of `deploymentName`: the build of `workflowCode`, its workflows PINNED. */
 export function pinnedDeployment(deploymentName: string, workflowCode: string): WorkerDeploymentOptions {

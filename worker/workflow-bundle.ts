@@ -1,11 +1,15 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, Runtime, type Logger } from '@temporalio/worker';
+import { bundleWorkflowCode, Runtime, type BundleOptions, type Logger } from '@temporalio/worker';
 
 /** The workflow code every worker runs, and every bundle of it starts from. */
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/** The folder workflows/ and node_modules/ are in (the project's root; dist/ when compiled). */
+const BUNDLE_ROOT = dirname(dirname(WORKFLOWS_PATH));
 
 /**
  * The OpenTelemetry plugin's workflow interceptors: spans for the workflow's run, its signals and
@@ -27,6 +31,14 @@ export const prebuiltBundleName = (traced: boolean): string =>
 const prebuiltBundlePath = (traced: boolean): string =>
   fileURLToPath(new URL(`../${prebuiltBundleName(traced)}`, import.meta.url));
 
+/**
+ * The SDK names the bundle's modules by their path from the working directory, and the build id
+ * hashes that code (worker/deployment.ts): named from the project's root instead, the same code
+ * is the same build whether `npm run build` runs in CI's checkout or in the image's /app, and
+ * whatever directory a worker starts in.
+ */
+const fromTheRoot: NonNullable<BundleOptions['webpackConfigHook']> = (config) => ({ ...config, context: BUNDLE_ROOT });
+
 export function bundleWorkflows(
   traced: boolean,
   logger: Logger = Runtime.instance().logger,
@@ -35,6 +47,7 @@ export function bundleWorkflows(
     workflowsPath: WORKFLOWS_PATH,
     ...(traced ? { workflowInterceptorModules: [OTEL_WORKFLOW_INTERCEPTORS] } : {}),
     logger,
+    webpackConfigHook: fromTheRoot,
   });
 }
 
