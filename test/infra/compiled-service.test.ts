@@ -176,6 +176,19 @@ describe('the compiled service (npm run build, node dist/…)', () => {
     expect((await call('GET', '/products/COMPILED-TEA')).body).toMatchObject({ available: 3, reserved: 0, sold: 2 });
   });
 
+  it('serves the orders page, its stylesheet and its script: tsc compiles none of them', async () => {
+    for (const [path, type] of [
+      ['/', 'text/html'],
+      ['/page.css', 'text/css'],
+      ['/page.js', 'text/javascript'],
+    ]) {
+      const res = await fetch(api + path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type'), path).toContain(type);
+    }
+    expect(await (await fetch(api + '/')).text()).toContain('<title>Orders</title>');
+  });
+
   it('both stop cleanly on SIGTERM', async () => {
     for (const { child } of processes) child.kill('SIGTERM');
     const codes = await Promise.all(processes.map(async ({ child }) => (await once(child, 'exit'))[0]));
