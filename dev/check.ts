@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../lib/config.js';
+import { loadDatabaseUrl } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
 import { checkInvariants, countRows, formatCounts, formatReport } from '../ops/invariants.js';
 import { durationOption, parseCommandArgs } from './command-args.js';
@@ -21,7 +21,7 @@ const USAGE = 'npm run check [-- --grace <how long work may still be due, e.g. 1
 runMain(async () => {
   const { values } = parseCommandArgs({ options: { grace: { type: 'string', default: '1m' } } }, USAGE);
   const graceMs = durationOption('grace', values.grace, USAGE);
-  const { url, postgres } = await findDatabase(loadConfig().databaseUrl);
+  const { url, postgres } = await findDatabase(loadDatabaseUrl());
   const db = createDb(url, { maxConnections: 2 });
   try {
     const { invariants, fakes } = await invariantsFor(db);

@@ -1,10 +1,10 @@
-import { loadConfig } from '../lib/config.js';
+import { loadDatabaseUrl } from '../lib/config.js';
 import { migrateDeploy } from './migrate.js';
 import { runMain, StartupError } from './startup-error.js';
 
 /** `npm run db:deploy`: applies prisma/migrations to DATABASE_URL (docker-compose's one-shot `migrate` service). */
 runMain(async () => {
-  const { databaseUrl } = loadConfig();
+  const databaseUrl = loadDatabaseUrl();
   if (databaseUrl === undefined) throw new StartupError('DATABASE_URL is required');
   await migrateDeploy(databaseUrl);
   console.log('Migrations applied.');

@@ -68,6 +68,13 @@ const WorkerTuningSchema = z.object({
   WORKER_STACK_TRACE_LIMIT: limit.default(0),
 });
 
+/**
+ * Where the service's database is. A schema of its own, so that the commands that only touch the
+ * database (`npm run db:deploy`, `npm run db:fakes`, `npm run check`: compose's `migrate` runs the
+ * first two) read it alone (loadDatabaseUrl), without the secrets the worker and the API require.
+ */
+const DatabaseSchema = z.object({ DATABASE_URL: nonEmpty.optional() });
+
 /** The Worker Deployment the workers are builds of, unless TEMPORAL_DEPLOYMENT_NAME says otherwise. */
 export const DEFAULT_DEPLOYMENT_NAME = 'order-lifecycle';
 
@@ -78,7 +85,7 @@ const EnvSchema = z.object({
   PORT: port.default(3000),
   // Addition: where the API and the worker's /metrics listen (unset: loopback under npm start's stack, else every interface).
   LISTEN_ADDRESS: z.union([z.ipv4(), z.ipv6()], 'must be an IP address, e.g. 127.0.0.1 or 0.0.0.0').optional(),
-  DATABASE_URL: nonEmpty.optional(),
+  ...DatabaseSchema.shape,
   TEMPORAL_ADDRESS: nonEmpty.optional(),
   TEMPORAL_NAMESPACE: nonEmpty.default('default'),
   TEMPORAL_TASK_QUEUE: nonEmpty.default('orders'),
@@ -384,6 +391,11 @@ export function loadWorkerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTu
 export const WORKER_TUNING_VARIABLES = Object.keys(WorkerTuningSchema.shape) as ReadonlyArray<
   keyof typeof WorkerTuningSchema.shape
 >;
+
+/** DATABASE_URL alone, validated as loadConfig() does; undefined when unset. */
+export function loadDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return parseEnv(DatabaseSchema, env).DATABASE_URL;
+}
 
 /**
  * The third parties the worker must call, or a ConfigError saying that none is configured: a

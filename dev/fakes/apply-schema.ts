@@ -1,4 +1,4 @@
-import { loadConfig } from '../../lib/config.js';
+import { loadDatabaseUrl } from '../../lib/config.js';
 import { runMain, StartupError } from '../startup-error.js';
 import { applyFakesSchema } from './schema.js';
 
@@ -7,7 +7,7 @@ import { applyFakesSchema } from './schema.js';
  * THIRD_PARTIES=fake and migrates with `npm run db:deploy` (docker-compose's one-shot `migrate`).
  */
 runMain(async () => {
-  const { databaseUrl } = loadConfig();
+  const databaseUrl = loadDatabaseUrl();
   if (databaseUrl === undefined) throw new StartupError('DATABASE_URL is required');
   await applyFakesSchema(databaseUrl);
   console.log("The fakes' schema is in place.");

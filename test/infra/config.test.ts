@@ -6,6 +6,7 @@ import {
   DEV_ORDER_ID_SECRET,
   devSecretsInUse,
   loadConfig,
+  loadDatabaseUrl,
   requireThirdParties,
 } from '../../lib/config.js';
 
@@ -70,6 +71,16 @@ it("the worker and API of npm start's embedded stack (EMBEDDED_STACK=true) get t
   });
   expect(loadConfig({ EMBEDDED_STACK: 'true', ADMIN_TOKEN: 'short' }).adminToken).toBe('short');
   expect(() => loadConfig({ EMBEDDED_STACK: 'yes' })).toThrow(/^EMBEDDED_STACK: /);
+});
+
+it('reads DATABASE_URL alone for the commands that only touch the database, with no secret required', () => {
+  expect(loadDatabaseUrl({ DATABASE_URL: 'postgresql://db/orders', NODE_ENV: 'production' })).toBe(
+    'postgresql://db/orders',
+  );
+  expect(loadDatabaseUrl({ DATABASE_URL: '' })).toBeUndefined();
+  expect(loadDatabaseUrl({})).toBeUndefined();
+  expect(() => loadDatabaseUrl({ DATABASE_URL: '  ' })).toThrow(ConfigError);
+  expect(() => loadDatabaseUrl({ DATABASE_URL: '  ' })).toThrow(/^DATABASE_URL: /);
 });
 
 it.each([

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { parse } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { createDatabase, dropDatabase } from '../../dev/databases.js';
 import { requiredVersion } from '../../dev/go-modules.js';
 import { PROJECT_ROOT } from '../../dev/paths.js';
 import { CONFIG_VARIABLES, loadConfig, requireThirdParties } from '../../lib/config.js';
@@ -192,6 +194,28 @@ describe('docker-compose.yml', () => {
     ).scripts;
     expect(scripts['db:deploy']).toBe('tsx dev/migrate-deploy.ts');
     expect(scripts['db:fakes']).toBe('tsx dev/fakes/apply-schema.ts');
+  });
+
+  it("runs `migrate`'s command with the service's environment alone: no secret of the API's or the workers'", async () => {
+    const env = interpolate(services.migrate!.environment ?? {});
+    expect(new URL(env.DATABASE_URL!).hostname).toBe('postgres');
+    // The service's database is this run's PostgreSQL here, an empty database of its own.
+    const serverUrl = inject('postgresUrl');
+    const name = `compose_migrate_${randomUUID().replaceAll('-', '')}`;
+    const url = await createDatabase(serverUrl, name);
+    try {
+      const run = spawnSync('sh', ['-c', String(services.migrate!.command![2])], {
+        cwd: PROJECT_ROOT,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, DATABASE_URL: url },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain('Migrations applied.');
+      expect(run.stdout).toContain("The fakes' schema is in place.");
+    } finally {
+      await dropDatabase(serverUrl, name);
+    }
   });
 
   it('registers every search attribute the workflows use, with its type', () => {
