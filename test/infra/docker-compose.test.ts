@@ -290,6 +290,25 @@ function localImportClosure(entry: string): string[] {
 }
 
 describe('Dockerfile', () => {
+  it('leaves the secrets kept beside the sources out of the build context (the migrate image is the build stage) and out of git', () => {
+    // Compose reads .env next to its file; Prometheus its token from a file next to its config.
+    const prometheus = parse(readFileSync(join(PROJECT_ROOT, 'ops', 'prometheus.yml'), 'utf8')) as {
+      scrape_configs: Array<{ authorization?: { credentials_file?: string } }>;
+    };
+    const tokenFiles = prometheus.scrape_configs.flatMap((c) =>
+      c.authorization?.credentials_file === undefined ? [] : [`ops/${c.authorization.credentials_file}`],
+    );
+    expect(tokenFiles).toEqual(['ops/metrics-token']);
+    const lines = (file: string) => readFileSync(join(PROJECT_ROOT, file), 'utf8').split('\n');
+    for (const secret of ['.env', ...tokenFiles]) {
+      expect(lines('.dockerignore'), '.dockerignore').toContain(secret);
+      expect(
+        lines('.gitignore').map((l) => l.replace(/^\//, '')),
+        '.gitignore',
+      ).toContain(secret);
+    }
+  });
+
   it('copies everything the postinstall script imports before `npm ci` runs it', () => {
     const lines = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8').split('\n');
     const install = lines.findIndex((l) => /^RUN npm ci\b/.test(l));
