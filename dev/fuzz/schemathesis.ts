@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { buildOnce } from '../cached-build.js';
+import { installDebianTool, type DebianTool } from '../debian-tools.js';
 import { StartupError } from '../startup-error.js';
 import { findExecutable, toolCacheDir } from '../tool-cache.js';
 
@@ -17,7 +18,16 @@ import { findExecutable, toolCacheDir } from '../tool-cache.js';
  */
 const REQUIREMENTS = fileURLToPath(new URL('./requirements.txt', import.meta.url));
 
-export const SCHEMATHESIS_MISSING = 'no python3 with pip: install Python 3.9 or later so Schemathesis can be installed';
+/**
+ * Debian's pip, which brings Debian's python3: a fresh machine may have neither (Debian's python3
+ * comes without pip), and `npm run fuzz` installs what it needs, as `npm test` does its tools.
+ */
+const DEBIAN_PIP: DebianTool = {
+  package: 'python3-pip',
+  path: '/usr/bin/pip3',
+  neededBy: '`npm run fuzz` (Schemathesis comes from PyPI)',
+};
+const DEBIAN_PYTHON = '/usr/bin/python3';
 
 export interface Schemathesis {
   python: string;
@@ -27,8 +37,7 @@ export interface Schemathesis {
 
 /** The cached install, else a fresh one from PyPI (about a minute). */
 export async function resolveSchemathesis(): Promise<Schemathesis> {
-  const python = findExecutable('python3');
-  if (!python) throw new StartupError(SCHEMATHESIS_MISSING);
+  const python = pythonWithPip();
   const pins = createHash('sha256').update(readFileSync(REQUIREMENTS)).digest('hex').slice(0, 10);
   const packages = join(toolCacheDir(), `schemathesis-${pins}`);
   await buildOnce({
@@ -38,6 +47,24 @@ export async function resolveSchemathesis(): Promise<Schemathesis> {
       run(python, ['-m', 'pip', 'install', '--no-deps', '--quiet', '--target', workDir, '-r', REQUIREMENTS]),
   });
   return { python, packages };
+}
+
+/**
+ * The first python3 on PATH that runs pip, else Debian's, python3-pip installed with apt-get when
+ * it is missing and this runs as root.
+ */
+export function pythonWithPip(): string {
+  const python = findExecutable('python3');
+  if (python !== undefined && runsPip(python)) return python;
+  const debian = installDebianTool(DEBIAN_PIP);
+  if ('skip' in debian) throw new StartupError(`no python3 with pip, for Schemathesis: ${debian.skip}`);
+  if (!runsPip(DEBIAN_PYTHON))
+    throw new StartupError(`${DEBIAN_PYTHON} -m pip fails although ${DEBIAN_PIP.package} is installed`);
+  return DEBIAN_PYTHON;
+}
+
+function runsPip(python: string): boolean {
+  return spawnSync(python, ['-m', 'pip', '--version'], { stdio: 'ignore', timeout: 60_000 }).status === 0;
 }
 
 /**
