@@ -2,6 +2,7 @@ import type { PhaseContext } from './context.js';
 import type { ResourceUse } from './resources.js';
 import { runSustained } from './sustained.js';
 import type { Summary } from './stats.js';
+import { rampHasEnough } from './targets.js';
 
 /**
  * Offered rates tried in turn, up to `--rate`; 40 is the target rate (bench/targets.ts). The slowest
@@ -45,7 +46,8 @@ export interface RampResult {
  * The highest order rate the timer path sustains end to end: each step offers its rate through
  * POST /orders for `rampStepS` (its own orders, a share paid), waits until every order is settled,
  * and holds when every order was created and both POST /orders and cancellation kept their p99
- * within 2 s. The ramp stops at the first step that does not hold; latencies are reported per
+ * within 2 s. The ramp stops at the first step that does not hold, or at the first one past the
+ * rate target's conditions once a slower step met them (targets.ts); latencies are reported per
  * step, and bench/targets.ts judges the rate target from them.
  */
 export async function runRamp(ctx: PhaseContext): Promise<RampResult> {
@@ -91,7 +93,7 @@ export async function runRamp(ctx: PhaseContext): Promise<RampResult> {
     ctx.progress(
       `step ${rate}/s ${why === '' ? `held; cancel lag p99 ${r.cancel.lagMs.p99} ms` : `did not hold: ${why}`}`,
     );
-    if (why !== '') break;
+    if (why !== '' || rampHasEnough(steps)) break;
   }
   return { steps, maxSustained: steps.filter((s) => s.held).at(-1)?.rate ?? null };
 }

@@ -37,7 +37,7 @@ export function markdownReport(r: BenchResults): string {
     '',
     '## Ramp: the highest rate the durable-timer path sustains',
     '',
-    `Each step offers its rate through POST /orders for its own orders for ${o.rampStepS} s (its orders expire ${o.windowS} s after placement, so ${o.rampStepS > o.windowS ? `its last ${o.rampStepS - o.windowS} s carry placements and expiries together` : 'it measures placements without its expiries'}); it holds when every order is created and both POST /orders and the cancel lag keep their p99 within 2 s (the load is open-loop: beyond capacity, a backlog grows for as long as the step lasts). CPU is per order started, over the step and its settling.`,
+    `Each step offers its rate through POST /orders for its own orders for ${o.rampStepS} s (its orders expire ${o.windowS} s after placement, so ${o.rampStepS > o.windowS ? `its last ${o.rampStepS - o.windowS} s carry placements and expiries together` : 'it measures placements without its expiries'}); it holds when every order is created and both POST /orders and the cancel lag keep their p99 within 2 s (the load is open-loop: beyond capacity, a backlog grows for as long as the step lasts). The ramp stops at the first step that does not hold, or at the first step past ${RATE_CONDITIONS_TEXT} once a slower step was within them: the steps above decide no target. CPU is per order started, over the step and its settling.`,
     '',
     '| offered / s | achieved / s | held | POST /orders p50 / p99 | cancel lag p50 / p95 / p99 / max | early | CPU ms per order: postgres / temporal / worker / API |',
     '|---|---|---|---|---|---|---|',

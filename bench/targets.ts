@@ -353,6 +353,18 @@ function bestRateStep(steps: readonly RampStep[]): RampStep | undefined {
 }
 
 /**
+ * Whether the ramp has what the targets need once this step is in: a step missed the rate target's
+ * conditions after a slower one met them. No verdict and not the side-by-side rate depend on the
+ * steps above, and on a fast machine the next one (beyond capacity, with the longest settling) took
+ * the full bench past its 25 minutes (2026-12-04: 50/s after 40/s missed, 67 s). A first step that
+ * misses does not stop it (see bestRateStep).
+ */
+export function rampHasEnough(steps: readonly RampStep[]): boolean {
+  const last = steps.at(-1);
+  return last !== undefined && rateStepFails(last) !== '' && bestRateStep(steps) !== undefined;
+}
+
+/**
  * The rate the side-by-side phases (sustained, floor, peers) run at: the highest step within the
  * rate target's conditions. The ramp's own stop is looser (p99s of 2 s) so that it finds where the
  * service breaks; a step it passes with checkout's p50 at 0.7 s already queues, and 30 s of it

@@ -8,7 +8,7 @@ import type { StormResult } from '../../bench/storm.js';
 import type { FloorResult, FloorStorm } from '../../bench/floor/floor.js';
 import type { ProbeResult } from '../../bench/storm-probes.js';
 import type { SustainedResult } from '../../bench/sustained.js';
-import { judgeTargets, sideBySideRate, type TargetVerdict } from '../../bench/targets.js';
+import { judgeTargets, rampHasEnough, sideBySideRate, type TargetVerdict } from '../../bench/targets.js';
 
 /**
  * The bench judges the issue's targets from its own figures. These runs are made up: each is a run
@@ -282,6 +282,19 @@ describe('the targets the bench judges', () => {
       r.ramp = { steps: [step(5, { held: false, why: 'cancel lag p99 3.0 s' })], maxSustained: null };
     });
     expect(sideBySideRate(noneHeld.ramp)).toBe(5);
+  });
+
+  it('the ramp goes on until a step misses the rate conditions after a slower one met them', () => {
+    const within = step(10);
+    const slowPost = step(20, { creationMs: summarize([100, 1_500]) });
+    expect(rampHasEnough([within])).toBe(false);
+    expect(rampHasEnough([within, step(15)])).toBe(false);
+    // A first step that misses (an outlier on a shared machine) does not stop it.
+    expect(rampHasEnough([slowPost])).toBe(false);
+    expect(rampHasEnough([within, slowPost])).toBe(true);
+    expect(rampHasEnough([step(5, { lagMs: summarize([300]) }), within, slowPost])).toBe(true);
+    // 2026-12-04: 40/s held within 2 s but missed checkout's 1 s; the 50/s step after it took 67 s.
+    expect(rampHasEnough([within, step(40, { creationMs: summarize([1_750]) })])).toBe(true);
   });
 
   it('a rate below the target is explained at the first step above it that missed', () => {
