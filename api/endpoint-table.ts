@@ -286,7 +286,7 @@ export const CALLBACK_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute(PAYMENT_CALLBACK
       'Signed, see the security scheme; the signature is checked before the body is parsed. 202 once the payment is durably with ' +
       "the order's workflow (or, for an order whose workflow has ended, queued for refund). A redelivery of the same paymentId is 202 " +
       'with one effect. A payment for a cancelled or expired order, or of the wrong amount, is refunded exactly once. ' +
-      'Mounted only when the payment provider is the local fake (`THIRD_PARTIES=fake`), 404 with Stripe.',
+      'Mounted unless the payment provider is Stripe (`THIRD_PARTIES=stripe`), where it is 404.',
     access: 'paymentProvider',
     body: PaymentCallbackBody,
     success: { status: 202, description: 'the payment is durably handed over', schema: PaymentAccepted },
@@ -298,11 +298,12 @@ export const CALLBACK_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute(PAYMENT_CALLBACK
 /** Routes mounted only when Stripe's webhook signing secret is configured (STRIPE_WEBHOOK_SECRET, with THIRD_PARTIES=stripe). */
 export const STRIPE_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute(STRIPE_WEBHOOK_PATH, {
   post: operation({
-    summary: "Stripe's webhook: its events about payment intents",
+    summary: "Stripe's webhook: its events about payments and refunds",
     description:
       'Signed by Stripe, see the security scheme; the official client checks the signature on the raw body before it is read. ' +
       "A `payment_intent.succeeded` for an order takes the same path as `POST /payments/callback`: 200 once the payment is durably with the order's workflow " +
       '(or, for an order whose workflow has ended, with a settlement of its own), 500 if it could not be handed over, and Stripe redelivers. ' +
+      'A `refund.failed`, or a `refund.updated` to `canceled` or `failed`, for a refund of this service is 200 `REFUND_FAILURE_ACCEPTED`: the refund is marked failed for an operator. ' +
       'Any other event, and a payment for no order of this service, is 200 `IGNORED` (logged), since a redelivery would not change it. ' +
       'Redeliveries and events out of order have one effect. Mounted only when `STRIPE_WEBHOOK_SECRET` is configured (`THIRD_PARTIES=stripe`), 404 otherwise.',
     access: 'stripe',

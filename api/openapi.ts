@@ -33,7 +33,7 @@ const SECURITY_SCHEMES = {
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description:
-      "Customers: a JWT whose `sub` is the customer id and which has an `exp`; HS256 with `CUSTOMER_JWT_SECRET`, or RS256 with the keys at `CUSTOMER_JWKS_URL`. Reaches only that customer's orders.",
+      "Customers: a JWT whose `sub` is the customer id, with an `exp` and an `iat` no older than `CUSTOMER_JWT_MAX_AGE`; HS256 with `CUSTOMER_JWT_SECRET`, or RS256 with the keys at `CUSTOMER_JWKS_URL`. Reaches only that customer's orders.",
   },
   paymentTimestamp: {
     type: 'apiKey',

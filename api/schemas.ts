@@ -117,7 +117,7 @@ export const StripeEventBody = z
   })
   .meta({
     description:
-      "A Stripe [Event](https://docs.stripe.com/api/events/object). `payment_intent.succeeded` pays the order named by the intent's `metadata.order_id`; every other type is acknowledged and ignored.",
+      "A Stripe [Event](https://docs.stripe.com/api/events/object). `payment_intent.succeeded` pays the order named by the intent's `metadata.order_id`; `refund.failed`, and `refund.updated` to `canceled` or `failed`, mark that refund failed; every other type is acknowledged and ignored.",
   });
 
 export const RetryStepParams = z.object({
