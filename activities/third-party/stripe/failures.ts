@@ -14,6 +14,16 @@ export function isUnavailable(err: unknown): boolean {
   return status === undefined || status >= 500 || status === 409;
 }
 
+/**
+ * Stripe failed on its side (5xx). Once its endpoint has begun, Stripe keeps that answer under the
+ * request's idempotency key and gives it to every repeat of the key for about 24 hours, even after
+ * it recovered: a call that meets one must go on under a key of its own
+ * (https://docs.stripe.com/error-low-level#server-errors).
+ */
+export function isServerError(err: unknown): boolean {
+  return err instanceof Stripe.errors.StripeError && (err.statusCode ?? 0) >= 500;
+}
+
 /** The error Stripe answers when the intent's status does not allow the operation (carrying the status). */
 export function isUnexpectedState(err: unknown): boolean {
   return err instanceof Stripe.errors.StripeError && err.code === 'payment_intent_unexpected_state';

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type Stripe from 'stripe';
 import type {
   CancelOutcome,
@@ -8,7 +9,15 @@ import type {
   ProviderPayment,
   RefundRequest,
 } from '../payment-provider.js';
-import { callStripe, isMissing, isUnavailable, isUnexpectedState, providerFailure, rejection } from './failures.js';
+import {
+  callStripe,
+  isMissing,
+  isServerError,
+  isUnavailable,
+  isUnexpectedState,
+  providerFailure,
+  rejection,
+} from './failures.js';
 import {
   CUSTOMER_ID_KEY,
   ORDER_ID_KEY,
@@ -25,8 +34,14 @@ export class StripePaymentProvider implements PaymentProvider {
 
   constructor(private readonly stripe: Stripe) {}
 
+  /**
+   * Under the order's key, so that a repeat answers the first intent (within Stripe's 24 hours; an
+   * order's payment window is shorter). After Stripe's server error, which that key would answer
+   * for a day, once more under a key of its own: an intent the failed request may have made is
+   * never kept on the order, so its client secret reaches nobody and it cannot be paid.
+   */
   async createPayment(request: NewPayment): Promise<CreatedPayment> {
-    const intent = await callStripe('create a payment', () =>
+    const create = (idempotencyKey: string) =>
       this.stripe.paymentIntents.create(
         {
           amount: request.amountCents,
@@ -34,9 +49,14 @@ export class StripePaymentProvider implements PaymentProvider {
           metadata: { [ORDER_ID_KEY]: request.orderId, [CUSTOMER_ID_KEY]: request.customerId },
           automatic_payment_methods: { enabled: true },
         },
-        // Within Stripe's 24 hours a repeat answers the first intent; an order's payment window is shorter.
-        { idempotencyKey: `create-payment-${request.orderId}` },
-      ),
+        { idempotencyKey },
+      );
+    const key = `create-payment-${request.orderId}`;
+    const intent = await callStripe('create a payment', () =>
+      create(key).catch((err: unknown) => {
+        if (!isServerError(err)) throw err;
+        return create(`${key}-${randomUUID()}`);
+      }),
     );
     if (!intent.client_secret) throw new Error(`Stripe created payment ${intent.id} without a client secret`);
     return { paymentId: intent.id, clientSecret: intent.client_secret };
@@ -60,19 +80,26 @@ export class StripePaymentProvider implements PaymentProvider {
    * Stripe forgets an idempotency key after about 24 hours, and a refund can be retried later than
    * that (an operator's retry): so the payment's refunds are read first, and one this service made
    * that has not failed is the answer. A key per failed attempt lets an operator's retry be a new refund.
+   * After Stripe's server error, which that key would answer for a day, the refunds are read again
+   * (the failed request may have made one) and a new one is asked under a key of its own.
    */
   async refund(request: RefundRequest): Promise<{ refundRef: string }> {
-    const { paymentId, amountCents } = request;
-    const refunds = await callStripe('list the refunds of a payment', () =>
-      this.stripe.refunds.list({ payment_intent: paymentId, limit: 100 }),
+    return callStripe('refund a payment', () =>
+      this.refundOnce(request).catch((err: unknown) => {
+        if (!isServerError(err)) throw err;
+        return this.refundOnce(request, randomUUID());
+      }),
     );
+  }
+
+  private async refundOnce({ paymentId, amountCents }: RefundRequest, retry?: string): Promise<{ refundRef: string }> {
+    const refunds = await this.stripe.refunds.list({ payment_intent: paymentId, limit: 100 });
     const { live, key } = findOwnRefund(refunds.data, paymentId);
     if (live) return { refundRef: live.id };
-    const refund = await callStripe('refund a payment', () =>
-      this.stripe.refunds.create(
-        { payment_intent: paymentId, amount: amountCents, metadata: key.metadata },
-        { idempotencyKey: key.idempotencyKey },
-      ),
+    const { idempotencyKey, metadata } = key(retry);
+    const refund = await this.stripe.refunds.create(
+      { payment_intent: paymentId, amount: amountCents, metadata },
+      { idempotencyKey },
     );
     if (REFUND_NOT_GIVEN.has(refund.status))
       throw rejection(`Stripe refused to refund payment ${paymentId}: refund ${refund.id} is ${refund.status}`);

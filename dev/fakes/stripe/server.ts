@@ -5,8 +5,13 @@ import { FakeStripeAccount, StripeRefusal } from './account.js';
 import { decodeForm, listOf, textOf, type FormValue } from './form.js';
 import { intentJson, listJson, refundJson, searchJson } from './wire.js';
 
-/** How the fake fails while an outage is on: Stripe answering 500, throttling (429), or the connection dropped. */
-export type Outage = 'server-error' | 'rate-limited' | 'connection-dropped';
+/**
+ * How the fake fails while an outage is on: Stripe answering 500 before its endpoint began
+ * (`server-error`) or after (`server-error-kept`: the 500 is kept under the idempotency key and
+ * answered to it again, as Stripe's idempotency layer does for about 24 hours), throttling (429),
+ * or the connection dropped.
+ */
+export type Outage = 'server-error' | 'server-error-kept' | 'rate-limited' | 'connection-dropped';
 
 export type Route =
   'create-intent' | 'retrieve-intent' | 'cancel-intent' | 'search-intents' | 'create-refund' | 'list-refunds';
@@ -140,6 +145,11 @@ export class FakeStripe {
       });
     }
     if (stored) return record(stored.answer, true);
+    if (this.outage === 'server-error-kept') {
+      const failed = { status: 500, body: error('api_error', 'An unknown error occurred') };
+      if (key !== undefined) this.idempotency.set(key, { fingerprint, answer: failed });
+      return record(failed);
+    }
 
     const params = req.method === 'GET' ? decodeForm(url.search.slice(1)) : decodeForm(body);
     const answer = this.answer(route, found.match[1], params);

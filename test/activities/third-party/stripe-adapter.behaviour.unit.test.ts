@@ -47,6 +47,25 @@ describe('createPayment', () => {
     });
     expect(fake.callsTo('create-intent').map((c) => c.replayed)).toEqual([false, true]);
   });
+
+  it('goes on under a key of its own after a server error Stripe keeps under the order’s key', async () => {
+    const request = newPayment();
+    fake.outage = 'server-error-kept';
+    await failureOf(provider.createPayment(request));
+    fake.outage = undefined;
+    const created = await provider.createPayment(request);
+    expect(fake.account.intent(created.paymentId)).toMatchObject({ metadata: { order_id: request.orderId } });
+    const key = `create-payment-${request.orderId}`;
+    const calls = fake.callsTo('create-intent');
+    // The order's key still answers the kept 500 (a day long at Stripe); the call goes on under another.
+    expect(calls.map((c) => [c.idempotencyKey === key, c.status, c.replayed])).toEqual([
+      [true, 500, false],
+      [false, 500, false],
+      [true, 500, true],
+      [false, 200, false],
+    ]);
+    expect(calls[3]!.idempotencyKey).toMatch(new RegExp(`^${key}-`));
+  });
 });
 
 describe('cancelPayment', () => {
@@ -122,7 +141,7 @@ describe('cancelPayment', () => {
     expect(failure).toMatchObject({ type: THIRD_PARTY_FAILURES.rejected, nonRetryable: true });
   });
 
-  it.each<Outage>(['server-error', 'rate-limited', 'connection-dropped'])(
+  it.each<Outage>(['server-error', 'server-error-kept', 'rate-limited', 'connection-dropped'])(
     'answers UNAVAILABLE during an outage (%s), and leaves the intent as it was',
     async (outage) => {
       const { paymentId } = await provider.createPayment(newPayment());
@@ -181,6 +200,27 @@ describe('refund', () => {
     expect(fake.callsTo('create-refund')).toHaveLength(2);
   });
 
+  it('refunds once after a server error Stripe keeps under the refund’s key, reading the refunds again first', async () => {
+    const paymentId = await paidPayment();
+    fake.beforeNext('create-refund', () => (fake.outage = 'server-error-kept'));
+    const failure = await failureOf(provider.refund({ paymentId, amountCents: 2599 }));
+    expect(failure).toMatchObject({ type: THIRD_PARTY_FAILURES.unavailable, nonRetryable: false });
+    fake.outage = undefined;
+    const { refundRef } = await provider.refund({ paymentId, amountCents: 2599 });
+    expect(fake.account.refundsOf(paymentId)).toMatchObject([{ id: refundRef, amount: 2599, status: 'succeeded' }]);
+    const creates = fake.callsTo('create-refund');
+    expect(creates.map((c) => [c.status, c.replayed])).toEqual([
+      [500, false], // kept under refund-<id>-0
+      [500, true], // the next call: the same key, the same answer
+      [200, false], // under a key of its own
+    ]);
+    expect(creates[1]!.idempotencyKey).toBe(`refund-${paymentId}-0`);
+    expect(creates[2]!.idempotencyKey).toMatch(new RegExp(`^refund-${paymentId}-0-`));
+    // Asked again, the refund made under that key is found as this service's own.
+    expect(await provider.refund({ paymentId, amountCents: 2599 })).toEqual({ refundRef });
+    expect(fake.callsTo('create-refund')).toHaveLength(3);
+  });
+
   it('is refused for a payment refunded outside this service (in the dashboard): one for an operator', async () => {
     const paymentId = await paidPayment();
     fake.account.createRefund({ paymentIntent: paymentId, amount: undefined, metadata: {} });
@@ -210,7 +250,7 @@ describe('refund', () => {
 });
 
 describe('failures', () => {
-  it.each<Outage>(['server-error', 'rate-limited', 'connection-dropped'])(
+  it.each<Outage>(['server-error', 'server-error-kept', 'rate-limited', 'connection-dropped'])(
     'an outage (%s) is THIRD_PARTY_UNAVAILABLE, retryable, for create and refund',
     async (outage) => {
       const paymentId = (await provider.createPayment(newPayment())).paymentId;
