@@ -5,6 +5,7 @@ import { PROJECT_ROOT } from '../../dev/paths.js';
 import { createApiMetrics } from '../../api/metrics.js';
 import { createWorkerMetrics } from '../../worker/metrics.js';
 import type { Db } from '../../lib/db.js';
+import { createActivities, type ActivityDeps } from '../../activities/index.js';
 
 const dashboard = JSON.parse(readFileSync(join(PROJECT_ROOT, 'ops', 'grafana-dashboard.json'), 'utf8')) as {
   panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
@@ -47,6 +48,27 @@ it("queries only metrics the API or the worker exports (ours by registry, the SD
   );
   expect(used.length).toBeGreaterThan(10);
   expect(unknown).toEqual([]);
+});
+
+it('names only activities the worker registers, each under the metric of its kind (local or not)', () => {
+  const registered = Object.keys(createActivities(new Proxy({}, { get: () => undefined }) as ActivityDeps));
+  const named = dashboard.panels.flatMap((p) =>
+    p.targets
+      .flatMap((t) => [...t.expr.matchAll(/(\w+)\{activity_type=~"([^"]+)"/g)])
+      .map((m) => ({
+        metric: m[1]!,
+        activities: m[2]!.split('|'),
+      })),
+  );
+  expect(named.length).toBeGreaterThan(0);
+  for (const { metric, activities } of named) {
+    expect(registered).toEqual(expect.arrayContaining(activities));
+    // The compensation runs as local activities (workflows/activity-proxies.ts), fulfillment as regular ones.
+    const local = activities.some((a) =>
+      ['cancelOrder', 'closePayment', 'refundPayment', 'notifyCustomer'].includes(a),
+    );
+    expect(metric.startsWith('temporal_local_activity_'), `${metric} for ${activities.join(', ')}`).toBe(local);
+  }
 });
 
 /** The metric names a PromQL expression reads: identifiers left once label matchers, ranges and groupings are gone, functions excluded. */
