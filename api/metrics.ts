@@ -9,12 +9,23 @@ import type { Db } from '../lib/db.js';
 export function createApiMetrics(db: Db) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  /** A gauge of row counts by some columns, read from the database at each scrape. */
-  const countsBy = <L extends string>(
+  const readFailures = new Counter({
+    name: 'metrics_database_read_failures_total',
+    help: "Scrapes whose database read for a gauge failed, by gauge (shown from the next scrape): that gauge had no value, the API's other metrics were served",
+    labelNames: ['gauge'] as const,
+    registers: [registry],
+  });
+  /**
+   * A gauge read from the database at each scrape. prom-client fails the whole scrape when one
+   * collect throws, which would hide every API series (the webhook's 500s included) exactly while
+   * the database is down: a failed read is counted instead, and leaves the gauge without a value
+   * (no series, or NaN for one without labels), never a stale or zero one.
+   */
+  const fromDatabase = <L extends string>(
     name: string,
     help: string,
     labelNames: readonly L[],
-    count: () => Promise<Array<{ labels: Record<L, string>; n: number }>>,
+    read: () => Promise<Array<{ labels: Record<L, string>; n: number }>>,
   ) =>
     new Gauge({
       name,
@@ -22,18 +33,22 @@ export function createApiMetrics(db: Db) {
       labelNames,
       registers: [registry],
       async collect() {
-        const rows = await count();
+        const rows = await read().catch(() => {
+          readFailures.inc({ gauge: name });
+          return null;
+        });
         this.reset();
-        for (const { labels, n } of rows) this.set(labels, n);
+        if (rows === null && labelNames.length === 0) this.set(NaN);
+        for (const { labels, n } of rows ?? []) this.set(labels, n);
       },
     });
-  countsBy('orders', 'Orders by status', ['status'], async () =>
+  fromDatabase('orders', 'Orders by status', ['status'], async () =>
     (await db.order.groupBy({ by: ['status'], _count: { _all: true } })).map((r) => ({
       labels: { status: r.status },
       n: r._count._all,
     })),
   );
-  countsBy(
+  fromDatabase(
     'payments',
     'Payments by status; status="REFUND_FAILED" is money owed that waits for an operator',
     ['status'],
@@ -43,7 +58,7 @@ export function createApiMetrics(db: Db) {
         n: r._count._all,
       })),
   );
-  countsBy(
+  fromDatabase(
     'fulfillment_steps',
     'Fulfillment steps by step and status; status="FAILED" is the dead-letter backlog',
     ['step', 'status'],
@@ -53,16 +68,16 @@ export function createApiMetrics(db: Db) {
         n: r._count._all,
       })),
   );
-  new Gauge({
-    name: 'orders_unpaid_past_deadline',
-    help: 'UNPAID orders whose deadline passed more than 1 minute ago: their cancellation is late',
-    registers: [registry],
-    async collect() {
+  fromDatabase(
+    'orders_unpaid_past_deadline',
+    'UNPAID orders whose deadline passed more than 1 minute ago: their cancellation is late',
+    [],
+    async () => {
       const [row] = await db.$queryRaw<Array<{ n: number }>>`
         SELECT count(*)::int AS n FROM orders WHERE status = 'UNPAID' AND expires_at < now() - interval '1 minute'`;
-      this.set(row!.n);
+      return [{ labels: {}, n: row!.n }];
     },
-  });
+  );
   return {
     registry,
     httpDuration: new Histogram({
