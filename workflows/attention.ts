@@ -1,5 +1,11 @@
-import { upsertSearchAttributes } from '@temporalio/workflow';
+import { metricMeter, upsertSearchAttributes } from '@temporalio/workflow';
 import { NeedsAttentionKey } from '../domain/search-attributes.js';
+
+const raised = metricMeter.createCounter(
+  'order_attention_raised_total',
+  'items',
+  'Items an operator must act on, opened in an order run (NeedsAttention), by kind: refund, fulfillment, notice, provider, stuck',
+);
 
 /**
  * What an operator must look at in one run, each with the words that say what to do. The
@@ -20,10 +26,17 @@ export class Attention {
     return [...this.open.values()];
   }
 
-  /** Opens (with what to do) or closes (null) one item. */
+  /**
+   * Opens (with what to do) or closes (null) one item; its key is `<kind>:<which>`. Each opening is
+   * counted by kind (not again while open, nor while a worker replays the run), so a failure that
+   * exhausted its retries shows on a dashboard too, not only in the Web UI.
+   */
   note(key: string, todo: string | null): void {
     if (todo === null) this.open.delete(key);
-    else this.open.set(key, todo);
+    else {
+      if (!this.open.has(key)) raised.add(1, { kind: key.split(':')[0]! });
+      this.open.set(key, todo);
+    }
     const needed = this.open.size > 0;
     if (needed !== this.published) {
       upsertSearchAttributes([{ key: NeedsAttentionKey, value: needed }]);

@@ -174,6 +174,31 @@ describe('worker/main.ts', () => {
     expect(records).toContainEqual(expect.objectContaining({ sdkComponent: 'worker', name: 'worker' }));
   });
 
+  it('counts an item an operator must act on by its kind, once, on the same /metrics', async () => {
+    const { sku } = await seedCatalog(h);
+    expect((await h.admin('PUT', '/admin/faults/loyalty', { failAlways: true })).status).toBe(200);
+    try {
+      const order = await placeOrder(h, { sku });
+      expect(
+        (await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status,
+      ).toBe(202);
+      await eventually(
+        async () =>
+          (await h.db.fulfillmentRecord.findFirst({ where: { orderId: order.id, step: 'LOYALTY' } }))?.status ===
+          'FAILED',
+        20_000,
+      );
+      // The SDK's exporter is read at scrape time: the run's counter may land a moment after the step's row.
+      await eventually(async () =>
+        /^order_attention_raised_total\{[^}]*kind="fulfillment"[^}]*\} 1$/m.test(
+          await (await fetch(metricsUrl)).text(),
+        ),
+      );
+    } finally {
+      await h.admin('PUT', '/admin/faults/loyalty', { failAlways: false });
+    }
+  });
+
   it('on SIGTERM lets the in-flight activity finish its work (one attempt, step DONE), then exits 0', async () => {
     const { sku } = await seedCatalog(h);
     expect((await h.admin('PUT', '/admin/faults/invoice', { latencyMs: 4_000 })).status).toBe(200);
