@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../dev/paths.js';
@@ -29,7 +29,16 @@ it('has the panels operators need: cancel lag p50/p95/p99, fulfillment and compe
     expect(lag).toContain(`histogram_quantile(${q}, sum by (le) (rate(order_cancel_lag_seconds_bucket`);
 });
 
-it("queries only metrics the API or the worker exports (ours by registry, the SDK's by its temporal_ prefix)", async () => {
+/** The counters workflow code creates through the SDK's workflow meter (Core exports them, unprefixed). */
+function workflowMetricNames(): string[] {
+  const dir = join(PROJECT_ROOT, 'workflows');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/metricMeter\.create\w+\(\s*'(\w+)'/g)])
+    .map((m) => m[1]!);
+}
+
+it("queries only metrics the API, the worker or the workflows export (the SDK's by its temporal_ prefix)", async () => {
   const ours = new Set<string>();
   const unused = new Proxy(
     {},
@@ -42,6 +51,7 @@ it("queries only metrics the API or the worker exports (ours by registry, the SD
   for (const registry of [createApiMetrics(unused).registry, createWorkerMetrics().registry]) {
     for (const metric of registry.getMetricsAsArray()) ours.add(metric.name);
   }
+  for (const name of workflowMetricNames()) ours.add(name);
   const used = dashboard.panels.flatMap((p) => p.targets.flatMap((t) => metricNames(t.expr)));
   const unknown = used.filter(
     (name) => !name.startsWith('temporal_') && !ours.has(name.replace(/_(bucket|sum|count)$/, '')),
