@@ -107,13 +107,14 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
     /**
      * The dead letter: a step whose retries ran out waits, FAILED and visible, for an operator.
      * Answers the status the step is left in: DONE when an attempt the workflow gave up on
-     * completed after all (a timed-out attempt still running), and then there is nothing to retry.
+     * completed after all (a timed-out attempt still running), and then there is nothing to retry;
+     * `changed` when this call made it FAILED (not an earlier run of the same local activity).
      */
     async markStepFailed(input: {
       orderId: string;
       step: FulfillmentStep;
       error: string;
-    }): Promise<{ status: 'FAILED' | 'DONE' }> {
+    }): Promise<{ status: 'FAILED' | 'DONE'; changed: boolean }> {
       const failed = await moveStep(
         input.orderId,
         input.step,
@@ -127,11 +128,11 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
         );
         if (rows[0]?.status === 'DONE') {
           log.warn('fulfillment step given up on had completed after all: nothing to retry', input);
-          return { status: 'DONE' };
+          return { status: 'DONE', changed: false };
         }
       }
       log.error('fulfillment step failed and needs an operator', input);
-      return { status: 'FAILED' };
+      return { status: 'FAILED', changed: failed === 1 };
     },
 
     /** The steps as recorded, for a run that takes over an order paid in an earlier run or without one. */

@@ -111,15 +111,19 @@ export function createPaymentActivities(deps: ActivityDeps) {
       return { refunded: true };
     },
 
-    /** The provider rejected the refund for good: it stays owed, visible, until an operator retries it. */
-    async recordRefundFailure(input: { paymentId: string; error: string }): Promise<void> {
+    /**
+     * The provider rejected the refund for good: it stays owed, visible, until an operator retries
+     * it. `recorded` when this call made it REFUND_FAILED (not an earlier run of the same local activity).
+     */
+    async recordRefundFailure(input: { paymentId: string; error: string }): Promise<{ recorded: boolean }> {
       const fail = statusMove('payments', PAYMENT_TRANSITIONS.failRefund);
-      await query(
+      const { rowCount } = await query(
         db.pool,
         Prisma.sql`
           UPDATE payments SET ${fail.set}, refund_error = ${input.error}, refund_failed_at = now()
           WHERE payment_id = ${input.paymentId} AND ${fail.guard}`,
       );
+      return { recorded: rowCount === 1 };
     },
 
     /**

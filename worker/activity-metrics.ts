@@ -27,15 +27,16 @@ const OBSERVERS: { [K in keyof Activities]?: (metrics: WorkerMetrics, input: Inp
     metrics.reconciliationHits.inc(result.adopted.length + result.handedOver.length);
     metrics.unsettledAfterSettlement.inc(result.unsettledAfterSettlement.length);
   },
-  recordRefundFailure(metrics) {
-    metrics.refundFailures.inc();
+  // Counted once: a local activity run again (its workflow task lost) finds the row already moved.
+  recordRefundFailure(metrics, _input, result) {
+    if (result.recorded) metrics.refundFailures.inc();
   },
   recordRefundFailedLater(metrics, _input, result) {
     if (result.failed) metrics.refundFailures.inc();
   },
   // A step given up on that completed after all is no dead letter (activities/fulfillment.ts).
   markStepFailed(metrics, input, result) {
-    if (result.status === 'FAILED') metrics.fulfillmentFailures.inc({ step: input.step });
+    if (result.status === 'FAILED' && result.changed) metrics.fulfillmentFailures.inc({ step: input.step });
   },
 };
 

@@ -36,13 +36,22 @@ describe('activity metrics', () => {
     expect(await total(metrics.unsettledAfterSettlement)).toBe(2);
   });
 
-  it('counts a dead-lettered step, not one given up on that completed after all', async () => {
+  it('counts a dead-lettered step once, not one given up on that completed after all', async () => {
     const metrics = createWorkerMetrics();
-    await observe(metrics, 'markStepFailed', { step: 'LOYALTY' }, { status: 'FAILED' });
-    await observe(metrics, 'markStepFailed', { step: 'INVOICE' }, { status: 'DONE' });
+    await observe(metrics, 'markStepFailed', { step: 'LOYALTY' }, { status: 'FAILED', changed: true });
+    // The same local activity run again (its workflow task lost): the step was FAILED already.
+    await observe(metrics, 'markStepFailed', { step: 'LOYALTY' }, { status: 'FAILED', changed: false });
+    await observe(metrics, 'markStepFailed', { step: 'INVOICE' }, { status: 'DONE', changed: false });
     expect((await metrics.fulfillmentFailures.get()).values).toEqual([
       expect.objectContaining({ labels: { step: 'LOYALTY' }, value: 1 }),
     ]);
+  });
+
+  it('counts a refund rejected for good once, however often its recording runs', async () => {
+    const metrics = createWorkerMetrics();
+    await observe(metrics, 'recordRefundFailure', { paymentId: 'p-1' }, { recorded: true });
+    await observe(metrics, 'recordRefundFailure', { paymentId: 'p-1' }, { recorded: false });
+    expect(await total(metrics.refundFailures)).toBe(1);
   });
 
   it('counts a timeout cancel that landed before its deadline as early', async () => {

@@ -85,7 +85,7 @@ const DEFAULTS: Partial<Record<keyof Activities, (...args: never[]) => Promise<u
   cancelOrder: async () => cancelled(),
   settlePayment: async () => decided('PAID'),
   refundPayment: async () => ({ refunded: true }),
-  recordRefundFailure: async () => undefined,
+  recordRefundFailure: async () => ({ recorded: true }),
   reopenRefund: async () => ({ reopened: true }),
   createPayment: async (orderId: string) => providerPayment(orderId),
   closePayment: async () => ({ outcome: 'CLOSED' }),
@@ -93,7 +93,7 @@ const DEFAULTS: Partial<Record<keyof Activities, (...args: never[]) => Promise<u
   issueInvoice: async () => undefined,
   sendPaymentNotification: async () => undefined,
   awardLoyaltyPoints: async () => undefined,
-  markStepFailed: async () => ({ status: 'FAILED' }),
+  markStepFailed: async () => ({ status: 'FAILED', changed: true }),
   reopenStep: async () => ({ reopened: true }),
 };
 
@@ -338,7 +338,7 @@ describe('OrderLifecycle with stubbed activities', () => {
     overrides.awardLoyaltyPoints = async () => {
       throw ApplicationFailure.nonRetryable('loyalty rejected the call', THIRD_PARTY_FAILURES.rejected);
     };
-    overrides.markStepFailed = async () => ({ status: 'DONE' }); // the database: the earlier attempt completed it
+    overrides.markStepFailed = async () => ({ status: 'DONE', changed: false }); // the database: the earlier attempt completed it
     const end = await withOrder(async (orderId) => {
       await pay(orderId);
       await env.sleep(MINUTE);
