@@ -16,6 +16,7 @@ import { inTransaction, query, type Queryable } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, statusMove } from './guarded-sql.js';
 import { moveReservedUnits } from './inventory.js';
+import { reopenRefund } from './refund-reopening.js';
 
 /** What the database decided about one payment. */
 export type PaymentDecision =
@@ -158,13 +159,9 @@ export function createPaymentActivities(deps: ActivityDeps) {
 
     /** An operator's retry: REFUND_FAILED → REFUND_PENDING, so that refundPayment may run again. */
     async reopenRefund(paymentId: string): Promise<{ reopened: boolean }> {
-      const retry = statusMove('payments', PAYMENT_TRANSITIONS.retryRefund);
-      const { rowCount } = await query(
-        db.pool,
-        Prisma.sql`UPDATE payments SET ${retry.set} WHERE payment_id = ${paymentId} AND ${retry.guard}`,
-      );
+      const reopened = await reopenRefund(db.pool, paymentId);
       log.info('refund retried by an operator', { paymentId });
-      return { reopened: rowCount === 1 };
+      return { reopened };
     },
   };
 }

@@ -1,6 +1,5 @@
 import { Prisma } from '@prisma/client';
 import { Context, getClient, log } from '@temporalio/activity';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   failedRefundWorkflowId,
   latePaymentWorkflowId,
@@ -22,6 +21,7 @@ import { query } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, statusIn } from './guarded-sql.js';
 import { handOverPayment } from './payment-handover.js';
+import { anyRunning, isRunning } from './workflow-runs.js';
 
 export interface SweepResult {
   /** Orders examined: UNPAID past deadline plus grace, PAID with fulfillment unfinished that long after payment. */
@@ -270,16 +270,3 @@ function waitingOrders(dueBefore: Prisma.Sql): Prisma.Sql {
       AND id IN (SELECT order_id FROM fulfillment_steps WHERE ${statusIn('fulfillment_steps', UNFINISHED_STEPS)})`;
 }
 
-async function anyRunning(client: Client, workflowIds: string[]): Promise<boolean> {
-  for (const workflowId of workflowIds) if (await isRunning(client.workflow.getHandle(workflowId))) return true;
-  return false;
-}
-
-async function isRunning(handle: { describe(): Promise<{ status: { name: string } }> }): Promise<boolean> {
-  try {
-    return (await handle.describe()).status.name === 'RUNNING';
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
-}

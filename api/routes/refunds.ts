@@ -1,4 +1,7 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { handOverPayment } from '../../activities/payment-handover.js';
+import { reopenRefund } from '../../activities/refund-reopening.js';
+import { anyRunning } from '../../activities/workflow-runs.js';
 import type { Db } from '../../lib/db.js';
 import {
   FAILED_REFUND_WORKFLOW_TYPE,
@@ -21,19 +24,26 @@ import type { PaymentDeps } from './payments.js';
  * An operator re-drives a refund the provider rejected for good (REFUND_FAILED) once the cause is
  * fixed. The run that settled the payment holds it until then: the order's own workflow, or, for
  * a payment that came after the order's lifecycle ended, its SettleLatePayment run, or, for a
- * refund that failed after the provider accepted it, its SettleFailedRefund run.
+ * refund that failed after the provider accepted it, its SettleFailedRefund run. When none of them
+ * is running (the holder was terminated, or lost with a namespace), the refund is owed again by a
+ * guarded statement and handed to a new late settlement, as the sweep does with a refund owed
+ * whose run was lost.
  */
 export const retryRefund: Handler<
   { params: typeof RetryRefundParams },
   'operator',
-  { db: Db; temporal: Client },
+  { db: Db; temporal: Client; taskQueue: string },
   typeof RefundRetried
-> = async ({ params: { id, paymentId } }, { db, temporal }) => {
-  const payment = await db.payment.findUnique({ where: { paymentId }, select: { orderId: true, status: true } });
+> = async ({ params: { id, paymentId } }, { db, temporal, taskQueue }) => {
+  const payment = await db.payment.findUnique({
+    where: { paymentId },
+    select: { orderId: true, status: true, amountCents: true },
+  });
   if (payment?.orderId !== id) throw businessError('UNKNOWN_PAYMENT');
   if (payment.status !== 'REFUND_FAILED')
     throw businessError('REFUND_NOT_FAILED', { paymentId, status: payment.status });
-  for (const workflowId of [orderWorkflowId(id), latePaymentWorkflowId(paymentId), failedRefundWorkflowId(paymentId)]) {
+  const mayHoldIt = [orderWorkflowId(id), latePaymentWorkflowId(paymentId), failedRefundWorkflowId(paymentId)];
+  for (const workflowId of mayHoldIt) {
     try {
       return await callTemporal(
         () => temporal.workflow.getHandle(workflowId).executeUpdate(retryRefundUpdate, { args: [{ paymentId }] }),
@@ -44,9 +54,31 @@ export const retryRefund: Handler<
       if (!(err instanceof ApiError && err.code === 'REFUND_NOT_FAILED')) throw err;
     }
   }
-  // Only a run ended from outside (terminated) leaves a rejected refund without a holder.
-  throw businessError('REFUND_NOT_FAILED', { paymentId, status: payment.status, heldBy: null });
+  // Only a run ended from outside (terminated) leaves a rejected refund without a holder. One still
+  // running may be about to take it (a failed refund's run waiting on the refund in flight): left to
+  // it. A late settlement that completed cannot be started again (its id is the payment's).
+  if (
+    (await callTemporal(() => anyRunning(temporal, mayHoldIt))) ||
+    (await callTemporal(() => completedOnce(temporal, latePaymentWorkflowId(paymentId))))
+  )
+    throw businessError('REFUND_NOT_FAILED', { paymentId, status: payment.status, heldBy: null });
+  if (!(await reopenRefund(db.pool, paymentId))) throw businessError('REFUND_NOT_FAILED', { paymentId }); // moved meanwhile: another retry won
+  // Should this fail, the sweep hands the refund owed over on its next pass.
+  await callTemporal(() =>
+    handOverPayment(temporal, taskQueue, { paymentId, orderId: id, amountCents: payment.amountCents }),
+  );
+  return { paymentId, status: 'REFUND_PENDING' };
 };
+
+/** Whether the workflow's latest run completed (a reuse policy of ALLOW_DUPLICATE_FAILED_ONLY then refuses a new one). */
+async function completedOnce(temporal: Client, workflowId: string): Promise<boolean> {
+  try {
+    return (await temporal.workflow.getHandle(workflowId).describe()).status.name === 'COMPLETED';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
 
 /**
  * A refund the provider failed after accepting it (Stripe's `refund.failed`), handed to the

@@ -137,6 +137,29 @@ describe('every accepted payment is settled before the run ends', () => {
     expect(await needsAttention(latePaymentWorkflowId(paymentId))).toBe(false);
   });
 
+  it('a rejected refund whose holding run was terminated is handed to a new settlement by the retry', async () => {
+    const { order, paymentId } = await expiredOrder('late-rejected-lost');
+    const late = () => h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)); // its latest run
+    await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
+    try {
+      expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+      await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUND_FAILED', 30_000);
+      await eventually(async () => (await needsAttention(latePaymentWorkflowId(paymentId))) === true);
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+    await late().terminate('simulating a holder lost by hand');
+    const retry = () => h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`);
+
+    const retried = await retry();
+    expect(retried).toMatchObject({ status: 202, body: { paymentId, status: 'REFUND_PENDING' } });
+    expect(await late().result()).toEqual({ outcome: 'REFUNDED' });
+    expect(await paymentOf(paymentId)).toMatchObject({ status: 'REFUNDED' });
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toMatchObject({ effects: 1 });
+    // Nothing is owed any more: a second retry changes nothing.
+    expect((await retry()).body.error.code).toBe('REFUND_NOT_FAILED');
+  });
+
   it('a cancellation requested in Temporal does not let go of a held refund', async () => {
     const { order, paymentId } = await expiredOrder('held-through-cancel');
     const late = h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId));
