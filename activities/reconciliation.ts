@@ -269,4 +269,3 @@ function waitingOrders(dueBefore: Prisma.Sql): Prisma.Sql {
     WHERE ${statusIn('orders', [ORDER_TRANSITIONS.pay.to])} AND paid_at < ${dueBefore}
       AND id IN (SELECT order_id FROM fulfillment_steps WHERE ${statusIn('fulfillment_steps', UNFINISHED_STEPS)})`;
 }
-
