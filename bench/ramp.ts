@@ -46,9 +46,9 @@ export interface RampResult {
  * The highest order rate the timer path sustains end to end: each step offers its rate through
  * POST /orders for `rampStepS` (its own orders, a share paid), waits until every order is settled,
  * and holds when every order was created and both POST /orders and cancellation kept their p99
- * within 2 s. The ramp stops at the first step that does not hold, or at the first one past the
- * rate target's conditions once a slower step met them (targets.ts); latencies are reported per
- * step, and bench/targets.ts judges the rate target from them.
+ * within 2 s. The ramp stops at the first step that does not hold, or at the first one at or above
+ * the target rate past the rate target's conditions (targets.ts); latencies are reported per step,
+ * and bench/targets.ts judges the rate target from them.
  */
 export async function runRamp(ctx: PhaseContext): Promise<RampResult> {
   const { options } = ctx;
