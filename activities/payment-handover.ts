@@ -29,15 +29,29 @@ export async function handOverPayment(
     // Signalling a workflow that has already completed raises WorkflowNotFoundError.
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
+  // A redelivery of the same paymentId never starts a second settlement beside or after one that
+  // completed; after one that failed or was terminated it may, since a settlement decides only a
+  // payment still RECEIVED, and a refund owed (REFUND_PENDING) is made once at the provider.
+  return startLateSettlement(temporal, taskQueue, payment, 'ALLOW_DUPLICATE_FAILED_ONLY');
+}
+
+/**
+ * Starts the payment's SettleLatePayment run (`late-payment-<paymentId>`), unless one is running;
+ * `reuse` says whether one that completed before lets another start.
+ */
+export async function startLateSettlement(
+  temporal: Client,
+  taskQueue: string,
+  payment: PaymentNotice & { amountCents: number },
+  reuse: 'ALLOW_DUPLICATE_FAILED_ONLY' | 'ALLOW_DUPLICATE',
+): Promise<'started' | 'settlement-exists'> {
+  const notice: PaymentNotice = { paymentId: payment.paymentId, orderId: payment.orderId };
   try {
     await temporal.workflow.start(LATE_PAYMENT_WORKFLOW_TYPE, {
       workflowId: latePaymentWorkflowId(notice.paymentId),
       taskQueue,
       args: [notice] satisfies [PaymentNotice],
-      // A redelivery of the same paymentId never starts a second settlement beside or after one that
-      // completed; after one that failed or was terminated it may, since a settlement decides only a
-      // payment still RECEIVED, and a refund owed (REFUND_PENDING) is made once at the provider.
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      workflowIdReusePolicy: reuse,
       staticSummary: `Late payment ${notice.paymentId} (${payment.amountCents} cents) for order ${notice.orderId}: to be refunded`,
     });
     return 'started';

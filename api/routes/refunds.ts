@@ -1,5 +1,5 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { handOverPayment } from '../../activities/payment-handover.js';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { startLateSettlement } from '../../activities/payment-handover.js';
 import { reopenRefund } from '../../activities/refund-reopening.js';
 import { anyRunning } from '../../activities/workflow-runs.js';
 import type { Db } from '../../lib/db.js';
@@ -54,31 +54,26 @@ export const retryRefund: Handler<
       if (!(err instanceof ApiError && err.code === 'REFUND_NOT_FAILED')) throw err;
     }
   }
-  // Only a run ended from outside (terminated) leaves a rejected refund without a holder. One still
-  // running may be about to take it (a failed refund's run waiting on the refund in flight): left to
-  // it. A late settlement that completed cannot be started again (its id is the payment's).
-  if (
-    (await callTemporal(() => anyRunning(temporal, mayHoldIt))) ||
-    (await callTemporal(() => completedOnce(temporal, latePaymentWorkflowId(paymentId))))
-  )
+  // Only a run ended from outside (terminated) leaves a rejected refund without a holder. A run of
+  // this payment's own still running may be about to take it (a failed refund's run waiting on the
+  // refund in flight): left to it. An order's run that does not hold it (one that adopted the order
+  // after its first was lost) never will.
+  const settlers = [latePaymentWorkflowId(paymentId), failedRefundWorkflowId(paymentId)];
+  if (await callTemporal(() => anyRunning(temporal, settlers)))
     throw businessError('REFUND_NOT_FAILED', { paymentId, status: payment.status, heldBy: null });
-  if (!(await reopenRefund(db.pool, paymentId))) throw businessError('REFUND_NOT_FAILED', { paymentId }); // moved meanwhile: another retry won
+  // The guarded statement lets one retry through; it starts a settlement, whatever ran before.
+  if (!(await reopenRefund(db.pool, paymentId))) throw businessError('REFUND_NOT_FAILED', { paymentId });
   // Should this fail, the sweep hands the refund owed over on its next pass.
   await callTemporal(() =>
-    handOverPayment(temporal, taskQueue, { paymentId, orderId: id, amountCents: payment.amountCents }),
+    startLateSettlement(
+      temporal,
+      taskQueue,
+      { paymentId, orderId: id, amountCents: payment.amountCents },
+      'ALLOW_DUPLICATE',
+    ),
   );
   return { paymentId, status: 'REFUND_PENDING' };
 };
-
-/** Whether the workflow's latest run completed (a reuse policy of ALLOW_DUPLICATE_FAILED_ONLY then refuses a new one). */
-async function completedOnce(temporal: Client, workflowId: string): Promise<boolean> {
-  try {
-    return (await temporal.workflow.getHandle(workflowId).describe()).status.name === 'COMPLETED';
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
-}
 
 /**
  * A refund the provider failed after accepting it (Stripe's `refund.failed`), handed to the

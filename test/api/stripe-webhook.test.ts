@@ -161,6 +161,32 @@ describe('POST /webhooks/stripe', () => {
     expect(await stockOf(h, sku)).toMatchObject({ available: 5, reserved: 0, sold: 0 });
   });
 
+  it('refunds again on retry a failed refund whose holding run was terminated, after its settlement completed', async () => {
+    const { sku } = await seedCatalog(h, { stock: 5 });
+    const order = await placeOrder(h, { sku, quantity: 1, customerId: `stripe-lost-holder-${randomUUID()}` });
+    await h.env.sleep(30 * 60_000 + 1_000);
+    expect((await orderResult(order.id)).status).toBe('CANCELLED');
+    const paymentId = intentFor(order);
+    stripe.succeed(paymentId);
+    expect((await post(signedIntentEvent(stripe, paymentId, 'payment_intent.succeeded', SECRET))).status).toBe(200);
+    const late = () => h.env.client.workflow.getHandle(latePaymentWorkflowId(paymentId)); // its latest run
+    expect(await late().result()).toEqual({ outcome: 'REFUNDED' });
+    const { providerRef } = await h.db.refund.findUniqueOrThrow({ where: { paymentId } });
+    expect(await post(failedRefund(paymentId, providerRef, order.totalCents))).toMatchObject({ status: 200 });
+    const holder = h.env.client.workflow.getHandle(failedRefundWorkflowId(paymentId));
+    await eventually(
+      async () => (await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).status === 'REFUND_FAILED',
+    );
+    await holder.terminate('simulating a holder lost by hand');
+
+    // No run holds it, and its late settlement completed: the retry starts a new one, which refunds.
+    const retried = await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`);
+    expect(retried).toMatchObject({ status: 202, body: { paymentId, status: 'REFUND_PENDING' } });
+    expect(await late().result()).toEqual({ outcome: 'REFUNDED' });
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({ status: 'REFUNDED' });
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toMatchObject({ calls: 2 });
+  });
+
   it('judges a refund failure that comes before its refund is recorded once it is, and holds it', async () => {
     const { sku } = await seedCatalog(h, { stock: 5 });
     const order = await placeOrder(h, { sku, quantity: 1, customerId: `stripe-early-${randomUUID()}` });
