@@ -29,6 +29,11 @@ export function isUnexpectedState(err: unknown): boolean {
   return err instanceof Stripe.errors.StripeError && err.code === 'payment_intent_unexpected_state';
 }
 
+/** Stripe refuses a refund of a payment already refunded in full: `charge_already_refunded`. */
+export function isAlreadyRefunded(err: unknown): boolean {
+  return err instanceof Stripe.errors.StripeError && err.code === 'charge_already_refunded';
+}
+
 /** Stripe has no such object: 404 `resource_missing`. */
 export function isMissing(err: unknown): boolean {
   return err instanceof Stripe.errors.StripeError && err.code === 'resource_missing';

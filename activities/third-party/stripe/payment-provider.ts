@@ -11,6 +11,7 @@ import type {
 } from '../payment-provider.js';
 import {
   callStripe,
+  isAlreadyRefunded,
   isMissing,
   isServerError,
   isUnavailable,
@@ -26,7 +27,7 @@ import {
   succeededPayment,
   toProviderPayment,
 } from './intents.js';
-import { findOwnRefund, REFUND_NOT_GIVEN } from './refunds.js';
+import { findOwnRefund, REFUND_NOT_GIVEN, type OwnRefunds } from './refunds.js';
 
 /** The payment's life on Stripe's PaymentIntents, one intent per order. */
 export class StripePaymentProvider implements PaymentProvider {
@@ -81,29 +82,33 @@ export class StripePaymentProvider implements PaymentProvider {
    * that (an operator's retry): so the payment's refunds are read first, and one this service made
    * that has not failed is the answer. A key per failed attempt lets an operator's retry be a new refund.
    * After Stripe's server error, which that key would answer for a day, the refunds are read again
-   * (the failed request may have made one) and a new one is asked under a key of its own.
+   * (the failed request may have made one) and a new one is asked under a key of its own. Stripe's
+   * refusal of a payment already refunded reads them again too: a refund made meanwhile by an
+   * attempt given up on (still running past its timeout) is this one, not a refusal.
    */
-  async refund(request: RefundRequest): Promise<{ refundRef: string }> {
-    return callStripe('refund a payment', () =>
-      this.refundOnce(request).catch((err: unknown) => {
+  async refund({ paymentId, amountCents }: RefundRequest): Promise<{ refundRef: string }> {
+    const ownRefunds = async () =>
+      findOwnRefund((await this.stripe.refunds.list({ payment_intent: paymentId, limit: 100 })).data, paymentId);
+    const create = ({ idempotencyKey, metadata }: ReturnType<OwnRefunds['key']>) =>
+      this.stripe.refunds.create({ payment_intent: paymentId, amount: amountCents, metadata }, { idempotencyKey });
+    return callStripe('refund a payment (list its refunds, or make one)', async () => {
+      let own = await ownRefunds();
+      if (own.live) return { refundRef: own.live.id };
+      let refund: Stripe.Refund;
+      try {
+        refund = await create(own.key());
+      } catch (err) {
+        if (!isServerError(err) && !isAlreadyRefunded(err)) throw err;
+        // The failed request, or an attempt given up on that is still running, may have made one.
+        own = await ownRefunds();
+        if (own.live) return { refundRef: own.live.id };
         if (!isServerError(err)) throw err;
-        return this.refundOnce(request, randomUUID());
-      }),
-    );
-  }
-
-  private async refundOnce({ paymentId, amountCents }: RefundRequest, retry?: string): Promise<{ refundRef: string }> {
-    const refunds = await this.stripe.refunds.list({ payment_intent: paymentId, limit: 100 });
-    const { live, key } = findOwnRefund(refunds.data, paymentId);
-    if (live) return { refundRef: live.id };
-    const { idempotencyKey, metadata } = key(retry);
-    const refund = await this.stripe.refunds.create(
-      { payment_intent: paymentId, amount: amountCents, metadata },
-      { idempotencyKey },
-    );
-    if (REFUND_NOT_GIVEN.has(refund.status))
-      throw rejection(`Stripe refused to refund payment ${paymentId}: refund ${refund.id} is ${refund.status}`);
-    return { refundRef: refund.id };
+        refund = await create(own.key(randomUUID()));
+      }
+      if (REFUND_NOT_GIVEN.has(refund.status))
+        throw rejection(`Stripe refused to refund payment ${paymentId}: refund ${refund.id} is ${refund.status}`);
+      return { refundRef: refund.id };
+    });
   }
 
   /** Newest first, as Stripe lists them; none: no intent has that id, or none was made for the order. */

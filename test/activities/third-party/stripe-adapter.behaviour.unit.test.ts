@@ -221,6 +221,21 @@ describe('refund', () => {
     expect(fake.callsTo('create-refund')).toHaveLength(3);
   });
 
+  it('answers the refund an attempt given up on made meanwhile, not Stripe’s refusal to refund twice', async () => {
+    const paymentId = await paidPayment();
+    // An earlier attempt, timed out but still running, makes the refund between this one's list and create.
+    fake.beforeNext('create-refund', () =>
+      fake.account.createRefund({
+        paymentIntent: paymentId,
+        amount: undefined,
+        metadata: { order_lifecycle_refund_key: `refund-${paymentId}-0-${randomUUID()}` },
+      }),
+    );
+    const { refundRef } = await provider.refund({ paymentId, amountCents: 2599 });
+    expect(fake.account.refundsOf(paymentId)).toMatchObject([{ id: refundRef, status: 'succeeded' }]);
+    expect(fake.callsTo('create-refund').map((c) => c.status)).toEqual([400]);
+  });
+
   it('is refused for a payment refunded outside this service (in the dashboard): one for an operator', async () => {
     const paymentId = await paidPayment();
     fake.account.createRefund({ paymentIntent: paymentId, amount: undefined, metadata: {} });
@@ -255,8 +270,12 @@ describe('failures', () => {
     async (outage) => {
       const paymentId = (await provider.createPayment(newPayment())).paymentId;
       fake.outage = outage;
-      for (const call of [provider.createPayment(newPayment()), provider.refund({ paymentId, amountCents: 2599 })]) {
-        const failure = await failureOf(call);
+      // One after the other: a call started before its failure is awaited would reject unhandled.
+      for (const call of [
+        () => provider.createPayment(newPayment()),
+        () => provider.refund({ paymentId, amountCents: 2599 }),
+      ]) {
+        const failure = await failureOf(call());
         expect(failure).toBeInstanceOf(ApplicationFailure);
         expect(failure).toMatchObject({ type: THIRD_PARTY_FAILURES.unavailable, nonRetryable: false });
       }
