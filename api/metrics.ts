@@ -2,6 +2,19 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Db } from '../lib/db.js';
 
 /**
+ * How long a gauge's database read may take: well within Prometheus's scrape timeout (10 s by
+ * default), since a connection to a database host that died can hang with no answer at all.
+ */
+const READ_TIMEOUT_MS = 2_000;
+
+function withinTime<T>(read: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${READ_TIMEOUT_MS} ms`)), READ_TIMEOUT_MS);
+    read.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+}
+
+/**
  * The API's Prometheus metrics; one registry per app so tests can build several side by side.
  * Gauges of state are read from the database at scrape time: they survive restarts and count what
  * every worker did, not what one process saw.
@@ -18,7 +31,7 @@ export function createApiMetrics(db: Db) {
   /**
    * A gauge read from the database at each scrape. prom-client fails the whole scrape when one
    * collect throws, which would hide every API series (the webhook's 500s included) exactly while
-   * the database is down: a failed read is counted instead, and leaves the gauge without a value
+   * the database is down: a failed or unanswered read is counted instead, and leaves the gauge without a value
    * (no series, or NaN for one without labels), never a stale or zero one.
    */
   const fromDatabase = <L extends string>(
@@ -33,7 +46,7 @@ export function createApiMetrics(db: Db) {
       labelNames,
       registers: [registry],
       async collect() {
-        const rows = await read().catch(() => {
+        const rows = await withinTime(read()).catch(() => {
           readFailures.inc({ gauge: name });
           return null;
         });

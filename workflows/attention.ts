@@ -4,7 +4,7 @@ import { NeedsAttentionKey } from '../domain/search-attributes.js';
 const raised = metricMeter.createCounter(
   'order_attention_raised_total',
   'items',
-  'Items an operator must act on, opened in an order run (NeedsAttention), by kind: refund, fulfillment, notice, provider, stuck',
+  'Items an operator must act on, opened in a run (an order, a late payment, a failed refund: NeedsAttention), by kind: refund, fulfillment, notice, provider, stuck',
 );
 
 /**

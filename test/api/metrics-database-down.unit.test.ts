@@ -29,3 +29,18 @@ it("serves the API's metrics while the database is down: its gauges without a va
   // Never 0, which would read as "none stuck".
   expect(text).toMatch(/^orders_unpaid_past_deadline nan$/im);
 });
+
+it('serves them when a database read hangs (a dead host, no answer): that read is given up within seconds', async () => {
+  const hanging = new Proxy(
+    {},
+    {
+      get: () =>
+        new Proxy(() => new Promise(() => {}), {
+          get: () => () => new Promise(() => {}),
+        }),
+    },
+  ) as unknown as Db;
+  const metrics = createApiMetrics(hanging);
+  await metrics.registry.metrics(); // without its own limit, never answered: the test times out
+  expect(await metrics.registry.metrics()).toMatch(/^metrics_database_read_failures_total\{gauge="orders"\} 1$/m);
+}, 15_000);
