@@ -60,6 +60,20 @@ async function needsAttention(workflowId: string): Promise<boolean | undefined> 
   );
 }
 
+/** A late payment whose refund the provider rejected for good: REFUND_FAILED, held by its SettleLatePayment run. */
+async function lateRefundRejected(paymentPrefix: string) {
+  const { order, paymentId } = await expiredOrder(paymentPrefix);
+  await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
+  try {
+    expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
+    await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUND_FAILED', 30_000);
+    await eventually(async () => (await needsAttention(latePaymentWorkflowId(paymentId))) === true);
+  } finally {
+    await h.admin('DELETE', '/admin/faults/payments');
+  }
+  return { order, paymentId };
+}
+
 /** An order its run has cancelled at the deadline, and the id its late payment will have. */
 async function expiredOrder(paymentPrefix: string) {
   const { sku } = await seedCatalog(h);
@@ -119,16 +133,7 @@ describe('every accepted payment is settled before the run ends', () => {
   });
 
   it('a late payment whose refund is rejected waits in SettleLatePayment until an operator retries it', async () => {
-    const { order, paymentId } = await expiredOrder('late-rejected');
-
-    await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
-    try {
-      expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
-      await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUND_FAILED', 30_000);
-      await eventually(async () => (await needsAttention(latePaymentWorkflowId(paymentId))) === true);
-    } finally {
-      await h.admin('DELETE', '/admin/faults/payments');
-    }
+    const { order, paymentId } = await lateRefundRejected('late-rejected');
     expect((await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`)).status).toBe(202);
     expect(await h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)).result()).toEqual({
       outcome: 'REFUNDED',
@@ -138,16 +143,8 @@ describe('every accepted payment is settled before the run ends', () => {
   });
 
   it('a rejected refund whose holding run was terminated is handed to a new settlement by the retry', async () => {
-    const { order, paymentId } = await expiredOrder('late-rejected-lost');
+    const { order, paymentId } = await lateRefundRejected('late-rejected-lost');
     const late = () => h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)); // its latest run
-    await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
-    try {
-      expect((await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents })).status).toBe(202);
-      await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUND_FAILED', 30_000);
-      await eventually(async () => (await needsAttention(latePaymentWorkflowId(paymentId))) === true);
-    } finally {
-      await h.admin('DELETE', '/admin/faults/payments');
-    }
     await late().terminate('simulating a holder lost by hand');
     const retry = () => h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`);
 
