@@ -96,7 +96,7 @@ describe('refused bearer tokens, per client address', () => {
     });
   });
 
-  it(`a burst of guesses sent at once gets ${LIMIT} answers, the rest 429, a right token among them too`, async () => {
+  it(`a burst of guesses sent at once gets exactly ${LIMIT} refusals, the rest 429; the right token then 429 too`, async () => {
     const app = appWithoutBackends({ faultsEnabled: false, authFailureLimit: { limit: LIMIT, windowMs: 60_000 } });
     await listening(app, async (base) => {
       // A customer's token is verified asynchronously (its signature off the main thread), so the
@@ -104,11 +104,11 @@ describe('refused bearer tokens, per client address', () => {
       const forged = await signCustomerToken('a-guessed-secret-that-is-not-the-one', 'c-1');
       const guesses = [...Array(40).keys()].map(() => get(base, '/orders', bearer(forged)));
       const right = get(base, '/ui/config', bearer(ADMIN_TOKEN));
-      const statuses = (await Promise.all([...guesses, right])).map((r) => r.status);
+      const statuses = (await Promise.all(guesses)).map((r) => r.status);
       expect(statuses.filter((s) => s === 401)).toHaveLength(LIMIT);
-      expect(statuses.filter((s) => s === 429)).toHaveLength(41 - LIMIT - statuses.filter((s) => s === LET_IN).length);
-      // The right token was either answered before the guesses used the allowance up, or refused.
-      expect(statuses.filter((s) => s === LET_IN).length).toBeLessThanOrEqual(1);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(40 - LIMIT);
+      // Sent amid the guesses, the right token is answered before they used the allowance up, or refused.
+      expect([LET_IN, 429]).toContain((await right).status);
       expect((await get(base, '/ui/config', bearer(ADMIN_TOKEN))).status).toBe(429);
     });
   });

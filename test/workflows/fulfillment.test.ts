@@ -175,7 +175,7 @@ describe('fulfillment after payment', () => {
     }
   });
 
-  it('a second payment for a paid order is refunded while fulfillment runs', async () => {
+  it('a second payment for a paid order is refunded at the provider; the first is kept', async () => {
     const order = await paidOrder();
     expect(
       (await h.pay({ paymentId: `second-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status,
@@ -188,5 +188,7 @@ describe('fulfillment after payment', () => {
     expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId: `pay-${order.id}` } })).toMatchObject({
       status: 'CAPTURED',
     });
+    expect(await h.fakeCount('payments', 'refund', `second-${order.id}`)).toEqual({ effects: 1, calls: 1 });
+    expect(await h.fakeCount('payments', 'refund', `pay-${order.id}`)).toEqual({ effects: 0, calls: 0 });
   });
 });

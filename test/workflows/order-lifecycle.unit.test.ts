@@ -40,8 +40,8 @@ const TASK_QUEUE = 'orders-unit';
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
 
-/** Every call the stubs received, by activity, with its arguments. */
-let calls: Array<{ activity: string; args: unknown[] }>;
+/** Every call the stubs received, by activity, with its arguments and the server's time it came at. */
+let calls: Array<{ activity: string; args: unknown[]; atMs: number }>;
 /** Per test: what an activity does instead of the default below. */
 let overrides: Partial<Record<keyof Activities, (...args: never[]) => Promise<unknown>>>;
 
@@ -102,7 +102,9 @@ function stubActivities(): Record<string, (...args: unknown[]) => Promise<unknow
     Object.keys(DEFAULTS).map((activity) => [
       activity,
       async (...args: unknown[]) => {
-        calls.push({ activity, args });
+        const call = { activity, args, atMs: 0 };
+        calls.push(call); // in the order the calls came, whatever the clock's answers
+        call.atMs = await serverNow();
         const act = (overrides[activity as keyof Activities] ?? DEFAULTS[activity as keyof Activities])!;
         return (act as (...a: unknown[]) => Promise<unknown>)(...args);
       },
@@ -173,6 +175,7 @@ describe('OrderLifecycle with stubbed activities', () => {
     expect(called('cancelOrder').map((c) => c.args[0])).toEqual([
       expect.objectContaining({ reason: 'PAYMENT_TIMEOUT' }),
     ]);
+    expect(called('cancelOrder')[0]!.atMs).toBeGreaterThanOrEqual(Date.parse(end.expiresAt!)); // not before it
     expect(called('closePayment')).toHaveLength(0); // a callback-only provider cannot cancel a payment
     expect(called('notifyCustomer').map((c) => c.args[0])).toEqual([
       expect.objectContaining({ template: 'ORDER_CANCELLED' }),
@@ -266,15 +269,18 @@ describe('OrderLifecycle with stubbed activities', () => {
   });
 
   it('a database clock behind the timer answers NOT_DUE: the run waits for the database deadline and cancels then', async () => {
-    let first = true;
+    let databaseDeadline: number | undefined;
     overrides.cancelOrder = async () => {
-      if (!first) return cancelled();
-      first = false;
-      return { outcome: 'NOT_DUE', expiresAt: new Date((await serverNow()) + MINUTE).toISOString() };
+      if (databaseDeadline !== undefined) return cancelled();
+      databaseDeadline = (await serverNow()) + MINUTE;
+      return { outcome: 'NOT_DUE', expiresAt: new Date(databaseDeadline).toISOString() };
     };
     const end = await withOrder(result);
     expect(end.status).toBe('CANCELLED');
+    const [timerFired, cancelledThen] = called('cancelOrder');
     expect(called('cancelOrder')).toHaveLength(2);
+    expect(timerFired!.atMs).toBeGreaterThanOrEqual(called('placeOrder')[0]!.atMs + 30 * MINUTE);
+    expect(cancelledThen!.atMs).toBeGreaterThanOrEqual(databaseDeadline!);
   });
 
   it('a cancel that finds the order paid elsewhere fulfils it instead', async () => {
@@ -291,6 +297,11 @@ describe('OrderLifecycle with stubbed activities', () => {
       return cancelled();
     };
     const end = await withOrder(async (orderId) => {
+      // Two rounds failed, the third under way: failing for less than 5 minutes is not flagged yet.
+      await env.sleep(30 * MINUTE + 4 * MINUTE);
+      expect(called('cancelOrder').length).toBeGreaterThanOrEqual(20);
+      expect(called('cancelOrder').length).toBeLessThanOrEqual(30);
+      expect((await handleOf(orderId).query(statusQuery)).needsAttention).toEqual([]);
       const status = await result(orderId);
       expect(await needsAttentionWrites(orderId)).toEqual([true, false]);
       return status;
@@ -455,8 +466,11 @@ describe('OrderLifecycle with a provider that cancels payments: provider first a
     closingAnswers({ outcome: 'PROCESSING' }, { outcome: 'CLOSED' });
     const end = await withOrder(result);
     expect(end.status).toBe('CANCELLED');
+    const [processing, closed] = called('closePayment');
     expect(called('closePayment')).toHaveLength(2);
+    expect(closed!.atMs - processing!.atMs).toBeGreaterThanOrEqual(MINUTE);
     expect(called('cancelOrder')).toHaveLength(1);
+    expect(called('cancelOrder')[0]!.atMs).toBeGreaterThanOrEqual(closed!.atMs); // only once closed
   });
 
   it('a payment processing at the provider for minutes (a 3-D Secure challenge left open) holds the order and is flagged', async () => {

@@ -134,11 +134,17 @@ describe('every accepted payment is settled before the run ends', () => {
 
   it('a late payment whose refund is rejected waits in SettleLatePayment until an operator retries it', async () => {
     const { order, paymentId } = await lateRefundRejected('late-rejected');
+    const late = h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)); // its latest run
+    const holder = await late.describe();
+    expect(holder.status.name).toBe('RUNNING'); // holding the owed refund
+
     expect((await h.admin('POST', `/orders/${order.id}/payments/${paymentId}/refund/retry`)).status).toBe(202);
-    expect(await h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)).result()).toEqual({
-      outcome: 'REFUNDED',
-    });
+    // The run that held it refunds it: no new settlement is started beside it.
+    const held = h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId), holder.runId);
+    expect(await held.result()).toEqual({ outcome: 'REFUNDED' });
+    expect((await late.describe()).runId).toBe(holder.runId);
     expect(await paymentOf(paymentId)).toMatchObject({ status: 'REFUNDED' });
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toMatchObject({ effects: 1 });
     expect(await needsAttention(latePaymentWorkflowId(paymentId))).toBe(false);
   });
 
