@@ -11,7 +11,14 @@ import { PROJECT_ROOT } from '../dev/paths.js';
  * file the build reads, so a run never measures code other than the checkout's.
  */
 const BUILD_INPUTS = ['api', 'worker', 'activities', 'domain', 'lib', 'workflows', 'dev/fakes', 'prisma'];
-const BUILD_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+const BUILD_FILES = [
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json', // the build script itself
+  'package-lock.json',
+  'dev/copy-orders-page.ts',
+  'dev/build-workflow-bundle.ts',
+];
 /**
  * `root`: the checkout to build, this one by default, or the one `--lever-build` names (its
  * node_modules installed, or a link to these).

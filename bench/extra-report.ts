@@ -1,5 +1,5 @@
 import { aroundRatios, type AroundRatio, type FloorAround, type OrderFigures } from './floor/around.js';
-import { FLOOR_COMPONENTS, type FloorResult, type FloorStorm } from './floor/floor.js';
+import { FLOOR_COMPONENTS, floorCpuMs, type FloorResult, type FloorStorm } from './floor/floor.js';
 import { floorAbSection, type FloorInterleaved } from './floor-ab.js';
 import { floorSettingsAbSection, type FloorSettingsInterleaved } from './floor-settings-ab.js';
 import { ms, num, x } from './format.js';
@@ -40,10 +40,10 @@ const cpu = (byProcess: Record<string, number> | null) =>
 function floorSection(floor: FloorAround, order: OrderFigures | undefined): string[] {
   const loop = (l: FloorResult, i: number) => {
     const s = l.sustained;
-    return `| ${i} | ${l.settings} worker, ${l.server} server | ${s.creation.offeredRate}/s; ${s.creation.completed}, ${s.creation.failed} | ${ms(s.creation.latencyMs.p50)} / ${ms(s.creation.latencyMs.p99)} | ${cpu(s.cpuMsPerRun)}${s.allClosed ? '' : ' (not all closed)'} |`;
+    return `| ${i} | ${l.settings} worker, ${l.server} server | ${s.creation.offeredRate}/s; ${s.creation.completed}, ${s.creation.failed} | ${ms(s.creation.latencyMs.p50)} / ${ms(s.creation.latencyMs.p99)} | ${num(floorCpuMs(s.cpuMsPerRun))} ms | ${cpu(s.cpuMsPerRun)}${s.allClosed ? '' : ' (not all closed)'} |`;
   };
   const storm = (st: FloorStorm, when: string) =>
-    `| ${when} | ${st.runs} | ${st.startedBeforeFire} | ${num(st.drainS)} s / ${num(st.medianCloseS)} s${st.allClosed ? '' : ' (not all closed)'} | ${cpu(st.cpuMsPerRun)} |`;
+    `| ${when} | ${st.runs} | ${st.startedBeforeFire} | ${num(st.drainS)} s / ${num(st.medianCloseS)} s${st.allClosed ? '' : ' (not all closed)'} | ${num(floorCpuMs(st.cpuMsPerRun))} ms | ${cpu(st.cpuMsPerRun)} |`;
   const r = aroundRatios(floor, order);
   const said = (a: AroundRatio, unit: string) =>
     `${x(a.value)} (${num(a.numerator)} ${unit} ÷ ${num(a.denominator)} ${unit}); pair by pair ${a.pairs.map((p) => x(p)).join(', ')}`;
@@ -52,22 +52,22 @@ function floorSection(floor: FloorAround, order: OrderFigures | undefined): stri
   return [
     "## Temporal's floor, around the timer path",
     '',
-    `The minimal workflow's open loop in mirror order around the timer path's sustained phase, and its storm before and after the timer path's storm, so that a drift of the machine weighs on both sides alike (bench/floor/around.ts). CPU per run counts ${FLOOR_COMPONENTS.join(', ')}.`,
+    `The minimal workflow's open loop in mirror order around the timer path's sustained phase, and its storm before and after the timer path's storm, so that a drift of the machine weighs on both sides alike (bench/floor/around.ts). CPU per run counted (what the ratios divide): ${FLOOR_COMPONENTS.join(', ')}; PostgreSQL is Temporal's store with \`--temporal postgres\`, else the idle service's database. Every process adds the service's idle worker and API.`,
     '',
-    '| segment | settings | offered; started, failed | update-with-start p50 / p99 | CPU per run, all processes |',
-    '|---|---|---|---|---|',
+    '| segment | settings | offered; started, failed | update-with-start p50 / p99 | CPU per run, counted | CPU per run, every process |',
+    '|---|---|---|---|---|---|',
     loop(stock1, 1),
     loop(project1, 2),
-    `| | the timer path's sustained phase | | | ${order ? `${num(order.cpuMsPerOrder)} ms per order, service processes` : 'not run'} |`,
+    `| | the timer path's sustained phase | | | ${order ? `${num(order.cpuMsPerOrder)} ms per order, service processes` : 'not run'} | |`,
     loop(project2, 3),
     loop(stock2, 4),
     '',
-    "| storm on the project's settings | runs | started before the fire time | last / median close after the fire time | CPU per run |",
-    '|---|---|---|---|---|',
+    "| storm on the project's settings | runs | started before the fire time | last / median close after the fire time | CPU per run, counted | CPU per run, every process |",
+    '|---|---|---|---|---|---|',
     storm(floor.storms[0], 'before'),
     ...(order
       ? [
-          `| the order storm | | | ${order.stormDrainS == null ? 'not all compensated' : `${num(order.stormDrainS)} s, all compensated`} | |`,
+          `| the order storm | | | ${order.stormDrainS == null ? 'not all compensated' : `${num(order.stormDrainS)} s, all compensated`} | | |`,
         ]
       : []),
     storm(floor.storms[1], 'after'),
@@ -97,8 +97,19 @@ export function extraReport(extra: ExtraPhases): string {
           `| ${PEER_TITLES[p.kind]} | ${p.creation.offeredRate}/s, ${p.creation.completed}${p.settled ? '' : ' (not all settled)'} | ${ms(p.lagMs.p50)} / ${ms(p.lagMs.p99)} / ${ms(p.lagMs.max)} | ${ms(p.compensatedLagMs.p99)} | ${p.negative} | ${cpu(p.cpuMsPerCancel)} |`,
       ),
       '',
+      ...(extra.order && !extra.peers.sustained.some((p) => p.kind === 'scan')
+        ? [
+            "The scan job's sustained phase and storm are the service phases' scan baseline above, the same code: its canceller runs in the bench's own process beside the load generator, so its CPU is PostgreSQL's and part of the bench's there.",
+            '',
+          ]
+        : []),
     );
   }
+  if (extra.peers?.skipped.length)
+    out.push(
+      `Peers not measured: ${extra.peers.skipped.map((s) => `${PEER_TITLES[s.kind]} (${s.why})`).join('; ')}.`,
+      '',
+    );
   const crash = extra.timerCrash?.crash;
   if (extra.peers?.storms.length || crash) {
     const t = extra.timerCrash!;

@@ -112,6 +112,11 @@ async function main(): Promise<void> {
       const warmSustained = await runSustained(ctx, 'timer', { rate, warmUp: false, group: GROUPS.timerWarm });
       phase = 'timer path, storm, warm cache';
       const warmStorm = await runStorm(ctx, 'timer', { warm: true });
+      if (options.phases.peers) {
+        // The peers' checkout probes go through the service: on the cache its own crash storm had.
+        phase = 'workers back on the cold cache';
+        await stack.restartWorkers(options.workerCache);
+      }
       measured = {
         startedAt,
         finishedAt: new Date().toISOString(),

@@ -208,7 +208,7 @@ function cacheSection(r: BenchResults): string[] {
   return [
     `## The workflow cache: cold (${r.options.workerCache} runs, the targets' figures) and warm (the SDK's default)`,
     '',
-    `Open runs per cached run in the cold phases: ${num(coldCacheRatio(r), 0)}× (at least: the sustained phase holds about ${num(r.sideBySideRate * r.options.windowS, 0)} open runs, the storm ${r.options.storm}), as production's 30-minute window holds tens of thousands per worker. With a cold cache most timer firings and payments replay the run's history first.`,
+    `Open runs per cached run in the cold phases: ${num(coldCacheRatio(r), 0)}× (at its peak, the sustained phase holds about ${num(r.sideBySideRate * r.options.windowS * (1 - r.options.payShare), 0)} open runs, its paid orders' runs ending early, the storm ${r.options.storm}; ${r.options.workers} worker${r.options.workers === 1 ? '' : 's'} caching ${r.options.workerCache} each), as production's 30-minute window holds tens of thousands per worker. With a cold cache most timer firings and payments replay the run's history first.`,
     '',
     '| | cold | warm | cold / warm |',
     '|---|---|---|---|',

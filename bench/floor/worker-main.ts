@@ -6,7 +6,7 @@ import { applyStackTraceLimit, workerTuning } from '../../worker/tuning.js';
 import { FLOOR_DEPLOYMENT, FLOOR_TASK_QUEUE } from './messages.js';
 
 /**
- * The floor's worker, a process of its own (bench/floor/worker-process.ts starts it compiled).
+ * The floor's worker, a process of its own (bench/floor/floor.ts starts it compiled, bench/compile-entry.ts).
  * `project`: the service's worker settings (worker/main.ts, worker/create-worker.ts): the Runtime's
  * logging and Prometheus exporter, a build of a Worker Deployment with its runs PINNED and made
  * current, and the WORKER_* tuning of its environment (worker/tuning.ts; floor.ts passes the service

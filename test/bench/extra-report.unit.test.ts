@@ -77,6 +77,18 @@ describe("the report of Temporal's floor", () => {
     );
   });
 
+  it('shows each segment with the CPU the ratios divide beside every process', () => {
+    const report = extraReport({ floor: around });
+    expect(report).toContain('| 2 | project worker, project server | 10/s; 100, 0 | 40 ms / 50 ms | 40 ms |');
+  });
+
+  it('names a peer that could not run, and why', () => {
+    const report = extraReport({
+      peers: { sustained: [], storms: [], skipped: [{ kind: 'redis', why: 'redis-server is missing' }] },
+    });
+    expect(report).toMatch(/Peers not measured: Redis[^(]*\(redis-server is missing\)\./);
+  });
+
   it('leaves the order ratios out when the service did not run', () => {
     const report = extraReport({ floor: around });
     expect(report).not.toContain("An order's CPU");
