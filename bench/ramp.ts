@@ -6,9 +6,11 @@ import { rampHasEnough } from './targets.js';
 
 /**
  * Offered rates tried in turn, up to `--rate`; 40 is the target rate (bench/targets.ts). The slowest
- * machine of this kind seen held 15/s, so the ramp starts at 10.
+ * machine of this kind seen held 15/s (2026-12-01, at twice today's CPU per order), so the ramp
+ * starts there: a step below it (about a minute with its settling) took the full bench past its 25
+ * minutes on a fast machine (2026-12-04, 25 min 36 s).
  */
-const RATES = [10, 15, 20, 30, 40, 50, 75, 100, 150, 200];
+const RATES = [15, 20, 30, 40, 50, 75, 100, 150, 200];
 /** A step that falls this far behind its schedule stops offering orders: it did not hold. */
 const GIVE_UP_BEHIND_MS = 5_000;
 /**
