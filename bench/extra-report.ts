@@ -107,7 +107,7 @@ export function extraReport(extra: ExtraPhases): string {
   }
   if (extra.peers?.skipped.length)
     out.push(
-      `Peers not measured: ${extra.peers.skipped.map((s) => `${PEER_TITLES[s.kind]} (${s.why})`).join('; ')}.`,
+      `Peers not measured, in whole or in part: ${extra.peers.skipped.map((s) => `${PEER_TITLES[s.kind]} (${s.why})`).join('; ')}.`,
       '',
     );
   const crash = extra.timerCrash?.crash;

@@ -10,7 +10,7 @@ import type { ProbeResult } from './storm-probes.js';
 import { targetsSection } from './report-targets.js';
 import type { SustainedResult } from './sustained.js';
 import type { StormResult } from './storm.js';
-import { coldCacheRatio, earlyCancellations, RATE_CONDITIONS_TEXT } from './targets.js';
+import { coldCacheRatio, earlyCancellations, RATE_CONDITIONS_TEXT, sustainedOpenRuns } from './targets.js';
 
 export function markdownReport(r: BenchResults): string {
   const { timer, scan } = r.sustained;
@@ -208,7 +208,7 @@ function cacheSection(r: BenchResults): string[] {
   return [
     `## The workflow cache: cold (${r.options.workerCache} runs, the targets' figures) and warm (the SDK's default)`,
     '',
-    `Open runs per cached run in the cold phases: ${num(coldCacheRatio(r), 0)}× (at its peak, the sustained phase holds about ${num(r.sideBySideRate * r.options.windowS * (1 - r.options.payShare), 0)} open runs, its paid orders' runs ending early, the storm ${r.options.storm}; ${r.options.workers} worker${r.options.workers === 1 ? '' : 's'} caching ${r.options.workerCache} each), as production's 30-minute window holds tens of thousands per worker. With a cold cache most timer firings and payments replay the run's history first.`,
+    `Open runs per cached run in the cold phases: ${num(coldCacheRatio(r), 0)}× (at its peak, the sustained phase holds about ${num(sustainedOpenRuns(r), 0)} open runs, its paid orders' runs ending early, the storm ${r.options.storm}; ${r.options.workers} worker${r.options.workers === 1 ? '' : 's'} caching ${r.options.workerCache} each), as production's 30-minute window holds tens of thousands per worker. With a cold cache most timer firings and payments replay the run's history first.`,
     '',
     '| | cold | warm | cold / warm |',
     '|---|---|---|---|',

@@ -296,15 +296,15 @@ export function earlyCancellations(r: BenchMeasurements): number {
   );
 }
 
-/**
- * Open runs per cached run in the cold phases: the sustained phase's (the unpaid share of rate ×
- * window: a paid order's run ends early) and the storm's, the smaller; each worker has a cache of
- * its own.
- */
+/** The sustained phase's open runs at its peak: the unpaid share of rate × window (a paid order's run ends early). */
+export function sustainedOpenRuns(r: BenchMeasurements): number {
+  return r.sideBySideRate * r.options.windowS * (1 - r.options.payShare);
+}
+
+/** Open runs per cached run in the cold phases: the sustained phase's and the storm's, the smaller; each worker has a cache of its own. */
 export function coldCacheRatio(r: BenchMeasurements): number {
   const { options } = r;
-  const sustainedOpen = r.sideBySideRate * options.windowS * (1 - options.payShare);
-  return Math.min(sustainedOpen, options.storm) / (options.workerCache * options.workers);
+  return Math.min(sustainedOpenRuns(r), options.storm) / (options.workerCache * options.workers);
 }
 
 function coldCache(r: BenchMeasurements): string {
