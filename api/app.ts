@@ -46,7 +46,7 @@ export interface AppDeps {
   readsRateLimit: { limit: number; windowMs: number };
   /** Prometheus's bearer token for /metrics (config: METRICS_TOKEN); unset: only the admin token. */
   metricsToken?: string | undefined;
-  /** Refused bearer tokens per client address per window before it is refused (config: AUTH_FAILURES_PER_MINUTE_PER_ADDRESS); 0: no limit. */
+  /** Guessed bearer tokens per client address per window before its further guesses are 429 (config: AUTH_FAILURES_PER_MINUTE_PER_ADDRESS); 0: no limit. */
   authFailureLimit: { limit: number; windowMs: number };
   /** Express's `trust proxy`, which decides the client address the throttle counts (config: TRUST_PROXY); unset: false. */
   trustProxy?: TrustProxy | undefined;

@@ -50,11 +50,9 @@ export function accessCheck(access: Access, credentials: Credentials): RequestHa
     case 'public':
       return [];
     case 'operator':
-      return [requireAdmin(credentials.adminToken)];
     case 'customerOrOperator':
-      return [requireCaller(credentials)];
     case 'scraper':
-      return [requireScraper(credentials)];
+      return [requireBearer(access, tokenHolder(credentials))];
     case 'paymentProvider':
       return [rawBody, requireSignature(credentials.webhookSecret), jsonOfRawBody];
     case 'stripe':
@@ -62,56 +60,86 @@ export function accessCheck(access: Access, credentials: Credentials): RequestHa
   }
 }
 
-/** Catalog and admin calls need `Authorization: Bearer <ADMIN_TOKEN>`. */
-function requireAdmin(adminToken: string): RequestHandler {
-  const isAdminToken = adminTokenCheck(adminToken);
-  return (req, res, next) => {
-    const token = bearerToken(req);
-    if (token === undefined || !isAdminToken(token))
-      throw new ApiError('UNAUTHORIZED', 'this call needs the admin bearer token');
-    res.locals.caller = { role: 'operator' } satisfies Caller;
-    next();
-  };
+/**
+ * Who a bearer token proves its holder to be, or why it proves nothing. Every bearer route asks this
+ * one question, then whether the answer may call it; the failed-authentication throttle
+ * (api/auth-throttle.ts) counts only the guesses.
+ */
+export type TokenHolder =
+  | Caller
+  | { role: 'scraper' }
+  /** No bearer token was sent: a client without credentials, not a guess. */
+  | { refused: 'missing' }
+  /** A customer's token the issuer signed, grown old: not a guess either. */
+  | { refused: 'expired' }
+  /** A token that fails to verify, counted as a guess of the operator's or a customer's credential. */
+  | { refused: 'guess'; guessed: GuessedCredential };
+
+/** Which credential a refused token tried to be: operator (and metrics) guesses and customer ones are counted apart. */
+export type GuessedCredential = 'operator' | 'customer';
+
+/**
+ * The credential check's refusal (401), saying what was refused so that the throttle can tell a
+ * guess from a client that merely sent no token, an expired one, or a valid one on the wrong route.
+ */
+export class CredentialRefused extends ApiError {
+  constructor(
+    readonly guessed: GuessedCredential | undefined,
+    message: string,
+  ) {
+    super('UNAUTHORIZED', message);
+  }
 }
 
-/** /metrics needs METRICS_TOKEN or the admin token; the metrics token is refused everywhere else. */
-function requireScraper({ adminToken, metricsToken }: Credentials): RequestHandler {
-  const isAdminToken = adminTokenCheck(adminToken);
-  const isMetricsToken = metricsToken === undefined ? () => false : adminTokenCheck(metricsToken);
-  return (req, _res, next) => {
-    const token = bearerToken(req);
-    if (token === undefined || !(isMetricsToken(token) || isAdminToken(token)))
-      throw new ApiError('UNAUTHORIZED', 'this call needs the metrics bearer token (or the admin token)');
-    next();
-  };
-}
+/** A JWS in compact form (RFC 7515 §7.1): what a customer token looks like, unlike the opaque admin token. */
+const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
-/** Order calls need the admin token or a customer's token; the route then asks what that caller may reach. */
-function requireCaller({
-  adminToken,
-  verifyCustomerToken,
-}: {
-  adminToken: string;
-  verifyCustomerToken: VerifyCustomerToken;
-}): RequestHandler {
-  const isAdminToken = adminTokenCheck(adminToken);
-  return async (req, res, next) => {
+/** The holder of the request's bearer token, checked against every credential the service knows. */
+function tokenHolder(credentials: Credentials): (req: Request) => Promise<TokenHolder> {
+  const isAdminToken = secretCheck(credentials.adminToken);
+  const isMetricsToken = credentials.metricsToken === undefined ? () => false : secretCheck(credentials.metricsToken);
+  return async (req) => {
     const token = bearerToken(req);
-    if (token === undefined)
-      throw new ApiError('UNAUTHORIZED', 'this call needs a customer bearer token (or the admin token)');
-    let caller: Caller;
-    if (isAdminToken(token)) {
-      caller = { role: 'operator' };
-    } else {
-      try {
-        caller = { role: 'customer', customerId: await verifyCustomerToken(token) };
-      } catch (err) {
-        if (err instanceof InvalidCustomerToken)
-          throw new ApiError('UNAUTHORIZED', 'the bearer token is not valid: malformed, forged or expired');
-        throw err;
-      }
+    if (token === undefined) return { refused: 'missing' };
+    if (isAdminToken(token)) return { role: 'operator' };
+    if (isMetricsToken(token)) return { role: 'scraper' };
+    if (!COMPACT_JWS.test(token)) return { refused: 'guess', guessed: 'operator' };
+    try {
+      return { role: 'customer', customerId: await credentials.verifyCustomerToken(token) };
+    } catch (err) {
+      if (!(err instanceof InvalidCustomerToken)) throw err;
+      return err.expired ? { refused: 'expired' } : { refused: 'guess', guessed: 'customer' };
     }
-    res.locals.caller = caller;
+  };
+}
+
+/** Which holders a bearer access lets in, and what its 401 says to the others. */
+const BEARER_RULES = {
+  operator: { admits: ['operator'], needs: 'this call needs the admin bearer token' },
+  customerOrOperator: {
+    admits: ['operator', 'customer'],
+    needs: 'this call needs a customer bearer token (or the admin token)',
+  },
+  // The metrics token opens /metrics and nothing else.
+  scraper: { admits: ['operator', 'scraper'], needs: 'this call needs the metrics bearer token (or the admin token)' },
+} as const satisfies Record<BearerAccess, { admits: readonly string[]; needs: string }>;
+
+type BearerAccess = Extract<Access, 'operator' | 'customerOrOperator' | 'scraper'>;
+
+/**
+ * The check of a bearer access: lets in the holders it admits (leaving an operator or customer in
+ * res.locals, callerOf), and refuses the rest with CredentialRefused, naming the guess if it was one.
+ */
+function requireBearer(access: BearerAccess, holderOf: (req: Request) => Promise<TokenHolder>): RequestHandler {
+  const { admits, needs } = BEARER_RULES[access];
+  return async (req, res, next) => {
+    const holder = await holderOf(req);
+    if ('refused' in holder) {
+      if (holder.refused === 'expired') throw new CredentialRefused(undefined, 'the customer bearer token has expired');
+      throw new CredentialRefused(holder.refused === 'guess' ? holder.guessed : undefined, needs);
+    }
+    if (!(admits as readonly string[]).includes(holder.role)) throw new CredentialRefused(undefined, needs);
+    if (holder.role !== 'scraper') res.locals.caller = holder satisfies Caller;
     next();
   };
 }
@@ -175,7 +203,7 @@ function bearerToken(req: Request): string | undefined {
   return bearerTokenOf(req.get('authorization'));
 }
 
-function adminTokenCheck(secret: string): (token: string) => boolean {
+function secretCheck(secret: string): (token: string) => boolean {
   const expected = digest(secret);
   // Comparing fixed-length digests keeps the check constant-time whatever the token's length.
   return (token) => timingSafeEqual(digest(token), expected);

@@ -10,7 +10,18 @@ import type { CustomerTokenSettings } from '../lib/config.js';
 import { CustomerId } from './schemas.js';
 
 /** A customer's bearer token that proves nothing: malformed, forged, expired, unsigned, or for someone else. */
-export class InvalidCustomerToken extends Error {}
+export class InvalidCustomerToken extends Error {
+  constructor(
+    message: string,
+    /**
+     * Signed by the issuer, but past its `exp` or the age limit: the customer's own token grown old,
+     * not a guess (jose checks the signature before the claims).
+     */
+    readonly expired = false,
+  ) {
+    super(message);
+  }
+}
 
 /** Verifies a customer's JWT and returns its `sub`, the customer id. */
 export type VerifyCustomerToken = (token: string) => Promise<string>;
@@ -65,7 +76,7 @@ export function customerTokenVerifier(settings: CustomerTokenSettings): VerifyCu
       } = await verify(token));
     } catch (err) {
       if (TOKEN_FAULTS.some((fault) => err instanceof fault))
-        throw new InvalidCustomerToken((err as errors.JOSEError).code);
+        throw new InvalidCustomerToken((err as errors.JOSEError).code, err instanceof errors.JWTExpired);
       throw err;
     }
     // The header is the issuer's JSON: a `typ` that is not a string is as wrong as a wrong one.

@@ -19,13 +19,13 @@ export interface MountDeps extends Credentials {
   ordersRateLimit: { limit: number; windowMs: number };
   /** Calls per customer per window of the endpoints of the `reads` budget; 0: no limit. */
   readsRateLimit: { limit: number; windowMs: number };
-  /** Refused bearer tokens per client address per window before its bearer calls are 429; 0: no limit. */
+  /** Guessed bearer tokens per client address per window before further guesses are 429; 0: no limit. */
   authFailureLimit: { limit: number; windowMs: number };
 }
 
 /**
  * The router of these endpoints. Each gets, in this order: `Cache-Control: no-store` unless it is
- * public, the check its access calls for (inside the throttle of refused bearer tokens if it takes
+ * public, the check its access calls for (inside the throttle of guessed bearer tokens if it takes
  * one), its rate limit if it has one, the JSON body parser if it takes a body (a webhook's check has read
  * its body already), the validation of every input part it declares, and its handler. A method that
  * none of a path's endpoints declares answers 405 with `Allow`, before anything is checked or read.

@@ -239,12 +239,12 @@ export interface Config {
   readsPerMinutePerClient: number;
   /** Prometheus's bearer token for the API's /metrics, which it opens and nothing else; unset: only ADMIN_TOKEN opens it. */
   metricsToken: string | undefined;
-  /** Refused credentials one client address may send per minute before its bearer calls are refused (429); 0: no limit. */
+  /** Guessed credentials one client address may send per minute before its further guesses are refused (429); 0: no limit. */
   authFailuresPerMinutePerAddress: number;
   /**
    * Which proxies in front of the API are believed about the client's address (X-Forwarded-For),
-   * as Express's `trust proxy` takes it: false (none, the default), a hop count, or addresses and
-   * CIDRs. The refused-token throttle counts per that address.
+   * as Express's `trust proxy` takes it: false (none, the default outside production), a hop count,
+   * or addresses and CIDRs. The guessed-token throttle counts per that address.
    */
   trustProxy: TrustProxy;
   /** The worker's Temporal tuning; read by the worker only. */
@@ -374,7 +374,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readsPerMinutePerClient: e.READS_PER_MINUTE_PER_CLIENT,
     metricsToken,
     authFailuresPerMinutePerAddress: e.AUTH_FAILURES_PER_MINUTE_PER_ADDRESS,
-    trustProxy: trustProxy(e.TRUST_PROXY),
+    trustProxy: trustProxy(e.TRUST_PROXY, e.NODE_ENV === 'production'),
     workerTuning: workerTuning(e),
   };
 }
@@ -570,15 +570,22 @@ function positiveDuration(name: string, text: string): number {
 }
 
 /**
- * TRUST_PROXY: `false` (or unset), a hop count, or a comma-separated list of addresses, CIDRs and
- * proxy-addr's names (loopback, linklocal, uniquelocal), each checked with the library Express
- * itself compiles it with. Never `true`: trusting every hop lets any client write its own address.
+ * TRUST_PROXY: `none` or `false` (the default outside production), a hop count, or a comma-separated
+ * list of addresses, CIDRs and proxy-addr's names (loopback, linklocal, uniquelocal), each checked
+ * with the library Express itself compiles it with. Never `true`: trusting every hop lets any client
+ * write its own address. Under NODE_ENV=production it must be set: whether a load balancer stands in
+ * front decides which address the API counts guesses and rate limits by, and only the deployment
+ * knows.
  */
-function trustProxy(text: string | undefined): TrustProxy {
-  if (text === undefined || text === 'false') return false;
+function trustProxy(text: string | undefined, production: boolean): TrustProxy {
+  if (text === undefined && production)
+    throw new ConfigError(
+      "TRUST_PROXY: required under NODE_ENV=production: `none` when clients reach the API directly, else the balancers' hop count or addresses",
+    );
+  if (text === undefined || text === 'false' || text === 'none') return false;
   if (/^\d+$/.test(text)) {
     const hops = Number(text);
-    if (hops < 1 || hops > 10) throw new ConfigError('TRUST_PROXY: a hop count must be 1 to 10 (or false)');
+    if (hops < 1 || hops > 10) throw new ConfigError('TRUST_PROXY: a hop count must be 1 to 10 (or none)');
     return hops;
   }
   if (text === 'true')
@@ -589,7 +596,7 @@ function trustProxy(text: string | undefined): TrustProxy {
   try {
     proxyAddr.compile(entries);
   } catch (err) {
-    throw new ConfigError(`TRUST_PROXY: ${(err as Error).message} (want false, a hop count, or addresses and CIDRs)`);
+    throw new ConfigError(`TRUST_PROXY: ${(err as Error).message} (want none, a hop count, or addresses and CIDRs)`);
   }
   return entries;
 }

@@ -5,8 +5,9 @@ import type { TrustProxy } from '../../lib/config.js';
 import { ADMIN_TOKEN, appWithoutBackends, CUSTOMER_JWT_SECRET, listening } from '../helpers/app-without-backends.js';
 
 /**
- * Prometheus's token opens /metrics and nothing else, and refused bearer tokens slow their sender
- * down: past the limit an address gets 429 for every call that needs a token, while others do not.
+ * Prometheus's token opens /metrics and nothing else, and guessed bearer tokens slow their sender
+ * down: past the limit an address's further guesses get 429, while credentials that verify always
+ * pass, from any address.
  * Past the credential check every call here touches a backend, which this app refuses: 500 means
  * "let in". /metrics is served without its database (its gauges then have no value): 200.
  */
@@ -77,39 +78,83 @@ describe('the Authorization header', () => {
 });
 
 describe('refused bearer tokens, per client address', () => {
-  it(`after ${LIMIT} refusals an address is 429 on every bearer route, the right token included; another address is not`, async () => {
-    const app = appWithoutBackends({ faultsEnabled: false, authFailureLimit: { limit: LIMIT, windowMs: 60_000 } });
-    await listening(app, async (base) => {
-      for (let i = 0; i < 10; i++) expect((await get(base, '/ui/config', bearer(ADMIN_TOKEN))).status).toBe(LET_IN);
-      for (const path of ['/metrics', '/ui/config', '/orders'])
-        expect((await get(base, path, bearer('guess'))).status).toBe(401);
-      const refused = await get(base, '/ui/config', bearer(ADMIN_TOKEN));
+  const throttled = (limit = LIMIT) =>
+    appWithoutBackends({
+      faultsEnabled: false,
+      metricsToken: METRICS_TOKEN,
+      authFailureLimit: { limit, windowMs: 60_000 },
+    });
+  /** Signed with a secret that is not the service's: a well-formed customer token that fails to verify. */
+  const forgedCustomerToken = () => signCustomerToken('a-guessed-secret-that-is-not-the-one', 'c-1');
+
+  it('20 bad tokens from one address, then the admin token and a valid customer token still succeed, and a 21st bad token gets 429', async () => {
+    await listening(throttled(20), async (base) => {
+      const customerToken = await signCustomerToken(CUSTOMER_JWT_SECRET, 'c-1');
+      for (let i = 0; i < 20; i++) expect((await get(base, '/orders', bearer('x'))).status).toBe(401);
+      expect((await get(base, '/orders', bearer(ADMIN_TOKEN))).status).toBe(LET_IN);
+      expect((await get(base, '/ui/config', bearer(ADMIN_TOKEN))).status).toBe(LET_IN);
+      expect((await get(base, '/orders', bearer(customerToken))).status).toBe(LET_IN);
+      expect((await get(base, '/metrics', bearer(METRICS_TOKEN))).status).toBe(METRICS_SERVED);
+      const refused = await get(base, '/orders', bearer('x'));
       expect(refused).toMatchObject({ status: 429, code: 'TOO_MANY_FAILED_ATTEMPTS' });
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
       expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
-      expect((await get(base, '/orders', bearer('guess'))).status).toBe(429);
+      // Locked for guesses, still open to credentials that verify.
+      expect((await get(base, '/orders', bearer(customerToken))).status).toBe(LET_IN);
+    });
+  });
+
+  it(`past ${LIMIT} guesses every bearer route answers the next guess 429; another address keeps its own count`, async () => {
+    await listening(throttled(), async (base) => {
+      for (const path of ['/metrics', '/ui/config', '/orders'])
+        expect((await get(base, path, bearer('guess'))).status).toBe(401);
+      for (const path of ['/metrics', '/ui/config', '/orders'])
+        expect((await get(base, path, bearer('guess'))).status).toBe(429);
       // Public routes are not bearer routes.
       expect((await get(base, '/openapi.json', {})).status).toBe(200);
-      // The neighbour's address has its own count.
-      expect((await get(base, '/ui/config', bearer(ADMIN_TOKEN), '127.0.0.2')).status).toBe(LET_IN);
       expect((await get(base, '/ui/config', bearer('guess'), '127.0.0.2')).status).toBe(401);
     });
   });
 
-  it(`a burst of guesses sent at once gets exactly ${LIMIT} refusals, the rest 429; the right token then 429 too`, async () => {
-    const app = appWithoutBackends({ faultsEnabled: false, authFailureLimit: { limit: LIMIT, windowMs: 60_000 } });
-    await listening(app, async (base) => {
+  it('a missing token, an expired customer token and a valid token on a route it does not open are refused, never counted', async () => {
+    await listening(throttled(), async (base) => {
+      const expired = await signCustomerToken(CUSTOMER_JWT_SECRET, 'c-1', { expiresInMs: -60_000 });
+      const customerToken = await signCustomerToken(CUSTOMER_JWT_SECRET, 'c-1');
+      for (let i = 0; i < 10 * LIMIT; i++) {
+        expect((await get(base, '/orders', {})).status).toBe(401);
+        expect(await get(base, '/orders', bearer(expired))).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+        expect((await get(base, '/ui/config', bearer(customerToken))).status).toBe(401);
+        expect((await get(base, '/orders', bearer(METRICS_TOKEN))).status).toBe(401);
+      }
+      // None of those was a guess: the allowance is whole.
+      for (let i = 0; i < LIMIT; i++) expect((await get(base, '/orders', bearer('guess'))).status).toBe(401);
+      expect((await get(base, '/orders', bearer('guess'))).status).toBe(429);
+    });
+  });
+
+  it("guesses of the operator's token and of customer tokens are counted apart", async () => {
+    await listening(throttled(), async (base) => {
+      const forged = await forgedCustomerToken();
+      for (let i = 0; i < LIMIT; i++) expect((await get(base, '/orders', bearer(forged))).status).toBe(401);
+      expect((await get(base, '/orders', bearer(forged))).status).toBe(429);
+      // An opaque token guesses the admin (or metrics) token: its own count, still whole.
+      for (let i = 0; i < LIMIT; i++) expect((await get(base, '/metrics', bearer('guess'))).status).toBe(401);
+      expect((await get(base, '/metrics', bearer('guess'))).status).toBe(429);
+    });
+  });
+
+  it(`a burst of guesses sent at once gets exactly ${LIMIT} refusals, the rest 429; the right token amid them passes`, async () => {
+    await listening(throttled(), async (base) => {
       // A customer's token is verified asynchronously (its signature off the main thread), so the
-      // checks of guesses sent at once overlap: each well-formed, signed with a wrong secret.
-      const forged = await signCustomerToken('a-guessed-secret-that-is-not-the-one', 'c-1');
+      // checks of guesses sent at once overlap.
+      const forged = await forgedCustomerToken();
       const guesses = [...Array(40).keys()].map(() => get(base, '/orders', bearer(forged)));
       const right = get(base, '/ui/config', bearer(ADMIN_TOKEN));
       const statuses = (await Promise.all(guesses)).map((r) => r.status);
       expect(statuses.filter((s) => s === 401)).toHaveLength(LIMIT);
       expect(statuses.filter((s) => s === 429)).toHaveLength(40 - LIMIT);
-      // Sent amid the guesses, the right token is answered before they used the allowance up, or refused.
-      expect([LET_IN, 429]).toContain((await right).status);
-      expect((await get(base, '/ui/config', bearer(ADMIN_TOKEN))).status).toBe(429);
+      expect((await right).status).toBe(LET_IN);
+      expect((await get(base, '/ui/config', bearer(ADMIN_TOKEN))).status).toBe(LET_IN);
     });
   });
 
@@ -142,28 +187,27 @@ describe('behind a load balancer (TRUST_PROXY)', () => {
     it(`trusting ${setting}, counts per client, and a client cannot write itself a fresh address`, async () => {
       await listening(throttled(trustProxy as TrustProxy), async (base) => {
         await guessFrom(base, '203.0.113.7');
-        expect(await get(base, '/ui/config', via('203.0.113.7', ADMIN_TOKEN))).toMatchObject({ status: 429 });
+        expect(await get(base, '/ui/config', via('203.0.113.7', 'guess'))).toMatchObject({ status: 429 });
         // Another client behind the same balancer keeps its own count.
-        expect((await get(base, '/ui/config', via('203.0.113.8', ADMIN_TOKEN))).status).toBe(LET_IN);
+        expect((await get(base, '/ui/config', via('203.0.113.8', 'guess'))).status).toBe(401);
         // A forged X-Forwarded-For in front of what the balancer appends changes nothing.
-        expect(await get(base, '/ui/config', via('203.0.113.7', ADMIN_TOKEN, '198.51.100.1'))).toMatchObject({
+        expect(await get(base, '/ui/config', via('203.0.113.7', 'guess', '198.51.100.1'))).toMatchObject({
           status: 429,
         });
       });
     });
   }
 
-  it('off (the default), X-Forwarded-For is not believed: every client behind the balancer shares its count', async () => {
-    await listening(throttled(), async (base) => {
-      await guessFrom(base, '203.0.113.7');
-      expect(await get(base, '/ui/config', via('203.0.113.8', ADMIN_TOKEN))).toMatchObject({ status: 429 });
+  for (const [setting, trustProxy] of [
+    ['off (the default)', undefined],
+    ['trusting other addresses than the connection comes from', ['10.0.0.0/8']],
+  ] as const) {
+    it(`${setting}, X-Forwarded-For is not believed: clients share the balancer's count of guesses, and no one's valid token is refused`, async () => {
+      await listening(throttled(trustProxy as TrustProxy | undefined), async (base) => {
+        await guessFrom(base, '203.0.113.7');
+        expect(await get(base, '/ui/config', via('203.0.113.8', 'guess'))).toMatchObject({ status: 429 });
+        expect((await get(base, '/ui/config', via('203.0.113.8', ADMIN_TOKEN))).status).toBe(LET_IN);
+      });
     });
-  });
-
-  it('trusting other addresses than the connection comes from, X-Forwarded-For is not believed either', async () => {
-    await listening(throttled(['10.0.0.0/8']), async (base) => {
-      await guessFrom(base, '203.0.113.7');
-      expect(await get(base, '/ui/config', via('203.0.113.8', ADMIN_TOKEN))).toMatchObject({ status: 429 });
-    });
-  });
+  }
 });

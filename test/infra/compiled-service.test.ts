@@ -69,6 +69,7 @@ beforeAll(async () => {
   const env = {
     ...SECRETS,
     NODE_ENV: 'production',
+    TRUST_PROXY: 'none',
     DATABASE_URL: h.databaseUrl,
     TEMPORAL_ADDRESS: h.env.address,
     TEMPORAL_TASK_QUEUE: TASK_QUEUE,
@@ -229,6 +230,7 @@ describe('the compiled service copied without dev/', () => {
         ...process.env,
         ...SECRETS,
         NODE_ENV: 'production',
+        TRUST_PROXY: 'none',
         DATABASE_URL: h.databaseUrl,
         TEMPORAL_ADDRESS: h.env.address,
         LOG_LEVEL: 'info',
@@ -294,6 +296,7 @@ describe('the compiled API outside the embedded stack, with a public, short or m
         ...process.env,
         ...SECRETS,
         NODE_ENV: 'production',
+        TRUST_PROXY: 'none',
         DATABASE_URL: `postgresql://orders:orders@${address}/orders`,
         TEMPORAL_ADDRESS: address,
         PORT: String(await findFreePort()),

@@ -110,7 +110,8 @@ it.each([
       expect(load).toThrow(why);
       for (const value of Object.values(override)) if (value.length > 5) expect(load).not.toThrow(value);
     }
-    expect(loadConfig({ ...SECRETS, ...where }).adminToken).toBe(SECRETS.ADMIN_TOKEN);
+    // Production also wants TRUST_PROXY said (its own test below).
+    expect(loadConfig({ ...SECRETS, TRUST_PROXY: 'none', ...where }).adminToken).toBe(SECRETS.ADMIN_TOKEN);
   },
 );
 
@@ -191,6 +192,7 @@ it('bounds the pools, and gives anonymous reads a small pool of their own', () =
 it('TRUST_PROXY: off by default, a hop count, or addresses and CIDRs; never everything', () => {
   expect(loadConfig({}).trustProxy).toBe(false);
   expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+  expect(loadConfig({ TRUST_PROXY: 'none' }).trustProxy).toBe(false);
   expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
   expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.10,2001:db8::/32, loopback' }).trustProxy).toEqual([
     '10.0.0.0/8',
@@ -200,6 +202,16 @@ it('TRUST_PROXY: off by default, a hop count, or addresses and CIDRs; never ever
   ]);
   for (const bad of ['true', '0', '11', 'balancer.internal', '10.0.0.0/33', '10.0.0.1,'])
     expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/^TRUST_PROXY: /);
+});
+
+it('TRUST_PROXY: under NODE_ENV=production start-up requires it said, `none` included', () => {
+  const production = { ...DEPLOYED, NODE_ENV: 'production' };
+  expect(() => loadConfig(production)).toThrow(ConfigError);
+  expect(() => loadConfig(production)).toThrow(/^TRUST_PROXY: required under NODE_ENV=production/);
+  expect(loadConfig({ ...production, TRUST_PROXY: 'none' }).trustProxy).toBe(false);
+  expect(loadConfig({ ...production, TRUST_PROXY: '1' }).trustProxy).toBe(1);
+  // Outside production, unset still means none: a developer's machine has no balancer.
+  expect(loadConfig(DEPLOYED).trustProxy).toBe(false);
 });
 
 it('takes Temporal Cloud credentials from the SDK environment configuration (API key turns TLS on)', () => {
