@@ -4,7 +4,11 @@
 #              compose adds `npm run db:fakes`, the local fakes' schema
 #   runtime  — production dependencies only, the compiled service (the local fakes compiled in, for
 #              THIRD_PARTIES=fake), no TypeScript at run time
-FROM node:20-bookworm-slim AS build
+# Node 24 LTS (24.18.0 at this digest). The digest, not the tag, so a rebuild gets the same base; move
+# it on deliberately (`docker buildx imagetools inspect node:24-bookworm-slim` shows the current one),
+# and CI runs the fast tier and the compiled service on Node 24 (`npm run test:node24`).
+ARG NODE_IMAGE=node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 # Dependencies first (cached while only the code changes). The postinstall generates the Prisma client
 # from prisma/schema.prisma; its own imports (dev/, lib/) come first too — a test checks that list.
@@ -20,7 +24,7 @@ FROM build AS migrate
 USER node
 CMD ["npm", "run", "db:deploy"]
 
-FROM node:20-bookworm-slim AS runtime
+FROM ${NODE_IMAGE} AS runtime
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
