@@ -64,7 +64,7 @@ function aboveFloor(r: BenchMeasurements): Bottleneck {
       `The floor on the project's settings against the stock ones, per run: ${above(project, stock)} (stock: ${list(stock, (v) => `${num(v, 1)} ms`)}).`,
       `Storms of ${st.orders}: the orders all compensated after ${num(st.allCompensatedS)} s (${num(st.throughput)}/s), the minimal runs all closed after ${num(before.drainS)} s before it and ${num(after.drainS)} s after it (medians ${num(before.medianCloseS)} and ${num(after.medianCloseS)} s); CPU per cancellation ${cancelCpu(st)}, per minimal run ${num(sum(stormCpu), 1)} ms.`,
     ],
-    lift: `Less of the order's own work, which is what is left above the floor: its activities' statements on PostgreSQL (${num((t.statements[ROLES.service]?.calls ?? 0) / Math.max(1, t.creation.completed), 0)} per order), the worker's activations and local activities, the API's HTTP and authentication; and the floor itself is Temporal's own persisted work per run, the same on its stock settings and the project's (docs/benchmark.md, "What Temporal does per run"). The levers tried on it, each measured before and after, are in docs/benchmark.md ("Issue 23's levers").`,
+    lift: `Less of the order's own work, which is what is left above the floor: its activities' statements on PostgreSQL (${num((t.statements[ROLES.service]?.calls ?? 0) / Math.max(1, t.creation.completed), 0)} per order), the worker's activations and local activities, the API's HTTP and authentication; and the floor itself is Temporal's own persisted work per run, the same on its stock settings and the project's (docs/benchmark.md, "What Temporal does per run"). The levers tried on it, each measured before and after, are in docs/benchmark.md ("The levers, before and after").`,
   };
 }
 

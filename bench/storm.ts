@@ -20,10 +20,11 @@ import { GROUPS, placeRequest, seedCoupons } from './workload.js';
 const INVARIANT_GRACE_MS = 60_000;
 /**
  * Lead time per storm order on the timer path: adoption ran at 20-55 orders/s on 2 cores before
- * issue 23's levers, 55-65/s since (2,000 in 31-37 s on a cold cache, the same on 2026-12-04's
- * fast and slow machines); this allows for 45/s. A storm whose runs were not all on their timers at
- * the deadline says so, and its ratio to the floor's is not judged. (30 ms, for 33/s, left each
- * storm of 2,000 idle for 40 s, and the full bench past its 25 minutes.)
+ * the storm levers (docs/benchmark.md, "The levers, before and after"), 55-65/s since (2,000 in
+ * 31-37 s on a cold cache, the same on 2026-12-04's fast and slow machines); this allows for 45/s.
+ * A storm whose runs were not all on their timers at the deadline says so, and its ratio to the
+ * floor's is not judged. (30 ms, for 33/s, left each storm of 2,000 idle for 40 s, and the full
+ * bench past its 25 minutes.)
  */
 const ADOPTION_MS_PER_ORDER = 22;
 

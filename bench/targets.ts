@@ -25,11 +25,11 @@ const TARGET_RATE = 40;
 const RATE_CONDITIONS = { postOrdersP99Ms: 1_000, cancelLagP99Ms: 250 } as const;
 /** The rate target's conditions on a step, in words (the report says what the side-by-side rate met). */
 export const RATE_CONDITIONS_TEXT = `POST /orders p99 ≤ ${duration(RATE_CONDITIONS.postOrdersP99Ms)}, cancel lag p99 ≤ ${duration(RATE_CONDITIONS.cancelLagP99Ms)}`;
-/** Temporal's floor: an order against the minimal workflow, and the project's settings against the stock ones (issue 23). */
+/** Temporal's floor: an order against the minimal workflow, and the project's settings against the stock ones. */
 const ORDER_OVER_FLOOR = 1.2;
 const STORM_OVER_FLOOR = 1.3;
 const PROJECT_OVER_STOCK = 0.75;
-/** Production's ratio of open runs to the worker's workflow cache, at least (issue 23: "at least 20×"). */
+/** Production's ratio of open runs to the worker's workflow cache, at least: below it, no target is judged. */
 const COLD_CACHE_RATIO = 20;
 
 /** The run the targets are stated for, in words. */
@@ -429,7 +429,7 @@ export function judgeTargets(r: BenchMeasurements): TargetVerdict[] {
     const differs = [
       r.machine.cores !== TARGET_CORES ? `${r.machine.cores} cores, not ${TARGET_CORES}` : '',
       r.options.temporal === 'cli' ? `${BENCH_TEMPORALS.cli}, not Temporal Server 1.32` : '',
-      // Every target is stated for production's cache ratio (issue 23).
+      // Every target is stated for production's cache ratio (COLD_CACHE_RATIO).
       coldCache(r),
       t.differs?.(r) ?? '',
     ]

@@ -6,8 +6,9 @@ import { startStockTemporal } from './stock-temporal.js';
 /**
  * Temporal's floor measured around what it is compared with, so that the full run's ratios do not
  * depend on when each side ran. This VM's speed drifts by more within minutes than the ratios'
- * margins (docs/benchmark.md, "Issue 23's levers"); with each side's segments in mirror order around
- * the middle, a steady drift weighs on every side alike, as in the interleaved `--floor-ab`.
+ * margins (docs/benchmark.md, "The levers, before and after"); with each side's segments in mirror
+ * order around the middle, a steady drift weighs on every side alike, as in the interleaved
+ * `--floor-ab`.
  *
  * - Open loop: stock, project, the middle (the order's sustained phase), project, stock. Each floor
  *   segment lasts as long as the sustained phase: a shorter one would spread the processes' fixed
@@ -93,9 +94,9 @@ const divided = (a: [number | null, number | null], b: [number | null, number | 
 };
 
 /**
- * The three ratios issue 23 judges, each stated once: the order's CPU and storm drain over the
- * floor's on the project's settings, and the floor on the project's settings over the stock ones.
- * The middle is one phase, so it stands on both sides of its pairs.
+ * The three floor ratios the targets judge (targets.ts), each stated once: the order's CPU and
+ * storm drain over the floor's on the project's settings, and the floor on the project's settings
+ * over the stock ones. The middle is one phase, so it stands on both sides of its pairs.
  */
 export function aroundRatios(floor: FloorAround, order: OrderFigures | undefined) {
   const project: [number, number] = [loopCpu(floor.project[0]), loopCpu(floor.project[1])];
