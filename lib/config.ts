@@ -62,10 +62,10 @@ const WorkerTuningSchema = z.object({
   // workflow thread; with two, a storm of 2,000 drained in 0.92× the time, every pair, at the same CPU
   // per order (docs/benchmark.md, "The order's storm against the floor's").
   WORKER_WORKFLOW_THREADS: z.coerce.number().int().min(1).max(16).default(2),
-  // 0 by default: the one lever that paid in the bench's interleaved comparison (docs/benchmark.md,
-  // "Issue 23's levers": the worker's CPU per order 0.81×, every pair cheaper); the price is an
-  // empty stack trace view in the Web UI, which 10 (V8's default) brings back.
-  WORKER_STACK_TRACE_LIMIT: limit.default(0),
+  // 10 (V8's default) by default: the Web UI's Call Stack shows where each run waits, which operators
+  // need for a stuck order. 0 turns it off and saved CPU in the bench's interleaved comparison
+  // (docs/benchmark.md, "Issue 23's levers": the worker's CPU per order 0.81×, the whole order's 0.89×).
+  WORKER_STACK_TRACE_LIMIT: limit.default(10),
 });
 
 /**
@@ -259,7 +259,7 @@ export interface WorkerTuning {
   stickyQueueTimeoutMs: number;
   /** Workflow task pollers: `autoscaling` (activity pollers too), or a fixed maximum. */
   workflowPollers: 'autoscaling' | number | undefined;
-  /** V8's Error.stackTraceLimit in the workflow sandboxes (0 unless set). */
+  /** V8's Error.stackTraceLimit in the workflow sandboxes (10 unless set; 0: no stack traces). */
   stackTraceLimit: number;
   /** Threads that run workflow activations (workflowThreadPoolSize; 2 unless set, the SDK's is 1). */
   workflowThreads: number;

@@ -45,8 +45,9 @@ function pollers(setting: WorkerTuning['workflowPollers']): TuningOptions {
  * the limit bounds that cost. A flag rather than Error.stackTraceLimit: the workflows run in VM
  * contexts on worker threads, each with an Error constructor of its own, which read the flag when
  * they are created. So call it before the Worker is created; contexts that already exist (this
- * thread's own, where activities run) keep their limit. The service's default is 0 (lib/config.ts);
- * undefined (the bench's stock floor worker) leaves V8's, 10.
+ * thread's own, where activities run) keep their limit. The service's default is V8's, 10, which the
+ * Web UI's Call Stack needs (lib/config.ts); undefined (the bench's stock floor worker) leaves
+ * whatever the process was started with.
  */
 export function applyStackTraceLimit(limit: number | undefined): void {
   if (limit !== undefined) setFlagsFromString(`--stack-trace-limit=${limit}`);

@@ -1,17 +1,17 @@
 import { expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadWorkerTuning } from '../../lib/config.js';
 
-it('leaves the WORKER_* tuning to the SDK by default, a blank variable too, but the sticky timeout (30 s), the workflow threads (2) and the stack trace limit (0)', () => {
+it('leaves the WORKER_* tuning to the SDK by default, a blank variable too, but the sticky timeout (30 s), the workflow threads (2) and the stack trace limit (10, stack traces on)', () => {
   const unset = {
     maxCachedWorkflows: undefined,
     stickyQueueTimeoutMs: 30_000,
     workflowPollers: undefined,
     workflowThreads: 2,
   };
-  expect(loadConfig({}).workerTuning).toEqual({ ...unset, stackTraceLimit: 0 });
+  expect(loadConfig({}).workerTuning).toEqual({ ...unset, stackTraceLimit: 10 });
   expect(loadConfig({ WORKER_STICKY_QUEUE_TIMEOUT: '' }).workerTuning.stickyQueueTimeoutMs).toBe(30_000);
-  expect(loadConfig({ WORKER_STACK_TRACE_LIMIT: '' }).workerTuning.stackTraceLimit).toBe(0);
-  expect(loadConfig({ WORKER_STACK_TRACE_LIMIT: '10' }).workerTuning.stackTraceLimit).toBe(10);
+  expect(loadConfig({ WORKER_STACK_TRACE_LIMIT: '' }).workerTuning.stackTraceLimit).toBe(10);
+  expect(loadConfig({ WORKER_STACK_TRACE_LIMIT: '0' }).workerTuning.stackTraceLimit).toBe(0);
   expect(
     loadConfig({ WORKER_MAX_CACHED_WORKFLOWS: '', WORKER_WORKFLOW_POLLERS: '', WORKER_WORKFLOW_THREADS: '' })
       .workerTuning,
@@ -73,7 +73,7 @@ it('reads the tuning alone for the bench floor worker, without the secrets the r
     maxCachedWorkflows: 50,
     stickyQueueTimeoutMs: 30_000,
     workflowPollers: 'autoscaling',
-    stackTraceLimit: 0,
+    stackTraceLimit: 10,
     workflowThreads: 2,
   });
 });
