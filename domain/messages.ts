@@ -141,6 +141,8 @@ export interface LifecycleStatus {
   fulfillment: Record<FulfillmentStepName, StepStatus> | null;
   /** What an operator must do for this order (NeedsAttention), in words; empty when nothing. */
   needsAttention: string[];
+  /** What the run waits on out of the ordinary (WaitingFor), since when, and the last answer; empty when nothing. */
+  waits: string[];
 }
 
 /** The API creates the order through the workflow (update-with-start), see docs/architecture.md, "Placing an order". */

@@ -12,4 +12,29 @@ export const OrderExpiresAtKey = defineSearchAttributeKey('OrderExpiresAt', Sear
 /** True while a step has exhausted its retries and waits for an operator (the dead-letter list). */
 export const NeedsAttentionKey = defineSearchAttributeKey('NeedsAttention', SearchAttributeType.BOOL);
 
-export const SEARCH_ATTRIBUTES = [OrderStatusKey, CustomerIdKey, OrderExpiresAtKey, NeedsAttentionKey] as const;
+/**
+ * What a run waits on out of the ordinary, one of WAITING_FOR; absent while it waits only on its
+ * normal course (the customer's payment, its own steps), so the normal paths never write it.
+ */
+export const WaitingForKey = defineSearchAttributeKey('WaitingFor', SearchAttributeType.KEYWORD);
+
+/**
+ * The values of WaitingFor, each with the words the Web UI's current details say of it. A new
+ * reason to wait is one entry here. When a run waits on two at once, the attribute names the one
+ * listed first: an operator's action before the provider's answer.
+ */
+export const WAITING_FOR = {
+  /** Something only an operator can unblock: a refund or a fulfillment step rejected, a close refused. */
+  OPERATOR: 'held for an operator',
+  /** At the deadline, the provider has not closed the order's payment yet: down, or a bank step under way. */
+  PROVIDER_CLOSING: 'closing the payment at the provider',
+} as const;
+export type WaitingFor = keyof typeof WAITING_FOR;
+
+export const SEARCH_ATTRIBUTES = [
+  OrderStatusKey,
+  CustomerIdKey,
+  OrderExpiresAtKey,
+  NeedsAttentionKey,
+  WaitingForKey,
+] as const;

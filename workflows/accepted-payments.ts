@@ -6,6 +6,7 @@ import type { Attention } from './attention.js';
 import { failureKind, rootCauseMessage } from './failures.js';
 import type { KeepTrying } from './keep-trying.js';
 import { notifyCustomer } from './notices.js';
+import type { Waits } from './waits.js';
 
 /**
  * How often a refund's failure is judged again while the payment's refund is still being made: it
@@ -36,6 +37,8 @@ export class AcceptedPayments {
       orderId: string;
       keepTrying: KeepTrying;
       attention: Attention;
+      /** Holds a rejected refund's run for an operator (WaitingFor). */
+      waits: Waits;
       /** Called when a payment has paid the order. */
       onPaid?: () => void;
     },
@@ -126,6 +129,7 @@ export class AcceptedPayments {
 
   private async reopenOnRetry(paymentId: string): Promise<void> {
     await untilSettled(() => condition(() => this.retryRequested.delete(paymentId)));
+    this.run.waits.note(`refund:${paymentId}`, null); // the operator acted: the run no longer waits on one
     await this.inTurn(() => this.run.keepTrying.mustSucceed('reopenRefund', () => database.reopenRefund(paymentId)));
     this.statuses.set(paymentId, 'REFUND_PENDING');
   }
@@ -166,10 +170,11 @@ export class AcceptedPayments {
 
   /** A refund owed again (REFUND_FAILED in the database): held for an operator, who is told how to retry it. */
   private flag(paymentId: string, what: string, error: string): void {
-    const { orderId, attention } = this.run;
+    const { orderId, attention, waits } = this.run;
     this.statuses.set(paymentId, 'REFUND_FAILED');
     this.held.add(paymentId);
     log.error(`${what}: it is owed and waits for an operator`, { orderId, paymentId, error });
+    waits.note(`refund:${paymentId}`, { on: 'OPERATOR', since: Date.now(), detail: `${what} (${error})` });
     attention.note(
       `refund:${paymentId}`,
       `${what} (${error}): fix the cause, then POST /orders/${orderId}/payments/${paymentId}/refund/retry`,

@@ -10,6 +10,7 @@ import { database, fulfillment } from './activity-proxies.js';
 import type { Attention } from './attention.js';
 import { failureKind, rootCauseMessage } from './failures.js';
 import type { KeepTrying } from './keep-trying.js';
+import type { Waits } from './waits.js';
 
 /** The activity that performs each fulfillment step. */
 const PERFORM: Record<FulfillmentStepName, keyof typeof fulfillment> = {
@@ -38,6 +39,8 @@ export class Fulfillment {
     private readonly keepTrying: KeepTrying,
     /** Holds the FAILED steps; its details show every step's status. */
     private readonly attention: Attention,
+    /** A FAILED step holds the run for an operator (WaitingFor). */
+    private readonly waits: Waits,
   ) {}
 
   async run(): Promise<void> {
@@ -53,8 +56,7 @@ export class Fulfillment {
     for (const step of FULFILLMENT_STEP_NAMES) {
       const seen = recorded[step];
       if (seen?.status === 'DONE') this.move(step, 'DONE', null);
-      if (seen?.status === 'FAILED')
-        this.move(step, 'FAILED', this.deadLetter(step, seen.error ?? 'no error recorded'));
+      if (seen?.status === 'FAILED') this.move(step, 'FAILED', seen.error ?? 'no error recorded');
     }
   }
 
@@ -84,7 +86,7 @@ export class Fulfillment {
         } catch (err) {
           if (failureKind(err) === undefined) throw err;
           const error = rootCauseMessage(err);
-          this.move(step, 'FAILED', this.deadLetter(step, error));
+          this.move(step, 'FAILED', error);
           const recorded = await this.keepTrying.mustSucceed('markStepFailed', () =>
             database.markStepFailed({ orderId, step: FULFILLMENT_STEPS[step], error }),
           );
@@ -105,12 +107,17 @@ export class Fulfillment {
     }
   }
 
-  private deadLetter(step: FulfillmentStepName, error: string): string {
-    return `fulfillment step ${step} failed (${error}): fix the cause, then POST /orders/${this.orderId}/fulfillment/${step}/retry`;
-  }
-
-  private move(step: FulfillmentStepName, status: StepStatus, todo: string | null): void {
+  /** `error`: why a step is FAILED, the dead letter an operator must act on. */
+  private move(step: FulfillmentStepName, status: StepStatus, error: string | null): void {
     this.status[step] = status;
-    this.attention.note(`fulfillment:${step}`, todo);
+    if (error === null) {
+      this.attention.note(`fulfillment:${step}`, null);
+      this.waits.note(`fulfillment:${step}`, null);
+      return;
+    }
+    const failed = `fulfillment step ${step} failed (${error})`;
+    const retry = `POST /orders/${this.orderId}/fulfillment/${step}/retry`;
+    this.attention.note(`fulfillment:${step}`, `${failed}: fix the cause, then ${retry}`);
+    this.waits.note(`fulfillment:${step}`, { on: 'OPERATOR', since: Date.now(), detail: failed });
   }
 }

@@ -6,6 +6,7 @@ import { AcceptedPayments } from './accepted-payments.js';
 import { Attention } from './attention.js';
 import { Fulfillment } from './fulfillment.js';
 import { KeepTrying } from './keep-trying.js';
+import { Waits } from './waits.js';
 
 /** Why the wait for payment ends before the deadline: a payment paid the order, or the customer cancelled, or the deadline moved. */
 export type Wake = 'paid' | 'cancel-requested' | 'deadline-moved';
@@ -31,6 +32,7 @@ export class OrderRun {
   /** An operator's force-cancel: the closing stops waiting for the provider. */
   forceCancelRequested = false;
   readonly attention = new Attention(() => this.showDetails());
+  readonly waits = new Waits(() => this.showDetails());
   readonly keepTrying: KeepTrying;
   readonly payments: AcceptedPayments;
   readonly fulfillment: Fulfillment;
@@ -41,9 +43,10 @@ export class OrderRun {
       orderId,
       keepTrying: this.keepTrying,
       attention: this.attention,
+      waits: this.waits,
       onPaid: () => this.markPaid(),
     });
-    this.fulfillment = new Fulfillment(orderId, this.keepTrying, this.attention);
+    this.fulfillment = new Fulfillment(orderId, this.keepTrying, this.attention, this.waits);
   }
 
   /** A customer's cancel outlasts other wakes until the run acts on it. */
@@ -103,6 +106,7 @@ export class OrderRun {
       payments: [...this.payments.statuses].map(([paymentId, status]) => ({ paymentId, status })),
       fulfillment: this.status === 'PAID' ? { ...this.fulfillment.status } : null,
       needsAttention: this.attention.items,
+      waits: this.waits.described,
     };
   }
 
@@ -153,6 +157,7 @@ export class OrderRun {
       lines.push(`${this.order.customerId} · ${(this.order.totalCents / 100).toFixed(2)} · deadline ${now.expiresAt}`);
     }
     lines.push(`Waiting for: ${now.waitingFor}`);
+    lines.push(...now.waits);
     if (now.fulfillment) {
       const steps = Object.entries(now.fulfillment).map(([step, status]) => `${step} ${status}`);
       lines.push(`Fulfillment: ${steps.join(', ')}`);

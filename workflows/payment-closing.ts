@@ -1,6 +1,7 @@
 import { CancellationScope, condition, isCancellation, log } from '@temporalio/workflow';
 import ms from 'ms';
 import type { ClosingOutcome } from '../activities/provider-payments.js';
+import type { WaitingFor } from '../domain/search-attributes.js';
 import type { CancelReason, OrderStatus } from '../domain/statuses.js';
 import { money } from './activity-proxies.js';
 import { STUCK_AFTER } from './activity-options.js';
@@ -14,7 +15,8 @@ const UNAVAILABLE_FIRST_WAIT_MS = ms('5 seconds');
 const UNAVAILABLE_MAX_WAIT_MS = ms('1 minute');
 /** How long an order waits for a silent provider before an operator is asked to look (as for a stuck call). */
 const SILENT_PROVIDER_ALERT_MS = ms(STUCK_AFTER);
-const ATTENTION_KEY = 'provider:closing';
+/** The closing's item among the run's attention items and its waits. */
+const CLOSING_KEY = 'provider:closing';
 
 /** What closing the payment came to, for the guarded cancel that follows (or not). */
 export type Closing =
@@ -43,7 +45,7 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
   run.enter('closing-payment');
   const since = Date.now();
   let unavailableWaitMs = UNAVAILABLE_FIRST_WAIT_MS;
-  for (;;) {
+  for (let tries = 1; ; tries++) {
     if (run.forceCancelRequested) {
       log.warn('cancel forced by an operator without the provider closing the payment', { orderId: run.orderId });
       return done(run, { outcome: 'CLOSED' });
@@ -77,12 +79,13 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
       case 'REFUSED':
         waitMs = UNAVAILABLE_MAX_WAIT_MS;
         run.attention.note(
-          ATTENTION_KEY,
+          CLOSING_KEY,
           `the payment provider refused to close the payment (${answer.error}): the order is held; check the payment ` +
             `at the provider, then ${forceCancelHint(run)}`,
         );
         break;
     }
+    heldBy(run, answer, { since, tries });
     // A webhook's payment, or an operator's force-cancel, ends the wait early.
     await condition(() => run.status !== 'UNPAID' || run.forceCancelRequested, waitMs);
     if (run.status === 'PAID') return done(run, { outcome: 'PAID' });
@@ -111,7 +114,7 @@ function flagSilentProvider(run: OrderRun, since: number): void {
   const from = new Date(since).toISOString();
   log.error('the payment provider cannot say whether the order was paid: the order is held', { orderId: run.orderId });
   run.attention.note(
-    ATTENTION_KEY,
+    CLOSING_KEY,
     `the payment provider has not answered since ${from}: the order is held, not cancelled, until it says whether ` +
       `the customer paid; to cancel without it, ${forceCancelHint(run)}`,
   );
@@ -121,10 +124,35 @@ function flagLongProcessing(run: OrderRun, since: number): void {
   const from = new Date(since).toISOString();
   log.error('the payment has been processing at the provider for long: the order is held', { orderId: run.orderId });
   run.attention.note(
-    ATTENTION_KEY,
+    CLOSING_KEY,
     `the payment has been processing at the provider since ${from} (a bank or 3-D Secure step, perhaps abandoned): ` +
       `the order is held until it ends; check the payment at the provider, or ${forceCancelHint(run)}`,
   );
+}
+
+/** The provider's answers that hold the order, in the words the Web UI's details use. */
+const HELD_BY: Record<'PROCESSING' | 'UNAVAILABLE' | 'REFUSED', { on: WaitingFor; answer: string }> = {
+  PROCESSING: { on: 'PROVIDER_CLOSING', answer: 'processing' },
+  UNAVAILABLE: { on: 'PROVIDER_CLOSING', answer: 'unavailable' },
+  // Refused for good: asking again changes nothing, an operator has to look.
+  REFUSED: { on: 'OPERATOR', answer: 'refused' },
+};
+
+/**
+ * The run waits on the provider (WaitingFor), since the closing began: set at the first answer that
+ * holds the order, so a provider that closes the payment at once costs no search-attribute upsert.
+ */
+function heldBy(
+  run: OrderRun,
+  answer: { outcome: keyof typeof HELD_BY; error?: string },
+  { since, tries }: { since: number; tries: number },
+): void {
+  const { on, answer: words } = HELD_BY[answer.outcome];
+  run.waits.note(CLOSING_KEY, {
+    on,
+    since,
+    lastAnswer: { answer: answer.error ? `${words} (${answer.error})` : words, tries },
+  });
 }
 
 /** What an operator may do about a held order, as every flag of the closing step says it. */
@@ -133,7 +161,8 @@ function forceCancelHint(run: OrderRun): string {
 }
 
 function done(run: OrderRun, closing: Closing): Closing {
-  run.attention.note(ATTENTION_KEY, null);
+  run.attention.note(CLOSING_KEY, null);
+  run.waits.note(CLOSING_KEY, null);
   return closing;
 }
 

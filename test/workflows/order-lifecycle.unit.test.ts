@@ -25,7 +25,7 @@ import {
   type LifecycleStatus,
   type PlacedOrder,
 } from '../../domain/messages.js';
-import { NeedsAttentionKey } from '../../domain/search-attributes.js';
+import { NeedsAttentionKey, WaitingForKey } from '../../domain/search-attributes.js';
 import { WORKFLOWS_PATH } from '../../worker/workflow-bundle.js';
 import { createTimeSkippingEnv } from '../helpers/temporal.js';
 
@@ -158,15 +158,21 @@ const result = (orderId: string) => handleOf(orderId).result() as Promise<Lifecy
 const pay = (orderId: string, paymentId = `pay-${orderId}`) =>
   handleOf(orderId).signal(paidSignal, { paymentId, orderId });
 
-/** The values NeedsAttention took, in the order the run wrote them. */
-async function needsAttentionWrites(orderId: string): Promise<boolean[]> {
+/** The values a search attribute took, in the order the run wrote them (null: removed). */
+async function writesOf<T>(orderId: string, attribute: string): Promise<Array<T | null>> {
   const { events } = await handleOf(orderId).fetchHistory();
   return (events ?? []).flatMap((e) => {
     const fields = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
-    const payload = fields?.[NeedsAttentionKey.name];
-    return payload?.data ? [JSON.parse(Buffer.from(payload.data).toString('utf8')) as boolean] : [];
+    const payload = fields?.[attribute];
+    if (!payload) return [];
+    const value = payload.data?.length ? (JSON.parse(Buffer.from(payload.data).toString('utf8')) as T | T[]) : null;
+    return [Array.isArray(value) && value.length === 0 ? null : (value as T | null)];
   });
 }
+const needsAttentionWrites = (orderId: string) => writesOf<boolean>(orderId, NeedsAttentionKey.name);
+const waitingForWrites = (orderId: string) => writesOf<string>(orderId, WaitingForKey.name);
+const waitingFor = async (orderId: string) =>
+  (await handleOf(orderId).describe()).typedSearchAttributes.get(WaitingForKey);
 
 describe('OrderLifecycle with stubbed activities', () => {
   it('an unpaid order is cancelled at its deadline by the database alone, then the customer told, once each', async () => {
@@ -334,12 +340,18 @@ describe('OrderLifecycle with stubbed activities', () => {
       const held = await handleOf(orderId).query(statusQuery);
       expect(held).toMatchObject({ status: 'CANCELLED', phase: 'ending', payments: [{ status: 'REFUND_FAILED' }] });
       expect(held.needsAttention).toEqual([expect.stringContaining(`refund of ${paymentId} rejected`)]);
+      expect(held.waits).toEqual([
+        expect.stringMatching(new RegExp(`^Held for an operator since \\S+Z: refund of ${paymentId} rejected`)),
+      ]);
+      expect(await waitingFor(orderId)).toBe('OPERATOR');
       expect((await handleOf(orderId).describe()).status.name).toBe('RUNNING');
       rejecting = false;
       await handleOf(orderId).executeUpdate(retryRefundUpdate, { args: [{ paymentId }] });
-      return result(orderId);
+      const status = await result(orderId);
+      expect(await waitingForWrites(orderId)).toEqual(['OPERATOR', null]); // held, then retried
+      return status;
     });
-    expect(end).toMatchObject({ payments: [{ status: 'REFUNDED' }], needsAttention: [] });
+    expect(end).toMatchObject({ payments: [{ status: 'REFUNDED' }], needsAttention: [], waits: [] });
     expect(called('recordRefundFailure')).toHaveLength(1);
     expect(called('reopenRefund')).toHaveLength(1);
     expect(called('refundPayment')).toHaveLength(2);
@@ -426,6 +438,47 @@ describe('OrderLifecycle with a provider that cancels payments: provider first a
     expect(activityOrder()).toEqual(['placeOrder', 'closePayment', 'cancelOrder', 'notifyCustomer']);
     expect(called('closePayment')[0]!.args[0]).toMatchObject({ reason: 'PAYMENT_TIMEOUT' });
   });
+
+  it('the normal paths, expired with the payment closed at once and paid in time, never write WaitingFor', async () => {
+    const expired = await withOrder(async (orderId) => ({ orderId, end: await result(orderId) }));
+    const paid = await withOrder(async (orderId) => {
+      await pay(orderId, `pi_${orderId}`);
+      return { orderId, end: await result(orderId) };
+    });
+    expect([expired.end.status, paid.end.status]).toEqual(['CANCELLED', 'PAID']);
+    expect(await waitingForWrites(expired.orderId)).toEqual([]);
+    expect(await waitingForWrites(paid.orderId)).toEqual([]);
+  });
+
+  it('a provider down at the deadline: WaitingFor names the closing, the details say since when and what the provider last answered', async () => {
+    let down = true;
+    overrides.closePayment = async () => ({ outcome: down ? 'UNAVAILABLE' : 'CLOSED' });
+    const end = await withOrder(async (orderId) => {
+      // Asked at the deadline, then 5, 10 and 20 s later: four answers within the minute after it.
+      await env.sleep(31 * MINUTE);
+      const held = await handleOf(orderId).query(statusQuery);
+      expect(held).toMatchObject({ status: 'UNPAID', phase: 'closing-payment' });
+      expect(held.waitingFor).toBe('the payment provider to close the payment (or say it was paid)');
+      const tries = called('closePayment').length;
+      expect(tries).toBeGreaterThanOrEqual(3);
+      const [wait] = held.waits;
+      expect(wait).toMatch(
+        new RegExp(
+          `^Closing the payment at the provider since (\\S+Z) \\(last answer: unavailable, ${tries} tries\\)$`,
+        ),
+      );
+      const since = Date.parse(/since (\S+Z)/.exec(wait!)![1]!);
+      expect(since).toBeGreaterThanOrEqual(Date.parse(held.expiresAt!)); // the closing began at the deadline
+      expect(since).toBeLessThanOrEqual(called('closePayment')[0]!.atMs);
+      expect(await waitingFor(orderId)).toBe('PROVIDER_CLOSING');
+      down = false;
+      const status = await result(orderId);
+      // Set once when the run began to wait on the provider, removed once when it closed: two upserts.
+      expect(await waitingForWrites(orderId)).toEqual(['PROVIDER_CLOSING', null]);
+      return status;
+    });
+    expect(end).toMatchObject({ status: 'CANCELLED', waits: [] });
+  }, 30_000);
 
   it('a payment the provider already took pays the order however late its webhook: nothing cancelled or refunded', async () => {
     overrides.closePayment = async (input: { orderId: string }) => ({
@@ -554,6 +607,8 @@ describe('OrderLifecycle with a provider that cancels payments: provider first a
       const held = await handleOf(orderId).query(statusQuery);
       expect(held).toMatchObject({ status: 'UNPAID', phase: 'closing-payment' });
       expect(held.needsAttention).toEqual([expect.stringContaining('refused to close the payment')]);
+      expect(held.waits).toEqual([expect.stringMatching(/^Held for an operator since \S+Z \(last answer: refused \(/)]);
+      expect(await waitingFor(orderId)).toBe('OPERATOR');
       await handleOf(orderId).executeUpdate(forceCancelUpdate);
       return result(orderId);
     });
