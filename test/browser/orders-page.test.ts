@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js';
 import { ADMIN_TOKEN, startOrderHarness, WEBHOOK_SECRET, type OrderHarness } from '../helpers/order-harness.js';
+import { openTab, shown, workflowListUrl } from '../helpers/web-ui.js';
 
 /**
  * The orders page and the Temporal Web UI in headless Chromium (Debian's package, driven by
@@ -96,16 +97,12 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku, customerId, quantity: 3 });
     const query = `CustomerId = "${customerId}" AND OrderStatus = "UNPAID"`;
-    await page.goto(`${h.webUiUrl}/namespaces/default/workflows?query=${encodeURIComponent(query)}`);
+    await page.goto(workflowListUrl(h.webUiUrl!, query));
     const link = page.getByRole('link', { name: `order-${order.id}` });
     await link.first().waitFor({ timeout: 30_000 });
     await link.first().click();
     // The workflow's page, tab "User Metadata": the summary set at start, the details the workflow keeps current.
-    await page
-      .getByRole('link', { name: 'User Metadata' })
-      .or(page.getByRole('tab', { name: 'User Metadata' }))
-      .first()
-      .click();
+    await openTab(page, 'User Metadata');
     await shown(page, `Order ${order.id} for ${customerId}: 3 × ${sku}`);
     await shown(page, `Waiting for: payment until ${order.expiresAt}`);
   });
@@ -117,22 +114,5 @@ async function openOrdersPage(): Promise<void> {
   if (await page.locator('#sign-in').isVisible()) {
     await page.fill('#admin-token', ADMIN_TOKEN);
     await page.click('#sign-in button');
-  }
-}
-
-/**
- * The Web UI renders summary and details as markdown in iframes: look in every frame. The details
- * come from a query the UI sends once per page load, which a loaded worker may answer late: reload
- * the page now and then.
- */
-async function shown(page: Page, text: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  for (let attempt = 1; ; attempt++) {
-    for (const frame of page.frames()) {
-      if ((await frame.textContent('body').catch(() => null))?.includes(text)) return;
-    }
-    if (Date.now() > end) throw new Error(`"${text}" is not shown on ${page.url()}`);
-    if (attempt % 20 === 0) await page.reload();
-    await page.waitForTimeout(250);
   }
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../dev/ports.js';
@@ -6,6 +6,7 @@ import { PROJECT_ROOT } from '../../dev/paths.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
 import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE } from '../../domain/messages.js';
 import { SERVICE_SECRETS } from '../helpers/service-secrets.js';
 
@@ -15,48 +16,18 @@ import { SERVICE_SECRETS } from '../helpers/service-secrets.js';
  */
 const TASK_QUEUE = 'orders-worker-process';
 let h: OrderHarness;
-let worker: ChildProcess;
+let worker: WorkerProcess;
 let metricsUrl: string;
-const lines: string[] = [];
+let lines: string[];
 
 beforeAll(async () => {
   h = await startOrderHarness({ temporal: 'real', taskQueue: TASK_QUEUE, inProcessWorker: false });
-  const [metricsPort, sdkPort] = [await findFreePort(), await findFreePort()];
-  metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  worker = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
-    cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      ...SERVICE_SECRETS,
-      DATABASE_URL: h.databaseUrl,
-      TEMPORAL_ADDRESS: h.env.address,
-      TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-      THIRD_PARTIES: 'fake',
-      TEMPORAL_SET_CURRENT_VERSION: 'true',
-      PAYMENT_WINDOW: '2s',
-      WORKER_METRICS_PORT: String(metricsPort),
-      TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${sdkPort}`,
-      SHUTDOWN_GRACE: '20s',
-      LOG_LEVEL: 'info',
-    },
-  });
-  let buffered = '';
-  worker.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    const complete = buffered.split('\n');
-    buffered = complete.pop()!;
-    lines.push(...complete.filter((l) => l.trim() !== ''));
-  });
-  worker.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  await eventually(async () => lines.some((l) => l.includes('"worker started"')), 90_000);
+  worker = await startWorkerProcess(h, TASK_QUEUE, { PAYMENT_WINDOW: '2s', SHUTDOWN_GRACE: '20s' });
+  ({ metricsUrl, lines } = worker);
 }, 150_000);
 
 afterAll(async () => {
-  if (worker && worker.exitCode === null && worker.signalCode === null) {
-    worker.kill('SIGKILL');
-    await once(worker, 'exit');
-  }
+  await worker?.stop();
   await h?.close();
 });
 
@@ -210,8 +181,8 @@ describe('worker/main.ts', () => {
     await eventually(async () => (await invoice())?.attempts === 1, 20_000); // the slow invoice call is running
 
     const stoppedAt = Date.now();
-    worker.kill('SIGTERM');
-    const [code] = await once(worker, 'close'); // 'close': its output is read to the end too
+    worker.child.kill('SIGTERM');
+    const [code] = await once(worker.child, 'close'); // 'close': its output is read to the end too
     expect(code).toBe(0);
     expect(await invoice()).toMatchObject({ status: 'DONE', attempts: 1 });
     expect(Date.now() - stoppedAt).toBeLessThan(20_000);
