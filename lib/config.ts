@@ -64,7 +64,7 @@ const WorkerTuningSchema = z.object({
   WORKER_WORKFLOW_THREADS: z.coerce.number().int().min(1).max(16).default(2),
   // 10 (V8's default) by default: the Web UI's Call Stack shows where each run waits, which operators
   // need for a stuck order. 0 turns it off and saved CPU in the bench's interleaved comparison
-  // (docs/benchmark.md, "Issue 23's levers": the worker's CPU per order 0.81×, the whole order's 0.89×).
+  // (docs/benchmark.md, "The levers, before and after": the worker's CPU per order 0.81×, the whole order's 0.89×).
   WORKER_STACK_TRACE_LIMIT: limit.default(10),
 });
 
