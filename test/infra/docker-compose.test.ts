@@ -44,7 +44,8 @@ const CONTRACT_VARIABLES = [
 
 /**
  * What the engine would pass with `given` set in its environment: `${VAR:-default}` → the given
- * value or the default, `${VAR:?message}` → the given value or a stand-in secret (long enough for any).
+ * value or the default, `${VAR:?message}` → the given value or a stand-in secret of its own (long
+ * enough for any, and different for each variable, as METRICS_TOKEN and ADMIN_TOKEN must be).
  */
 function interpolate(env: Record<string, string | number>, given: Record<string, string> = {}): Record<string, string> {
   return Object.fromEntries(
@@ -53,10 +54,34 @@ function interpolate(env: Record<string, string | number>, given: Record<string,
       String(v).replace(
         /\$\{(\w+)(?::-([^}]*)|:\?[^}]*)?\}/g,
         (_m, name: string, fallback: string | undefined) =>
-          given[name] ?? fallback ?? 'a-secret-from-the-environment-0123',
+          given[name] ?? fallback ?? `${name.toLowerCase()}-from-the-environment-0123`,
       ),
     ]),
   );
+}
+
+/** The secrets `docker-compose config` must be given, else it stops naming the one missing. */
+const REQUIRED_SECRETS = {
+  POSTGRES_PASSWORD: 'p',
+  METRICS_TOKEN: 'm',
+  ADMIN_TOKEN: 'y',
+  CUSTOMER_JWT_SECRET: 'z',
+  ORDER_ID_SECRET: 'w',
+};
+
+/** `docker-compose config` of the file with `env` as the whole environment (plus PATH and HOME). */
+function composeConfig(env: Record<string, string>) {
+  // An empty env file in place of a developer's .env next to the file: what is given here is all it sees.
+  const dir = mkdtempSync(join(tmpdir(), 'compose-env-'));
+  try {
+    writeFileSync(join(dir, 'empty.env'), '');
+    return spawnSync(DOCKER_COMPOSE.path, ['--env-file', join(dir, 'empty.env'), '-f', FILE, 'config', '-q'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      encoding: 'utf8',
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const workers = Object.entries(services).filter(([name]) => /^worker-\d+$/.test(name));
@@ -158,8 +183,11 @@ describe('docker-compose.yml', () => {
       expect(requireThirdParties(config), name).toBe('fake'); // unless told otherwise, a demo on the fakes
       // Secrets are required from the environment, never defaulted in the file.
       expect(String(app.environment!.ADMIN_TOKEN)).toMatch(/^\$\{ADMIN_TOKEN:\?/);
+      expect(String(app.environment!.METRICS_TOKEN)).toMatch(/^\$\{METRICS_TOKEN:\?/);
       expect(String(app.environment!.CUSTOMER_JWT_SECRET)).toMatch(/^\$\{CUSTOMER_JWT_SECRET:\?/);
       expect(String(app.environment!.ORDER_ID_SECRET)).toMatch(/^\$\{ORDER_ID_SECRET:\?/);
+      // Prometheus's token reaches every process it scrapes (ops/prometheus.yml).
+      expect(config.metricsToken, name).toBe('metrics_token-from-the-environment-0123');
     }
     expect(loadConfig(interpolate(services.api!.environment!, given)).port).toBe(3000);
   });
@@ -227,18 +255,55 @@ describe('docker-compose.yml', () => {
   const composeTool = injectedDebianTool(DOCKER_COMPOSE);
   if ('skip' in composeTool) console.warn(`\`docker-compose config\` skipped: ${composeTool.skip}`);
   it.skipIf('skip' in composeTool)('passes `docker-compose config`', () => {
-    const run = spawnSync(DOCKER_COMPOSE.path, ['-f', FILE, 'config', '-q'], {
-      env: {
-        ...process.env,
-        PAYMENT_WEBHOOK_SECRET: 'x',
-        ADMIN_TOKEN: 'y',
-        CUSTOMER_JWT_SECRET: 'z',
-        ORDER_ID_SECRET: 'w',
-      },
-      encoding: 'utf8',
-    });
+    const run = composeConfig({ PAYMENT_WEBHOOK_SECRET: 'x', ...REQUIRED_SECRETS });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
+  });
+
+  it.skipIf('skip' in composeTool)(
+    'fails `docker-compose config` without POSTGRES_PASSWORD, and without METRICS_TOKEN, naming it',
+    () => {
+      for (const missing of ['POSTGRES_PASSWORD', 'METRICS_TOKEN'] as const) {
+        const { [missing]: _left, ...others } = REQUIRED_SECRETS;
+        for (const env of [others, { ...others, [missing]: '' }]) {
+          const run = composeConfig(env);
+          expect(run.status, missing).not.toBe(0);
+          expect(run.stderr, missing).toContain(`set ${missing}`);
+        }
+      }
+    },
+  );
+
+  it('keeps the database password out of the file: every use requires it from the environment', () => {
+    const text = readFileSync(FILE, 'utf8');
+    const uses = [...text.matchAll(/\$\{POSTGRES_PASSWORD([^}]*)\}/g)].map((m) => m[1]);
+    // The database itself, the schema tool, the server, `migrate` and the services' DATABASE_URL.
+    expect(uses.length).toBeGreaterThanOrEqual(5);
+    for (const use of uses) expect(use).toMatch(/^:\?/);
+  });
+
+  it("turns the Web UI's write actions off, in compose and in npm start's stack", () => {
+    expect(services['temporal-ui']!.environment).toMatchObject({ TEMPORAL_DISABLE_WRITE_ACTIONS: 'true' });
+    // ui-server 2.58's key (server/config/config.go), in the template dev/temporal/web-ui.ts runs.
+    const devUi = readFileSync(join(PROJECT_ROOT, 'dev', 'temporal', 'config', 'ui', 'development.yaml'), 'utf8');
+    expect(devUi.split('\n')).toContain('disableWriteActions: true');
+  });
+});
+
+describe('ops/prometheus.yml', () => {
+  it("scrapes the API and every worker of the compose file, each with METRICS_TOKEN's file", () => {
+    const prometheus = parse(readFileSync(join(PROJECT_ROOT, 'ops', 'prometheus.yml'), 'utf8')) as {
+      scrape_configs: Array<{
+        static_configs: Array<{ targets: string[] }>;
+        authorization?: { type?: string; credentials_file?: string };
+      }>;
+    };
+    const targets = prometheus.scrape_configs.flatMap((c) => c.static_configs.flatMap((s) => s.targets));
+    expect(targets.sort()).toEqual(
+      ['api:3000', ...workers.map(([name, worker]) => `${name}:${worker.environment!.WORKER_METRICS_PORT}`)].sort(),
+    );
+    for (const job of prometheus.scrape_configs)
+      expect(job.authorization).toEqual({ type: 'Bearer', credentials_file: 'metrics-token' });
   });
 });
 
@@ -295,9 +360,13 @@ describe('Dockerfile', () => {
     const prometheus = parse(readFileSync(join(PROJECT_ROOT, 'ops', 'prometheus.yml'), 'utf8')) as {
       scrape_configs: Array<{ authorization?: { credentials_file?: string } }>;
     };
-    const tokenFiles = prometheus.scrape_configs.flatMap((c) =>
-      c.authorization?.credentials_file === undefined ? [] : [`ops/${c.authorization.credentials_file}`],
-    );
+    const tokenFiles = [
+      ...new Set(
+        prometheus.scrape_configs.flatMap((c) =>
+          c.authorization?.credentials_file === undefined ? [] : [`ops/${c.authorization.credentials_file}`],
+        ),
+      ),
+    ];
     expect(tokenFiles).toEqual(['ops/metrics-token']);
     const lines = (file: string) => readFileSync(join(PROJECT_ROOT, file), 'utf8').split('\n');
     for (const secret of ['.env', ...tokenFiles]) {
