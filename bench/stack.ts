@@ -54,6 +54,8 @@ export interface BenchStack {
   restartTemporal(env: Record<string, string>): Promise<void>;
   /** Each worker's GET /metrics (its business metrics and the Temporal SDK's, sticky cache included). */
   workerMetricsUrls: string[];
+  /** What those /metrics take: the workers' scraper token. */
+  workerMetricsHeaders: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -117,6 +119,8 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
   });
   let workerEnv = workerTuningEnv(options.serviceEnv, options.workerCache);
   const metricsUrls = ports.workers.map((w) => `http://127.0.0.1:${w.metrics}/metrics`);
+  const metricsHeaders = stack.workerMetricsHeaders();
+  const waitUntilPolling = (metricsUrl: string) => untilPolling(metricsUrl, metricsHeaders);
   const startWorkers = async (root?: string) => {
     for (const w of ports.workers)
       await stack.startWorker(
@@ -148,6 +152,7 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       return stack.pids;
     },
     workerMetricsUrls: metricsUrls,
+    workerMetricsHeaders: metricsHeaders,
     async restartWorker() {
       const [first] = stack.workers;
       if (first) await stack.killWorker(first);
@@ -205,10 +210,10 @@ async function makeCurrent(
  * Until the worker's /metrics shows the SDK's pollers (its metrics server comes up first, the
  * Temporal worker last), so that no phase starts before the worker takes tasks.
  */
-async function waitUntilPolling(metricsUrl: string): Promise<void> {
+async function untilPolling(metricsUrl: string, headers: Record<string, string>): Promise<void> {
   const end = Date.now() + 120_000;
   while (Date.now() < end) {
-    const text = await fetch(metricsUrl, { signal: AbortSignal.timeout(5_000) })
+    const text = await fetch(metricsUrl, { headers, signal: AbortSignal.timeout(5_000) })
       .then((r) => r.text())
       .catch(() => '');
     if (text.includes('temporal_num_pollers')) return;

@@ -16,7 +16,8 @@ export interface CacheCheck {
 }
 
 export async function runCacheCheck(ctx: PhaseContext): Promise<CacheCheck> {
-  const read = () => Promise.all(ctx.stack.workerMetricsUrls.map(stickyCacheSamples));
+  const read = () =>
+    Promise.all(ctx.stack.workerMetricsUrls.map((url) => stickyCacheSamples(url, ctx.stack.workerMetricsHeaders)));
   const before = await read();
   const limit = ctx.options.workerCache;
   // At least 3× the cache open at once: window × rate.
@@ -31,8 +32,8 @@ export async function runCacheCheck(ctx: PhaseContext): Promise<CacheCheck> {
   return { cacheLimit: ctx.options.workerCache, run: { creation, cancel }, before, after: await read() };
 }
 
-async function stickyCacheSamples(url: string): Promise<Record<string, number>> {
-  const text = await (await fetch(url, { signal: AbortSignal.timeout(10_000) })).text();
+async function stickyCacheSamples(url: string, headers: Record<string, string>): Promise<Record<string, number>> {
+  const text = await (await fetch(url, { headers, signal: AbortSignal.timeout(10_000) })).text();
   return Object.fromEntries(
     text
       .split('\n')

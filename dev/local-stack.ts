@@ -1,6 +1,7 @@
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '../lib/config.js';
 import { assertReachable, databaseUrl, ensureDatabase, ensureSuperuserRoles, runSql } from './databases.js';
 import type { ManagedProcess } from './managed-process.js';
 import { ensurePrismaClient } from './migrate.js';
@@ -124,7 +125,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 export class LocalStack {
   /** The running workers, oldest first. */
   readonly workers: ManagedProcess[] = [];
-  /** Each worker's GET /metrics (its business metrics followed by the Temporal SDK's). */
+  /** Each worker's GET /metrics (its business metrics followed by the Temporal SDK's); read it with workerMetricsHeaders(). */
   readonly workerMetricsUrls = new Map<ManagedProcess, string>();
   /** Processes that ended without being asked to. */
   readonly crashes: Crash[] = [];
@@ -352,6 +353,15 @@ export class LocalStack {
     void worker.exited.then(() => this.workers.splice(this.workers.indexOf(worker), 1));
     await this.stopIfStopping();
     return worker;
+  }
+
+  /**
+   * The credentials the workers' /metrics take: their METRICS_TOKEN, else their admin token, as
+   * their own configuration reads them from the environment the stack gives them.
+   */
+  workerMetricsHeaders(): Record<string, string> {
+    const config = loadConfig(this.serviceEnv());
+    return { authorization: `Bearer ${config.metricsToken ?? config.adminToken}` };
   }
 
   /** SIGKILL, no clean shutdown: what a crashed machine or an OOM kill does to a worker. */

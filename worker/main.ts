@@ -42,6 +42,8 @@ async function main(): Promise<void> {
       host: config.listenAddress,
       registry: metrics.registry,
       sdkMetricsAddress: config.sdkMetricsAddress,
+      adminToken: config.adminToken,
+      metricsToken: config.metricsToken,
     });
     // One JSON stream: the SDK's own logs, Core's (forwarded), and workflow and activity logs go to pino.
     Runtime.install({

@@ -106,7 +106,7 @@ export function postgresOutage(ms: number, label: string): Fault {
 async function stuckCounters(stack: LocalStack): Promise<string> {
   const byActivity = new Map<string, number>();
   for (const url of stack.workerMetricsUrls.values()) {
-    const text = await fetch(url).then(
+    const text = await fetch(url, { headers: stack.workerMetricsHeaders() }).then(
       (r) => r.text(),
       () => '',
     );

@@ -19,6 +19,8 @@ let h: OrderHarness;
 let worker: WorkerProcess;
 let metricsUrl: string;
 let lines: string[];
+/** The worker's /metrics takes the scraper's token (the admin token here: no METRICS_TOKEN is set). */
+const scraper = { headers: { authorization: `Bearer ${SERVICE_SECRETS.ADMIN_TOKEN}` } };
 
 beforeAll(async () => {
   h = await startOrderHarness({ temporal: 'real', taskQueue: TASK_QUEUE, inProcessWorker: false });
@@ -115,7 +117,7 @@ describe('worker/main.ts', () => {
       20_000,
     );
 
-    const text = await (await fetch(metricsUrl)).text();
+    const text = await (await fetch(metricsUrl, scraper)).text();
     expect(text).toMatch(/^orders_paid_total 1$/m);
     expect(text).toMatch(/^orders_cancelled_total\{reason="PAYMENT_TIMEOUT"\} 1$/m);
     expect(text).toMatch(/^order_cancel_lag_seconds_count 1$/m);
@@ -162,7 +164,7 @@ describe('worker/main.ts', () => {
       // The SDK's exporter is read at scrape time: the run's counter may land a moment after the step's row.
       await eventually(async () =>
         /^order_attention_raised_total\{[^}]*kind="fulfillment"[^}]*\} 1$/m.test(
-          await (await fetch(metricsUrl)).text(),
+          await (await fetch(metricsUrl, scraper)).text(),
         ),
       );
     } finally {
