@@ -50,6 +50,8 @@ export interface AppDeps {
   authFailureLimit: { limit: number; windowMs: number };
   /** Express's `trust proxy`, which decides the client address the throttle counts (config: TRUST_PROXY); unset: false. */
   trustProxy?: TrustProxy | undefined;
+  /** Whether a request's `traceparent` is continued (config: TRUST_TRACEPARENT); unset: false, each request starts its own trace. */
+  trustTraceparent?: boolean | undefined;
   /**
    * FAULTS_ENABLED (contract: dev and tests only): the local fakes' fault-injection endpoints
    * (dev/fakes), mounted and documented with the API's dev-only ones; their presence also puts the
@@ -108,7 +110,7 @@ export function createApp(deps: AppDeps): Express {
   // reached over plain HTTP (localhost, the compose network), where it would break the page's own
   // script; TLS, where there is some, is terminated in front of it.
   app.use(helmet({ contentSecurityPolicy: { directives: { styleSrc: ["'self'"], upgradeInsecureRequests: null } } }));
-  app.use(traceRequests());
+  app.use(traceRequests({ trustTraceparent: deps.trustTraceparent ?? false }));
   app.use(observeRequests(apiDeps));
   app.use(mountEndpoints([...withDeps(ownEndpoints, apiDeps), ...devEndpoints], apiDeps));
   app.use(ordersPageFiles);

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { orderLogFields } from '../domain/messages.js';
 import type { Logger } from '../lib/logger.js';
 import type { ApiMetrics } from './metrics.js';
+import { routeTemplateOf } from './route-template.js';
 
 /**
  * Times every request, labelled by the route pattern (never the raw path: ids would explode the
@@ -12,7 +13,7 @@ export function observeRequests({ metrics, logger }: { metrics: ApiMetrics; logg
   return (req, res, next) => {
     const stop = metrics.httpDuration.startTimer();
     res.on('finish', () => {
-      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      const route = routeTemplateOf(req);
       const seconds = stop({ method: req.method, route, status: String(res.statusCode) });
       const orderId = route.includes('/:id') ? (req.params as { id?: string }).id : undefined;
       logger.info(

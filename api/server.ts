@@ -53,6 +53,7 @@ async function main(): Promise<void> {
       metricsToken: config.metricsToken,
       authFailureLimit: { limit: config.authFailuresPerMinutePerAddress, windowMs: 60_000 },
       trustProxy: config.trustProxy,
+      trustTraceparent: config.trustTraceparent,
       faultInjection,
       temporalUiUrl: config.temporal.uiUrl,
       logger,

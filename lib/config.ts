@@ -137,6 +137,8 @@ const EnvSchema = z.object({
     .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
     .default('http://localhost:8233'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  // Addition (docs/operations.md, "Traces"): whether the API continues a caller's W3C traceparent.
+  TRUST_TRACEPARENT: z.enum(['true', 'false']).default('false'),
   // Additions (docs/api.md, "Who may call what"): customer identity, order ids, anti-hoarding and per-customer call limits.
   CUSTOMER_JWT_SECRET: hmacKey.optional(),
   CUSTOMER_JWKS_URL: z.url().optional(),
@@ -213,6 +215,11 @@ export interface Config {
   shutdownGraceMs: number;
   /** OTLP/HTTP endpoint for traces; unset: tracing is off. */
   otlpEndpoint: string | undefined;
+  /**
+   * Whether the API continues the trace a request's `traceparent` names; false (the default): every
+   * request starts a trace of its own, so a client can neither join our traces nor choose their ids.
+   */
+  trustTraceparent: boolean;
   /**
    * PostgreSQL connections each process (worker, API) may open. It bounds the database's load
    * whatever the number of concurrent activities: the rest wait for a connection in the process.
@@ -360,6 +367,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sdkMetricsAddress: e.TEMPORAL_SDK_METRICS_ADDRESS,
     shutdownGraceMs,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, ''),
+    trustTraceparent: e.TRUST_TRACEPARENT === 'true',
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databasePublicPoolSize: e.DATABASE_PUBLIC_POOL_SIZE,
     databaseTimeouts: {

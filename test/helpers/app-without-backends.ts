@@ -23,6 +23,7 @@ export function appWithoutBackends({
   readsRateLimit = { limit: 0, windowMs: 60_000 },
   stripeWebhookSecret,
   trustProxy,
+  trustTraceparent,
 }: {
   faultsEnabled: boolean;
   metricsToken?: string;
@@ -32,6 +33,7 @@ export function appWithoutBackends({
   /** Mounts `POST /webhooks/stripe` in place of `POST /payments/callback`, as a Stripe deployment does. */
   stripeWebhookSecret?: string;
   trustProxy?: TrustProxy;
+  trustTraceparent?: boolean;
 }): Express {
   const untouchable = new Proxy(
     {},
@@ -56,6 +58,7 @@ export function appWithoutBackends({
     metricsToken,
     authFailureLimit,
     trustProxy,
+    trustTraceparent,
     ...(faultsEnabled ? { faultInjection: fakeFaultInjection(untouchable as Db) } : {}),
     temporalUiUrl: 'http://localhost:8233',
     logger: createLogger('test', 'silent'),

@@ -172,6 +172,13 @@ it('reads the operability additions with their defaults', () => {
   expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(/^DATABASE_POOL_SIZE: /);
 });
 
+it("TRUST_TRACEPARENT: a caller's trace context is not continued unless it says so", () => {
+  expect(loadConfig({}).trustTraceparent).toBe(false);
+  expect(loadConfig({ TRUST_TRACEPARENT: 'false' }).trustTraceparent).toBe(false);
+  expect(loadConfig({ TRUST_TRACEPARENT: 'true' }).trustTraceparent).toBe(true);
+  expect(() => loadConfig({ TRUST_TRACEPARENT: 'yes' })).toThrow(/^TRUST_TRACEPARENT: /);
+});
+
 it('bounds the pools, and gives anonymous reads a small pool of their own', () => {
   expect(loadConfig({})).toMatchObject({
     databasePublicPoolSize: 2,
