@@ -14,6 +14,7 @@ import {
   OrderView,
   PaymentAccepted,
   PlacedOrderView,
+  ProductRead,
   ProductView,
   RefundRetried,
   SimulatedPayment,
@@ -107,13 +108,17 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
       handler: putProduct,
     }),
     get: operation({
-      summary: 'A product and its stock',
+      summary: 'A product and what is available of it',
+      description:
+        'Anyone may ask. With the admin token the answer adds the sales figures, `reserved` and `sold`; ' +
+        'a token, when one is sent, must be valid (the admin token or a customer token), else 401.',
       access: 'public',
+      tokenOptional: true,
       params: SkuParam,
       success: {
         status: 200,
-        description: 'the product; available + reserved + sold is every unit ever stocked',
-        schema: ProductView,
+        description: 'the product: to an operator `Product`, to anyone else `ProductAvailability`',
+        schema: ProductRead,
       },
       errors: ['UNKNOWN_SKU'],
       handler: getProduct,

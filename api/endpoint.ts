@@ -44,14 +44,19 @@ export interface InputSchemas {
   body?: z.ZodType;
 }
 
-/** Who the handler acts for: what the endpoint's access check established. */
+/**
+ * Who the handler acts for: what the endpoint's access check established. A public endpoint has a
+ * caller only when it takes a token optionally (`tokenOptional`) and one was sent.
+ */
 export type CallerOf<A extends Access> = A extends 'customerOrOperator'
   ? Caller
   : A extends 'operator'
     ? { role: 'operator' }
     : A extends 'stripe'
       ? StripeDelivery
-      : undefined;
+      : A extends 'public'
+        ? Caller | undefined
+        : undefined;
 
 /** What a handler receives: every input part its schemas declare, parsed, and the caller. */
 export type HandlerInput<S extends InputSchemas, A extends Access> = {
@@ -89,6 +94,14 @@ export interface OperationDoc {
   access: Access;
   /** Mounted only with FAULTS_ENABLED (dev and tests); 404 otherwise. */
   devOnly?: boolean;
+  /**
+   * With `public` access: a request that sends `Authorization` has its token checked as on a
+   * `customerOrOperator` endpoint (refused: 401, counted by the refused-token throttle), and its
+   * holder is the handler's caller; without the header the call is anonymous. For an answer that
+   * shows operators more: a wrong token is refused, not answered as anonymous, so the answer's
+   * shape cannot serve as an unthrottled test of guessed tokens.
+   */
+  tokenOptional?: boolean;
   /**
    * Limited per customer by this budget (api/rate-limit.ts), after the access check and before the
    * body is read; the endpoints of one budget share its count.
@@ -143,8 +156,10 @@ type Declaration<
   H extends Schema<z.ZodObject>,
   B extends Schema<z.ZodType>,
   R extends Schema<z.ZodType>,
-> = Omit<OperationDoc, 'access' | 'rateLimit' | keyof InputSchemas | 'success'> & {
+> = Omit<OperationDoc, 'access' | 'rateLimit' | 'tokenOptional' | keyof InputSchemas | 'success'> & {
   access: A;
+  /** Only where no token is required: elsewhere one always is. */
+  tokenOptional?: A extends 'public' ? boolean : never;
   /** Only where the caller is known per customer: the limit counts per customer. */
   rateLimit?: A extends 'customerOrOperator' ? RateLimitBudget : never;
   params?: P;
@@ -191,7 +206,8 @@ export const BEARER_ACCESS: readonly Access[] = ['operator', 'customerOrOperator
  */
 export function errorCodesOf(endpoint: OperationDoc): ErrorCode[] {
   const implied: ErrorCode[] = [];
-  if (BEARER_ACCESS.includes(endpoint.access)) implied.push('UNAUTHORIZED', 'TOO_MANY_FAILED_ATTEMPTS');
+  if (BEARER_ACCESS.includes(endpoint.access) || endpoint.tokenOptional)
+    implied.push('UNAUTHORIZED', 'TOO_MANY_FAILED_ATTEMPTS');
   if (endpoint.access === 'paymentProvider') implied.push('INVALID_SIGNATURE');
   if (endpoint.access === 'stripe') implied.push('INVALID_STRIPE_SIGNATURE');
   if (endpoint.rateLimit) implied.push('RATE_LIMITED');

@@ -26,7 +26,8 @@ export interface MountDeps extends Credentials {
 /**
  * The router of these endpoints. Each gets, in this order: `Cache-Control: no-store` unless it is
  * public, the check its access calls for (inside the throttle of guessed bearer tokens if it takes
- * one), its rate limit if it has one, the JSON body parser if it takes a body (a webhook's check has read
+ * one; a public endpoint that takes a token optionally checks one only when it is sent), its rate
+ * limit if it has one, the JSON body parser if it takes a body (a webhook's check has read
  * its body already), the validation of every input part it declares, and its handler. A method that
  * none of a path's endpoints declares answers 405 with `Allow`, before anything is checked or read.
  */
@@ -58,11 +59,15 @@ function stepsOf(
   throttle: (check: RequestHandler) => RequestHandler,
   rateLimits: Record<RateLimitBudget, RequestHandler>,
 ): RequestHandler[] {
+  const checks =
+    endpoint.access === 'public' && endpoint.tokenOptional
+      ? accessCheck('customerOrOperator', deps).map((check) => ifAuthorizationSent(throttle(check)))
+      : accessCheck(endpoint.access, deps).map((check) =>
+          BEARER_ACCESS.includes(endpoint.access) ? throttle(check) : check,
+        );
   return [
     ...(endpoint.access === 'public' ? [] : [noStore]),
-    ...accessCheck(endpoint.access, deps).map((check) =>
-      BEARER_ACCESS.includes(endpoint.access) ? throttle(check) : check,
-    ),
+    ...checks,
     ...(endpoint.rateLimit ? [rateLimits[endpoint.rateLimit]] : []),
     ...(endpoint.body && !SIGNED_BODY_ACCESS.includes(endpoint.access) ? [jsonBody] : []),
     handle(endpoint),
@@ -102,6 +107,22 @@ const noStore: RequestHandler = (_req, res, next) => {
   res.set('Cache-Control', 'no-store');
   next();
 };
+
+/**
+ * `check` for a request that sends `Authorization`; one that sends none goes on anonymous. The answer
+ * then depends on who asks: caches key it by the header, and keep none given to a token.
+ */
+function ifAuthorizationSent(check: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    res.vary('Authorization');
+    if (req.get('authorization') === undefined) {
+      next();
+      return;
+    }
+    res.set('Cache-Control', 'no-store');
+    return check(req, res, next);
+  };
+}
 
 /** HEAD is answered wherever GET is (Express runs the GET handler without sending the body). */
 function methodNotAllowed(declared: Method[]): RequestHandler {

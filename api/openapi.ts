@@ -125,7 +125,8 @@ function operation(endpoint: Endpoint<never>): ZodOpenApiOperationObject {
     summary: endpoint.summary,
     ...(description(endpoint) ? { description: description(endpoint) } : {}),
     tags: [tagOf(endpoint)],
-    security: SECURITY[endpoint.access],
+    // `{}` first: no credentials at all is one of the alternatives.
+    security: endpoint.tokenOptional ? [{}, ...SECURITY.customerOrOperator] : SECURITY[endpoint.access],
     requestParams: {
       ...(endpoint.params ? { path: endpoint.params } : {}),
       ...(endpoint.query ? { query: endpoint.query } : {}),

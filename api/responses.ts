@@ -17,17 +17,34 @@ import {
 const timestamp = z.iso.datetime({ offset: true });
 const StepStatus = z.enum(STEP_STATUSES);
 
+const productAvailability = {
+  sku: z.string(),
+  name: z.string(),
+  priceCents: z.int(),
+  available: z.int().meta({ description: 'units that can be ordered now' }),
+};
+
+/** What anyone may read of a product: whether it can be ordered, not how it sells. */
+export const ProductAvailability = z
+  .strictObject(productAvailability)
+  .meta({ id: 'ProductAvailability', description: 'a product as anyone sees it: no sales figures' });
+export type ProductAvailability = z.infer<typeof ProductAvailability>;
+
+/** A product as an operator sees it: its stock, the sales figures included. */
 export const ProductView = z
   .strictObject({
-    sku: z.string(),
-    name: z.string(),
-    priceCents: z.int(),
-    available: z.int().meta({ description: 'units that can be ordered now' }),
+    ...productAvailability,
     reserved: z.int().meta({ description: 'units held by unpaid orders' }),
     sold: z.int().meta({ description: 'units of paid orders' }),
   })
-  .meta({ id: 'Product' });
+  .meta({
+    id: 'Product',
+    description: 'a product as an operator sees it: available + reserved + sold is every unit ever stocked',
+  });
 export type ProductView = z.infer<typeof ProductView>;
+
+/** `GET /products/:sku`: the operator's view to an operator, the availability to anyone else. */
+export const ProductRead = z.union([ProductView, ProductAvailability]);
 
 export const CouponView = z
   .strictObject({

@@ -1,7 +1,7 @@
 import type { Db } from '../../lib/db.js';
 import type { Handler } from '../endpoint.js';
 import { ApiError } from '../errors.js';
-import type { CouponView, ProductView } from '../responses.js';
+import type { CouponView, ProductRead, ProductView } from '../responses.js';
 import type { CouponBody, CouponParam, ProductBody, SkuParam } from '../schemas.js';
 
 interface ProductRow {
@@ -31,15 +31,19 @@ export const putProduct: Handler<
   return productView(row!);
 };
 
-/** Anyone may ask, so on the public pool (api/app.ts, `publicDb`). */
-export const getProduct: Handler<{ params: typeof SkuParam }, 'public', { publicDb: Db }, typeof ProductView> = async (
-  { params: { sku } },
+/**
+ * Anyone may ask, so on the public pool (api/app.ts, `publicDb`). Only an operator sees the sales
+ * figures (`reserved`, `sold`): to anyone else, a customer included, they would tell how the shop sells.
+ */
+export const getProduct: Handler<{ params: typeof SkuParam }, 'public', { publicDb: Db }, typeof ProductRead> = async (
+  { params: { sku }, caller },
   { publicDb },
 ) => {
   const product = await publicDb.product.findUnique({ where: { sku } });
   if (!product) throw new ApiError('UNKNOWN_SKU', 'no product has that sku');
   const { name, priceCents, available, reserved, sold } = product;
-  return { sku, name, priceCents, available, reserved, sold };
+  if (caller?.role === 'operator') return { sku, name, priceCents, available, reserved, sold };
+  return { sku, name, priceCents, available };
 };
 
 export const putCoupon: Handler<

@@ -227,6 +227,7 @@ const PROBES: Record<string, Probes> = {
   'GET /products/{sku}': {
     success: () => h.http('GET', `/products/${f.sku}`),
     errors: {
+      UNAUTHORIZED: () => h.http('GET', `/products/${f.sku}`, undefined, { authorization: 'Bearer not-a-token' }),
       VALIDATION_FAILED: () => h.http('GET', '/products/a%20b'),
       UNKNOWN_SKU: () => h.http('GET', '/products/NO-SUCH-SKU'),
     },

@@ -42,8 +42,9 @@ export async function placeOrder(
   return res.body as { id: string; totalCents: number; expiresAt: string; workflowId: string; status: string };
 }
 
+/** The product's stock as an operator reads it: only they see `reserved` and `sold`. */
 export async function stockOf(h: OrderHarness, sku: string) {
-  const res = await h.http('GET', `/products/${sku}`);
+  const res = await h.admin('GET', `/products/${sku}`);
   return res.body as { available: number; reserved: number; sold: number };
 }
 
