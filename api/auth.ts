@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import {
   readStripeEvent,
@@ -6,7 +5,7 @@ import {
   StripeSignatureError,
   type StripeEvent,
 } from '../activities/third-party/stripe/events.js';
-import { bearerTokenOf } from './bearer-token.js';
+import { bearerTokenOf, secretCheck } from '../lib/bearer-tokens.js';
 import type { Access } from './endpoint.js';
 import { InvalidCustomerToken, type VerifyCustomerToken } from './customer-token.js';
 import { ApiError } from './errors.js';
@@ -201,14 +200,4 @@ export function mayReach(caller: Caller, customerId: string): boolean {
 
 function bearerToken(req: Request): string | undefined {
   return bearerTokenOf(req.get('authorization'));
-}
-
-function secretCheck(secret: string): (token: string) => boolean {
-  const expected = digest(secret);
-  // Comparing fixed-length digests keeps the check constant-time whatever the token's length.
-  return (token) => timingSafeEqual(digest(token), expected);
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
 }

@@ -30,7 +30,8 @@ export function scraperTokenCheck({
   };
 }
 
-function secretCheck(secret: string): (token: string) => boolean {
+/** A constant-time comparison of a token with one secret. */
+export function secretCheck(secret: string): (token: string) => boolean {
   const expected = digest(secret);
   // Comparing fixed-length digests keeps the check constant-time whatever the token's length.
   return (token) => timingSafeEqual(digest(token), expected);
