@@ -188,6 +188,8 @@ describe('docker-compose.yml', () => {
       expect(String(app.environment!.ORDER_ID_SECRET)).toMatch(/^\$\{ORDER_ID_SECRET:\?/);
       // Prometheus's token reaches every process it scrapes (ops/prometheus.yml).
       expect(config.metricsToken, name).toBe('metrics_token-from-the-environment-0123');
+      // The image runs under NODE_ENV=production, which wants TRUST_PROXY said: the published port, no balancer.
+      expect(loadConfig({ ...env, NODE_ENV: 'production' }).trustProxy, name).toBe(false);
     }
     expect(loadConfig(interpolate(services.api!.environment!, given)).port).toBe(3000);
   });
