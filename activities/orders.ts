@@ -4,14 +4,13 @@ import type { PlacedOrder, PlaceOrderRequest } from '../domain/messages.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
 import {
   canTransition,
-  COUPON_TRANSITIONS,
   INITIAL_STATUS,
   ORDER_TRANSITIONS,
   type CancelReason,
   type OrderStatus,
 } from '../domain/statuses.js';
 import { inTransaction, isUniqueViolation, query, type Queryable } from '../lib/sql.js';
-import { releaseLockedCoupons } from './coupons.js';
+import { lockCoupon, releaseLockedCoupons } from './coupons.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { businessFailure, isBusinessFailure } from './errors.js';
 import { nowOr, statusMove, statusValue } from './guarded-sql.js';
@@ -290,16 +289,9 @@ async function placeWithin(
   }
   let discount = 0;
   if (request.couponCode !== undefined) {
-    const lock = statusMove('coupons', COUPON_TRANSITIONS.lock);
-    const { rows } = await query<{ discount_cents: number }>(
-      tx,
-      Prisma.sql`
-        UPDATE coupons SET ${lock.set}, order_id = ${request.orderId}::uuid, updated_at = now()
-        WHERE code = ${request.couponCode} AND ${lock.guard}
-        RETURNING discount_cents`,
-    );
-    if (rows.length === 0) throw businessFailure('COUPON_UNAVAILABLE', { couponCode: request.couponCode });
-    discount = rows[0]!.discount_cents;
+    const locked = await lockCoupon(tx, request.couponCode, request);
+    if (locked === null) throw businessFailure('COUPON_UNAVAILABLE', { couponCode: request.couponCode });
+    discount = locked.discountCents;
   }
   const subtotal = items.reduce((sum, i) => sum + i.unitPriceCents * i.quantity, 0);
   const totalCents = Math.max(0, subtotal - discount);

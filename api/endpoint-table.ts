@@ -126,12 +126,16 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
   }),
   ...apiRoute('/coupons/:code', {
     put: operation({
-      summary: 'Create a single-use coupon or change its discount',
+      summary: 'Create a single-use coupon, for anyone or for one customer, or change it',
+      description:
+        "With `customerId`, only that customer's orders can use the coupon: another customer's order is refused with " +
+        "409 COUPON_UNAVAILABLE, as for a code that does not exist. Without it, a new coupon is anyone's and an existing " +
+        'one keeps its customer. Its customer cannot change once an order holds or used it (409 COUPON_IN_USE).',
       access: 'operator',
       params: CouponParam,
       body: CouponBody,
       success: { status: 200, description: 'the coupon', schema: CouponView },
-      errors: [],
+      errors: ['COUPON_IN_USE'],
       handler: putCoupon,
     }),
     get: operation({

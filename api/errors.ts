@@ -29,6 +29,10 @@ const API_ERRORS = {
   NOT_FOUND: { status: 404, message: 'no such route' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'the path does not take this method; Allow lists those it takes' },
   UNKNOWN_COUPON: { status: 404, message: 'no coupon has that code' },
+  COUPON_IN_USE: {
+    status: 409,
+    message: 'an order holds or used the coupon: whose it is cannot change any more',
+  },
   REQUEST_TIMEOUT: {
     status: 408,
     message: 'the request did not arrive in time: its headers within 10 s, all of it within 30 s',

@@ -54,6 +54,7 @@ export const CouponView = z
       .enum(COUPON_STATUSES)
       .meta({ description: 'single-use: LOCKED by an unpaid order, REDEEMED once it is paid' }),
     orderId: z.uuid().nullable(),
+    customerId: z.string().nullable().meta({ description: "the one customer whose orders may use it; null: anyone's" }),
   })
   .meta({ id: 'Coupon' });
 export type CouponView = z.infer<typeof CouponView>;

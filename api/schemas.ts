@@ -50,7 +50,16 @@ export const ProductBody = z.strictObject({
   stock: z.number().int().min(0).max(10_000_000),
 });
 
-export const CouponBody = z.strictObject({ discountCents: cents });
+export const CouponBody = z.strictObject({
+  discountCents: cents,
+  customerId: CustomerId.nullable()
+    .optional()
+    .meta({
+      description:
+        "the one customer whose orders may use the coupon; null: anyone's. Absent: a new coupon is anyone's, an existing one keeps its customer. " +
+        'It can change only while the coupon is AVAILABLE (409 COUPON_IN_USE otherwise)',
+    }),
+});
 
 export const CreateOrderBody = z.strictObject({
   /** A customer's token names the customer: absent, it is taken from there; present, it must match (403). Operators must name one. */

@@ -133,6 +133,15 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
        WHERE o.status = 'PAID' AND o.coupon_code IS NOT NULL AND (c.status IS DISTINCT FROM 'REDEEMED' OR c.order_id IS DISTINCT FROM o.id)`,
   },
   {
+    // Placement locks a customer's coupon only for that customer's order, and its customer cannot change while it is held or used.
+    name: 'coupon-used-by-its-customer',
+    description: 'a coupon bound to a customer is LOCKED or REDEEMED only by an order of that customer',
+    query: () => Prisma.sql`
+      SELECT format('coupon %s: for customer %s, but %s by order %s of customer %s', c.code, c.customer_id, c.status, o.id, o.customer_id) AS detail
+        FROM coupons c JOIN orders o ON o.id = c.order_id
+       WHERE c.customer_id IS NOT NULL AND c.status IN ('LOCKED', 'REDEEMED') AND o.customer_id <> c.customer_id`,
+  },
+  {
     name: 'fulfillment-steps-owed',
     description: 'each PAID order has its three fulfillment steps; no other order has any',
     query: () => Prisma.sql`

@@ -1,3 +1,5 @@
+import { statusIn } from '../../activities/guarded-sql.js';
+import { COUPON_TRANSITIONS } from '../../domain/statuses.js';
 import type { Db } from '../../lib/db.js';
 import type { Handler } from '../endpoint.js';
 import { ApiError } from '../errors.js';
@@ -46,13 +48,47 @@ export const getProduct: Handler<{ params: typeof SkuParam }, 'public', { public
   return { sku, name, priceCents, available };
 };
 
+interface CouponRow {
+  code: string;
+  discount_cents: number;
+  status: CouponView['status'];
+  order_id: string | null;
+  customer_id: string | null;
+}
+
+/**
+ * Creates a coupon or changes it, in one statement. Its customer changes only while the coupon can
+ * still be locked: one an order holds or used stays its customer's (the lock, which checks the
+ * customer, cannot interleave: both update the row). Without `customerId` an existing coupon keeps
+ * its customer, so a call that only changes the discount never opens a customer's coupon to anyone.
+ */
 export const putCoupon: Handler<
   { params: typeof CouponParam; body: typeof CouponBody },
   'operator',
   { db: Db },
   typeof CouponView
-> = async ({ params: { code }, body: { discountCents } }, { db }) =>
-  couponView(await db.coupon.upsert({ where: { code }, create: { code, discountCents }, update: { discountCents } }));
+> = async ({ params: { code }, body }, { db }) => {
+  const keepCustomer = body.customerId === undefined;
+  // `coupons.status`: the existing row's, not the proposed one's (EXCLUDED), which has a status too.
+  const [row] = await db.$queryRaw<CouponRow[]>`
+    INSERT INTO coupons (code, discount_cents, customer_id, updated_at)
+    VALUES (${code}, ${body.discountCents}, ${body.customerId ?? null}, now())
+    ON CONFLICT (code) DO UPDATE SET
+      discount_cents = EXCLUDED.discount_cents,
+      customer_id = CASE WHEN ${keepCustomer} THEN coupons.customer_id ELSE EXCLUDED.customer_id END,
+      updated_at = now()
+    WHERE ${keepCustomer} OR coupons.customer_id IS NOT DISTINCT FROM EXCLUDED.customer_id
+       OR coupons.${statusIn('coupons', COUPON_TRANSITIONS.lock.from)}
+    RETURNING code, discount_cents, status, order_id, customer_id`;
+  if (!row) throw new ApiError('COUPON_IN_USE', undefined, { code });
+  return {
+    code: row.code,
+    discountCents: row.discount_cents,
+    status: row.status,
+    orderId: row.order_id,
+    customerId: row.customer_id,
+  };
+};
 
 export const getCoupon: Handler<{ params: typeof CouponParam }, 'operator', { db: Db }, typeof CouponView> = async (
   { params: { code } },
@@ -79,6 +115,13 @@ function couponView(c: {
   discountCents: number;
   status: CouponView['status'];
   orderId: string | null;
+  customerId: string | null;
 }): CouponView {
-  return { code: c.code, discountCents: c.discountCents, status: c.status, orderId: c.orderId };
+  return {
+    code: c.code,
+    discountCents: c.discountCents,
+    status: c.status,
+    orderId: c.orderId,
+    customerId: c.customerId,
+  };
 }

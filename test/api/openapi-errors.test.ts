@@ -233,12 +233,22 @@ const PROBES: Record<string, Probes> = {
     },
   },
   'PUT /coupons/{code}': {
-    success: () => admin('PUT', `/coupons/NEW-${randomUUID().slice(0, 8)}`, { discountCents: 100 }),
+    success: () => admin('PUT', `/coupons/NEW-${randomUUID().slice(0, 8)}`, { discountCents: 100, customerId: 'c-1' }),
     errors: {
       UNAUTHORIZED: () => h.http('PUT', '/coupons/C1', { discountCents: 100 }),
       VALIDATION_FAILED: () => admin('PUT', '/coupons/C1', { discountCents: 'ten' }),
       PAYLOAD_TOO_LARGE: () => admin('PUT', '/coupons/C1', huge),
       UNSUPPORTED_MEDIA_TYPE: () => admin('PUT', '/coupons/C1', { discountCents: 100 }, unknownEncoding),
+      COUPON_IN_USE: async () => {
+        const [who, code] = [someone(), `HELD-${randomUUID().slice(0, 8)}`];
+        expect((await admin('PUT', `/coupons/${code}`, { discountCents: 100 })).status).toBe(200);
+        const held = await h.asCustomer(who, 'POST', '/orders', {
+          items: [{ sku: f.sku, quantity: 1 }],
+          couponCode: code,
+        });
+        expect(held.status).toBe(201);
+        return admin('PUT', `/coupons/${code}`, { discountCents: 100, customerId: who });
+      },
     },
   },
   'GET /coupons/{code}': {

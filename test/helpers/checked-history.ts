@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from './database.js';
 
 /**
  * A small history written by the real activities on the local fakes, for the invariant checkers:
- * `paid` was paid with a coupon and fulfilled; `cancelled` was cancelled with a coupon, then paid
+ * `paid` was paid with a coupon bound to its customer and fulfilled; `cancelled` was cancelled with a coupon, then paid
  * late (refunded); `unpaid` is waiting, with a coupon. Both halves of the checker pass on it.
  */
 export interface CheckedHistory {
@@ -30,7 +30,13 @@ export async function writeCheckedHistory(): Promise<CheckedHistory> {
   const payments = { captured: `pay-${orders.paid}`, refunded: `pay-late-${orders.cancelled}` };
 
   await db.product.create({ data: { sku, name: 'Widget', priceCents: 1000, available: 10, stockAdded: 10 } });
-  await db.coupon.createMany({ data: Object.values(coupons).map((code) => ({ code, discountCents: 100 })) });
+  await db.coupon.createMany({
+    data: Object.values(coupons).map((code) => ({
+      code,
+      discountCents: 100,
+      customerId: code === coupons.paid ? 'c1' : null,
+    })),
+  });
   /** As the webhook and then the workflow do it. */
   const receiveAndSettle = async (payment: VerifiedPayment) => {
     await recordReceivedPayment(db.pool, payment, null);

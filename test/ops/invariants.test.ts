@@ -38,6 +38,7 @@ function corruptions({ sku, orders, payments, coupons }: CheckedHistory): Record
       SELECT 'pay-twice', id, total_cents, 'CAPTURED', now() FROM orders WHERE id = ${orders.paid}::uuid`,
     'coupon-locked-only-by-unpaid-order': sql`UPDATE coupons SET status = 'LOCKED', order_id = ${orders.cancelled}::uuid WHERE code = ${coupons.cancelled}`,
     'coupon-redeemed-only-by-paid-order': sql`UPDATE coupons SET status = 'REDEEMED', order_id = ${orders.cancelled}::uuid WHERE code = ${coupons.cancelled}`,
+    'coupon-used-by-its-customer': sql`UPDATE coupons SET customer_id = 'someone-else' WHERE code = ${coupons.paid}`,
     'fulfillment-steps-owed': sql`INSERT INTO fulfillment_steps (order_id, step) VALUES (${orders.cancelled}::uuid, 'INVOICE')`,
   };
 }
