@@ -5,6 +5,7 @@ import type { CustomerTokenSettings, TrustProxy } from '../lib/config.js';
 import type { Db } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
 import { CheckoutPriority } from './checkout-priority.js';
+import { couponAttemptLimit, type CouponAttempts } from './coupon-attempts.js';
 import { customerTokenVerifier, type VerifyCustomerToken } from './customer-token.js';
 import { withDeps, type Endpoint } from './endpoint.js';
 import { CALLBACK_ENDPOINTS, DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from './endpoint-table.js';
@@ -44,6 +45,12 @@ export interface AppDeps {
    * webhook and checkout.
    */
   readsRateLimit: { limit: number; windowMs: number };
+  /**
+   * Coupon codes refused per customer per window before that customer's placements naming a coupon
+   * are refused (api/coupon-attempts.ts); 0: no limit (config: COUPON_REFUSALS_PER_HOUR_PER_CUSTOMER,
+   * a 1-hour window).
+   */
+  couponRefusalLimit: { limit: number; windowMs: number };
   /** Prometheus's bearer token for /metrics (config: METRICS_TOKEN); unset: only the admin token. */
   metricsToken?: string | undefined;
   /** Guessed bearer tokens per client address per window before its further guesses are 429 (config: AUTH_FAILURES_PER_MINUTE_PER_ADDRESS); 0: no limit. */
@@ -76,6 +83,7 @@ export interface ApiDeps extends AppDeps {
   metrics: ApiMetrics;
   verifyCustomerToken: VerifyCustomerToken;
   checkoutPriority: CheckoutPriority;
+  couponAttempts: CouponAttempts;
   openApiDocument: OpenApiDocument;
   healthCheck: HealthCheck;
 }
@@ -95,6 +103,7 @@ export function createApp(deps: AppDeps): Express {
     metrics: createApiMetrics(deps.db),
     verifyCustomerToken: customerTokenVerifier(deps.customerTokens),
     checkoutPriority: new CheckoutPriority(deps.temporal, deps.logger),
+    couponAttempts: couponAttemptLimit(deps.couponRefusalLimit),
     healthCheck: healthCheck(deps),
     // The document names exactly the endpoints mounted here: the callback, Stripe's and the dev-only ones only when they are.
     openApiDocument: openApiDocument([...ownEndpoints, ...devEndpoints]),

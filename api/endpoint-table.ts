@@ -164,6 +164,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
         'UNKNOWN_SKU',
         'OUT_OF_STOCK',
         'COUPON_UNAVAILABLE',
+        'TOO_MANY_COUPON_ATTEMPTS',
         'TOO_MANY_OPEN_ORDERS',
         'TOO_MANY_UNITS_HELD',
         'ORDER_TOTAL_TOO_LARGE',

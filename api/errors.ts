@@ -45,6 +45,11 @@ const API_ERRORS = {
     status: 429,
     message: 'too many refused credentials from this address; retry after Retry-After seconds',
   },
+  TOO_MANY_COUPON_ATTEMPTS: {
+    status: 429,
+    message:
+      'too many refused coupon codes from this customer; orders without a coupon are still taken; retry after Retry-After seconds',
+  },
   INTERNAL: { status: 500, message: 'something went wrong on our side' },
   BUSY: {
     status: 503,
@@ -90,6 +95,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string = ERRORS[code].message,
     readonly details?: unknown,
+    /** Headers the answer carries, e.g. a 429's Retry-After. */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.status = ERRORS[code].status;
@@ -130,6 +137,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
     } else if (apiError.status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
     if (apiError.code === 'UNAUTHORIZED') res.set('WWW-Authenticate', bearerChallenge(req));
+    if (apiError.headers) res.set(apiError.headers);
     res
       .status(apiError.status)
       .type('json')

@@ -50,6 +50,7 @@ async function main(): Promise<void> {
       orderIdSecret: config.orderIdSecret,
       ordersRateLimit: { limit: config.ordersPerMinutePerClient, windowMs: 60_000 },
       readsRateLimit: { limit: config.readsPerMinutePerClient, windowMs: 60_000 },
+      couponRefusalLimit: { limit: config.couponRefusalsPerHourPerCustomer, windowMs: 60 * 60_000 },
       metricsToken: config.metricsToken,
       authFailureLimit: { limit: config.authFailuresPerMinutePerAddress, windowMs: 60_000 },
       trustProxy: config.trustProxy,

@@ -150,6 +150,7 @@ const EnvSchema = z.object({
   MAX_UNPAID_UNITS_PER_PRODUCT: limit.default(10),
   ORDERS_PER_MINUTE_PER_CLIENT: limit.default(10),
   READS_PER_MINUTE_PER_CLIENT: limit.default(300),
+  COUPON_REFUSALS_PER_HOUR_PER_CUSTOMER: limit.default(10),
   // Additions (docs/operations.md, "Configuration"): the worker's Temporal tuning, decided by the bench.
   ...WorkerTuningSchema.shape,
 });
@@ -244,6 +245,11 @@ export interface Config {
   ordersPerMinutePerClient: number;
   /** `GET /orders`, `GET /orders/:id` and `POST /orders/:id/cancel` calls per customer per minute, together; 0: no limit. Read by the API. */
   readsPerMinutePerClient: number;
+  /**
+   * Coupon codes one customer may have refused per hour before their placements that name a coupon
+   * are refused (429) until the hour ends; 0: no limit. Read by the API.
+   */
+  couponRefusalsPerHourPerCustomer: number;
   /** Prometheus's bearer token for the API's /metrics, which it opens and nothing else; unset: only ADMIN_TOKEN opens it. */
   metricsToken: string | undefined;
   /** Guessed credentials one client address may send per minute before its further guesses are refused (429); 0: no limit. */
@@ -380,6 +386,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxUnpaidUnitsPerProduct: e.MAX_UNPAID_UNITS_PER_PRODUCT,
     ordersPerMinutePerClient: e.ORDERS_PER_MINUTE_PER_CLIENT,
     readsPerMinutePerClient: e.READS_PER_MINUTE_PER_CLIENT,
+    couponRefusalsPerHourPerCustomer: e.COUPON_REFUSALS_PER_HOUR_PER_CUSTOMER,
     metricsToken,
     authFailuresPerMinutePerAddress: e.AUTH_FAILURES_PER_MINUTE_PER_ADDRESS,
     trustProxy: trustProxy(e.TRUST_PROXY, e.NODE_ENV === 'production'),

@@ -18,6 +18,7 @@ import type { OrderLifecycle } from '../../workflows/order-lifecycle.js';
 import { CustomerIdKey } from '../../domain/search-attributes.js';
 import { actingFor, mayReach, type Caller } from '../auth.js';
 import type { CheckoutPriority } from '../checkout-priority.js';
+import type { CouponAttempts } from '../coupon-attempts.js';
 import type { Handler } from '../endpoint.js';
 import { ApiError, businessError } from '../errors.js';
 import { findOrderView, listOrderViews } from '../order-view.js';
@@ -40,6 +41,7 @@ export interface PlaceOrderDeps {
   orderIdSecret: string;
   metrics: ApiMetrics;
   checkoutPriority: CheckoutPriority;
+  couponAttempts: CouponAttempts;
 }
 
 export const placeOrder: Handler<
@@ -75,9 +77,18 @@ export const placeOrder: Handler<
     staticSummary: orderSummary(request),
     priority: deps.checkoutPriority.atStart,
   });
-  const placed = await callTemporal(() =>
-    deps.temporal.workflow.executeUpdateWithStart(placeOrderUpdate, { args: [request], startWorkflowOperation: start }),
-  );
+  const place = () =>
+    callTemporal(() =>
+      deps.temporal.workflow.executeUpdateWithStart(placeOrderUpdate, {
+        args: [request],
+        startWorkflowOperation: start,
+      }),
+    );
+  // A customer's coupon codes are counted against guessing; orders without one, and operators, are not.
+  const placed =
+    body.couponCode !== undefined && caller.role === 'customer'
+      ? await deps.couponAttempts(customerId, place)
+      : await place();
   deps.metrics.ordersPlaced.inc();
   void deps.checkoutPriority.lower(orderWorkflowId(orderId)); // not awaited: the customer does not wait for it
   // PENDING: the provider could not create the payment yet; GET /orders/:id shows it once it has.

@@ -38,6 +38,8 @@ const NOT_DRIVEN: ErrorCode[] = ['INTERNAL', 'BUSY', 'TOO_MANY_FAILED_ATTEMPTS']
 const RATE_LIMIT = 3;
 const STRIPE_WEBHOOK_SECRET = 'whsec_openapi_errors_endpoint_0123456789';
 const UNITS_LIMIT = 5;
+/** Refused coupon codes per customer before their coupon attempts are 429. */
+const COUPON_REFUSALS = 2;
 
 let h: OrderHarness;
 let f: Fixture;
@@ -76,6 +78,7 @@ beforeAll(async () => {
     maxUnpaidUnitsPerProduct: UNITS_LIMIT,
     ordersRateLimit: { limit: RATE_LIMIT, windowMs: 60_000 },
     readsRateLimit: { limit: RATE_LIMIT, windowMs: 60_000 },
+    couponRefusalLimit: { limit: COUPON_REFUSALS, windowMs: 60 * 60_000 },
     stripeWebhookSecret: STRIPE_WEBHOOK_SECRET,
   });
   document = (await h.http('GET', '/openapi.json')).body;
@@ -271,6 +274,16 @@ const PROBES: Record<string, Probes> = {
       OUT_OF_STOCK: () => customer('POST', '/orders', { items: [{ sku: f.scarceSku, quantity: 2 }] }),
       COUPON_UNAVAILABLE: () =>
         customer('POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }], couponCode: 'NO-SUCH-COUPON' }),
+      TOO_MANY_COUPON_ATTEMPTS: async () => {
+        const guesser = someone();
+        const guess = () =>
+          h.asCustomer(guesser, 'POST', '/orders', {
+            items: [{ sku: f.sku, quantity: 1 }],
+            couponCode: `GUESS-${randomUUID().slice(0, 8)}`,
+          });
+        for (let i = 0; i < COUPON_REFUSALS; i++) expect((await guess()).status).toBe(409);
+        return guess();
+      },
       TOO_MANY_OPEN_ORDERS: () => h.asCustomer('holder', 'POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }),
       TOO_MANY_UNITS_HELD: () => customer('POST', '/orders', { items: [{ sku: f.sku, quantity: UNITS_LIMIT + 1 }] }),
       ORDER_TOTAL_TOO_LARGE: () => customer('POST', '/orders', { items: [{ sku: f.pricySku, quantity: 1 }] }),

@@ -55,6 +55,7 @@ export function appWithoutBackends({
     orderIdSecret: 's'.repeat(32),
     ordersRateLimit,
     readsRateLimit,
+    couponRefusalLimit: { limit: 0, windowMs: 60 * 60_000 },
     metricsToken,
     authFailureLimit,
     trustProxy,

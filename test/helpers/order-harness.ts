@@ -104,6 +104,8 @@ export interface HarnessOptions {
   ordersRateLimit?: { limit: number; windowMs: number };
   /** The API's per-customer limit on reading and cancelling orders. Default off: suites read as one customer often. */
   readsRateLimit?: { limit: number; windowMs: number };
+  /** The API's per-customer limit on refused coupon codes. Default off: suites try unknown codes as one customer. */
+  couponRefusalLimit?: { limit: number; windowMs: number };
   /** The API's logger (default: silent). */
   logger?: Logger;
   /**
@@ -196,6 +198,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     orderIdSecret: ORDER_ID_SECRET,
     ordersRateLimit: options.ordersRateLimit ?? { limit: 0, windowMs: 60_000 },
     readsRateLimit: options.readsRateLimit ?? { limit: 0, windowMs: 60_000 },
+    couponRefusalLimit: options.couponRefusalLimit ?? { limit: 0, windowMs: 60 * 60_000 },
     // Off: suites send many refused tokens from one address; test/api/auth-throttle tests it.
     authFailureLimit: { limit: 0, windowMs: 60_000 },
     faultInjection: fakeFaultInjection(db),

@@ -249,6 +249,7 @@ it('reads customer identity, order-id secret and the anti-hoarding limits, with 
     maxUnpaidUnitsPerProduct: 10,
     ordersPerMinutePerClient: 10,
     readsPerMinutePerClient: 300,
+    couponRefusalsPerHourPerCustomer: 10,
   });
   expect(devSecretsInUse(config).map(([name]) => name)).toEqual([
     'PAYMENT_WEBHOOK_SECRET',
@@ -270,12 +271,14 @@ it('reads customer identity, order-id secret and the anti-hoarding limits, with 
       MAX_UNPAID_UNITS_PER_PRODUCT: '0',
       ORDERS_PER_MINUTE_PER_CLIENT: '0',
       READS_PER_MINUTE_PER_CLIENT: '0',
+      COUPON_REFUSALS_PER_HOUR_PER_CUSTOMER: '0',
     }),
   ).toMatchObject({
     maxOpenOrdersPerCustomer: 0,
     maxUnpaidUnitsPerProduct: 0,
     ordersPerMinutePerClient: 0,
     readsPerMinutePerClient: 0,
+    couponRefusalsPerHourPerCustomer: 0,
   });
   expect(loadConfig({ ...JWKS, CUSTOMER_JWT_MAX_AGE: '15m' }).customerTokens).toEqual({
     algorithm: 'RS256',
@@ -313,6 +316,7 @@ it.each([
   [{ MAX_OPEN_ORDERS_PER_CUSTOMER: '-1' }, /^MAX_OPEN_ORDERS_PER_CUSTOMER: /],
   [{ ORDERS_PER_MINUTE_PER_CLIENT: 'many' }, /^ORDERS_PER_MINUTE_PER_CLIENT: /],
   [{ READS_PER_MINUTE_PER_CLIENT: '-1' }, /^READS_PER_MINUTE_PER_CLIENT: /],
+  [{ COUPON_REFUSALS_PER_HOUR_PER_CUSTOMER: 'ten' }, /^COUPON_REFUSALS_PER_HOUR_PER_CUSTOMER: /],
 ])('rejects %j with a ConfigError naming the variable', (env, message) => {
   expect(() => loadConfig(env)).toThrow(ConfigError);
   expect(() => loadConfig(env)).toThrow(message);
