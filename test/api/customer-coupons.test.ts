@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { Prisma } from '@prisma/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockCoupon } from '../../activities/coupons.js';
+import { inTransaction, query } from '../../lib/sql.js';
 import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
@@ -121,5 +124,52 @@ describe('PUT /coupons/:code and the customer', () => {
       customerId: alice,
       status: 'LOCKED',
     });
+  });
+});
+
+/**
+ * The customer check and a change of customer both update the coupon's row, so PostgreSQL orders
+ * them: whichever waits sees the other's committed row. Each case holds one side's transaction open
+ * until the other is seen waiting for the row, then commits.
+ */
+describe('a change of customer racing a placement', () => {
+  /** Until a statement containing `statement` waits for a row lock. */
+  const waiting = (statement: string) =>
+    eventually(async () => {
+      const { rows } = await query<{ n: number }>(
+        h.db.pool,
+        Prisma.sql`SELECT count(*)::int AS n FROM pg_stat_activity
+                   WHERE wait_event_type = 'Lock' AND strpos(query, ${statement}) > 0`,
+      );
+      return rows[0]!.n > 0;
+    });
+
+  it("a PUT that waited for the placement's lock finds the coupon held and refuses, changing nothing", async () => {
+    const [alice, bob, code] = [unique('alice'), unique('bob'), unique('ALICE')];
+    await h.admin('PUT', `/coupons/${code}`, { discountCents: 300, customerId: alice });
+    const orderId = randomUUID();
+    const put = await inTransaction(h.db.pool, async (tx) => {
+      expect(await lockCoupon(tx, code, { orderId, customerId: alice })).toEqual({ discountCents: 300 });
+      const answer = h.admin('PUT', `/coupons/${code}`, { discountCents: 300, customerId: bob });
+      await waiting('INSERT INTO coupons');
+      return { answer }; // wrapped: a promise returned as such would be awaited before the commit
+    });
+    expect((await put.answer).body.error.code).toBe('COUPON_IN_USE');
+    expect(await couponOf(h, code)).toMatchObject({ status: 'LOCKED', orderId, customerId: alice });
+  });
+
+  it("a placement that waited for a change of customer finds the coupon no longer its customer's", async () => {
+    const [alice, bob, code] = [unique('alice'), unique('bob'), unique('ALICE')];
+    await h.admin('PUT', `/coupons/${code}`, { discountCents: 300, customerId: alice });
+    const locked = await inTransaction(h.db.pool, async (tx) => {
+      await query(tx, Prisma.sql`UPDATE coupons SET customer_id = ${bob} WHERE code = ${code}`);
+      const lock = inTransaction(h.db.pool, (other) =>
+        lockCoupon(other, code, { orderId: randomUUID(), customerId: alice }),
+      );
+      await waiting('UPDATE coupons SET status');
+      return { lock };
+    });
+    expect(await locked.lock).toBeNull();
+    expect(await couponOf(h, code)).toMatchObject({ status: 'AVAILABLE', orderId: null, customerId: bob });
   });
 });
