@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { ConfigError, loadConfig, temporalUnreachable } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
+import { encryptedDataConverter } from '../lib/payload-encryption.js';
 import { startTracing } from '../lib/tracing.js';
 import { createApp } from './app.js';
 import { createApiDatabases } from './databases.js';
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
     const temporal = new Client({
       connection,
       namespace: config.temporal.namespace,
+      dataConverter: encryptedDataConverter(config.payloadKeys),
       // Carries the request's trace into the workflow start, update and signal headers.
       interceptors: tracing ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : {},
     });

@@ -3,6 +3,7 @@ import type { NativeConnectionOptions } from '@temporalio/worker';
 import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
+import type { PayloadKeys } from './payload-encryption.js';
 
 /**
  * The only reader of process.env. Every process (API, worker, runner) calls loadConfig() once at
@@ -17,6 +18,8 @@ export const DEV_WEBHOOK_SECRET = 'dev-webhook-secret';
 export const DEV_ADMIN_TOKEN = 'dev-admin-token';
 export const DEV_CUSTOMER_JWT_SECRET = 'dev-customer-jwt-secret-not-for-production';
 export const DEV_ORDER_ID_SECRET = 'dev-order-id-secret-not-for-production';
+/** One key, id `dev`: the 32 bytes of `dev-payload-key-not-for-prod-use`. */
+export const DEV_PAYLOAD_ENCRYPTION_KEYS = 'dev=ZGV2LXBheWxvYWQta2V5LW5vdC1mb3ItcHJvZC11c2U=';
 
 /**
  * The implementations of the third parties there are: the local fakes (dev/fakes), and Stripe as the
@@ -99,6 +102,11 @@ const EnvSchema = z.object({
   METRICS_TOKEN: nonEmpty.optional(),
   AUTH_FAILURES_PER_MINUTE_PER_ADDRESS: limit.default(20),
   TRUST_PROXY: nonEmpty.optional(),
+  // Additions (docs/temporal.md, "Encrypted payloads"): the payload codec's keys, the operators' session
+  // cookie (the orders page and the codec endpoints) and the one origin that may call the codec endpoints.
+  PAYLOAD_ENCRYPTION_KEYS: nonEmpty.optional(),
+  OPERATOR_SESSION_TTL: nonEmpty.default('8h'),
+  CODEC_CORS_ORIGIN: z.url({ protocol: /^https?$/, error: 'must be an http or https origin' }).optional(),
   FAULTS_ENABLED: z.enum(['true', 'false']).optional(),
   // Addition (docs/operations.md, "Configuration"): which third parties the worker calls.
   THIRD_PARTIES: z.enum(THIRD_PARTY_KINDS).optional(),
@@ -262,6 +270,19 @@ export interface Config {
   trustProxy: TrustProxy;
   /** The worker's Temporal tuning; read by the worker only. */
   workerTuning: WorkerTuning;
+  /** The payload codec's AES-256 keys (PAYLOAD_ENCRYPTION_KEYS): the first seals, all open. */
+  payloadKeys: PayloadKeys;
+  /** The operators' session cookie, issued by `POST /operator/session` (api/operator-session.ts). */
+  operatorSession: OperatorSessionSettings;
+  /** The one origin whose pages may call the codec endpoints with credentials: the Temporal Web UI's. */
+  codecCorsOrigin: string;
+}
+
+export interface OperatorSessionSettings {
+  /** How long a session lasts from sign-in (OPERATOR_SESSION_TTL). */
+  ttlMs: number;
+  /** The cookie's `Secure`: off only on npm start's embedded stack, served over plain http on loopback. */
+  secureCookie: boolean;
 }
 
 /** Each unset: the SDK's default (worker/tuning.ts passes no option for it). */
@@ -326,6 +347,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (metricsToken === adminToken)
     throw new ConfigError("METRICS_TOKEN: must differ from ADMIN_TOKEN, or Prometheus holds the operators' power");
   const paymentWindowMs = duration('PAYMENT_WINDOW', e.PAYMENT_WINDOW);
+  const payloadKeys = parsePayloadKeys(e.PAYLOAD_ENCRYPTION_KEYS, e.NODE_ENV === 'production');
+  const operatorSessionTtlMs = duration('OPERATOR_SESSION_TTL', e.OPERATOR_SESSION_TTL);
+  if (operatorSessionTtlMs < 60_000 || operatorSessionTtlMs > 7 * 24 * 3_600_000)
+    throw new ConfigError('OPERATOR_SESSION_TTL: must be from 1m to 168h');
   const shutdownGraceMs = duration('SHUTDOWN_GRACE', e.SHUTDOWN_GRACE);
   const reconcileEveryMs = duration('RECONCILE_EVERY', e.RECONCILE_EVERY);
   const reconcileGraceMs = duration('RECONCILE_GRACE', e.RECONCILE_GRACE);
@@ -391,6 +416,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinutePerAddress: e.AUTH_FAILURES_PER_MINUTE_PER_ADDRESS,
     trustProxy: trustProxy(e.TRUST_PROXY, e.NODE_ENV === 'production'),
     workerTuning: workerTuning(e),
+    payloadKeys,
+    operatorSession: { ttlMs: operatorSessionTtlMs, secureCookie: !embedded },
+    // The Web UI the orders page links to is the one that calls the codec, unless said otherwise.
+    codecCorsOrigin:
+      e.CODEC_CORS_ORIGIN === undefined ? new URL(e.TEMPORAL_UI_URL).origin : corsOrigin(e.CODEC_CORS_ORIGIN),
   };
 }
 
@@ -446,6 +476,11 @@ export function devSecretsInUse(config: Config): Array<[string, string]> {
       config.customerTokens.algorithm === 'HS256' ? config.customerTokens.secret : undefined,
     ],
     ['ORDER_ID_SECRET', DEV_ORDER_ID_SECRET, config.orderIdSecret],
+    [
+      'PAYLOAD_ENCRYPTION_KEYS',
+      DEV_PAYLOAD_ENCRYPTION_KEYS,
+      config.payloadKeys.some(isDevPayloadKey) ? DEV_PAYLOAD_ENCRYPTION_KEYS : undefined,
+    ],
   ];
   return defaults.filter(([, dev, actual]) => actual === dev).map(([name, dev]) => [name, dev]);
 }
@@ -531,6 +566,49 @@ function checkStripeApiBase(base: string, secretKey: string): void {
 }
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * PAYLOAD_ENCRYPTION_KEYS: `keyId=<base64 of 32 bytes>`, comma-separated; the first seals new
+ * payloads, every one opens what it sealed (rotation: put the new key first, keep the old ones while
+ * any history they sealed is kept). Required under NODE_ENV=production, where the public development
+ * key may not be among them; elsewhere (npm start, tests, dev tools) that key stands in, so every
+ * process of a local stack agrees without being told. Messages name key ids, never key material.
+ */
+function parsePayloadKeys(text: string | undefined, production: boolean): PayloadKeys {
+  const fail = (why: string): never => {
+    throw new ConfigError(`PAYLOAD_ENCRYPTION_KEYS: ${why}`);
+  };
+  if (text === undefined && production)
+    fail('required with NODE_ENV=production (keyId=<base64 of 32 random bytes>, e.g. k1=$(openssl rand -base64 32))');
+  const keys = (text ?? DEV_PAYLOAD_ENCRYPTION_KEYS).split(',').map((entry, i) => {
+    const match = /^([A-Za-z0-9._-]{1,64})=([A-Za-z0-9+/]+={0,2})$/.exec(entry.trim());
+    if (match === null) return fail(`entry ${i + 1} must be keyId=<base64 of 32 bytes> (id: letters, digits, . _ -)`);
+    const key = Buffer.from(match[2]!, 'base64');
+    if (key.length !== 32) return fail(`key "${match[1]}" must be 32 bytes (AES-256), base64-encoded`);
+    return { id: match[1]!, key };
+  });
+  const ids = keys.map((k) => k.id);
+  const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (repeated !== undefined) fail(`key id "${repeated}" is listed twice`);
+  const dev = keys.find(isDevPayloadKey);
+  if (production && dev !== undefined)
+    fail(`key "${dev.id}" is the public development key, not a secret (NODE_ENV=production)`);
+  return keys as unknown as PayloadKeys;
+}
+
+const DEV_PAYLOAD_KEY = Buffer.from(DEV_PAYLOAD_ENCRYPTION_KEYS.split('=').slice(1).join('='), 'base64');
+
+function isDevPayloadKey({ key }: { key: Buffer }): boolean {
+  return key.equals(DEV_PAYLOAD_KEY);
+}
+
+/** CODEC_CORS_ORIGIN: an origin (scheme, host, port) as a browser sends it in `Origin`, nothing more. */
+function corsOrigin(text: string): string {
+  const url = new URL(text);
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
+    throw new ConfigError('CODEC_CORS_ORIGIN: must be an origin such as http://localhost:8233, without a path');
+  return url.origin;
+}
 
 function parseEnv<T extends z.ZodObject>(schema: T, env: NodeJS.ProcessEnv): z.infer<T> {
   const parsed = schema.safeParse(blankToUndefined(env));

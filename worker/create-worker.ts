@@ -7,12 +7,15 @@ import { activityMetrics } from './activity-metrics.js';
 import { pinnedDeployment } from './deployment.js';
 import { workerTuning } from './tuning.js';
 import type { WorkerTuning } from '../lib/config.js';
+import { encryptedDataConverter, type PayloadKeys } from '../lib/payload-encryption.js';
 
 export interface WorkerSettings {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
+  /** Every payload the worker sends is sealed with the first, and opened with any (lib/payload-encryption.ts). */
+  payloadKeys: PayloadKeys;
   /** Tests wrap the activities built from `deps` (e.g. to hold one back); the service never does. */
   wrapActivities?: (activities: Activities) => Activities;
   /**
@@ -52,6 +55,7 @@ export async function createOrderWorker(settings: WorkerSettings): Promise<Worke
     connection: settings.connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
+    dataConverter: encryptedDataConverter(settings.payloadKeys),
     activities: (settings.wrapActivities ?? ((a) => a))(createActivities(settings.deps)),
     workflowBundle,
     ...(settings.deploymentName === undefined

@@ -4,6 +4,7 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { ConfigError, loadConfig, temporalUnreachable } from '../lib/config.js';
 import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
+import { encryptedDataConverter } from '../lib/payload-encryption.js';
 import { createWorkerMetrics } from './metrics.js';
 import { startTracing, type Tracing } from '../lib/tracing.js';
 import { createOrderWorker } from './create-worker.js';
@@ -60,7 +61,11 @@ async function main(): Promise<void> {
     });
     // Before the worker: once created, it holds the connection until it has run, so a failure
     // here after it would leave the connection unclosable and the process hanging.
-    const client = new Client({ connection, namespace: config.temporal.namespace });
+    const client = new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      dataConverter: encryptedDataConverter(config.payloadKeys),
+    });
     const schedule = await ensureReconciliationSchedule(client, {
       taskQueue: config.temporal.taskQueue,
       ...config.reconciliation,
@@ -78,6 +83,7 @@ async function main(): Promise<void> {
         maxUnpaidUnitsPerProduct: config.maxUnpaidUnitsPerProduct,
         ...thirdParties,
       },
+      payloadKeys: config.payloadKeys,
       metrics,
       shutdownGraceMs: config.shutdownGraceMs,
       tracing,

@@ -16,12 +16,14 @@ import type { FakePaymentsMode } from '../../lib/config.js';
 import type { Db } from '../../lib/db.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
+import { encryptedDataConverter } from '../../lib/payload-encryption.js';
 import { createWorkerMetrics, type WorkerMetrics } from '../../worker/metrics.js';
 import type { Tracing } from '../../lib/tracing.js';
 import { createOrderWorker } from '../../worker/create-worker.js';
 import { bundleWorkflows } from '../../worker/workflow-bundle.js';
 import { createDb } from '../../lib/db.js';
 import { createTestDatabase } from './database.js';
+import { PAYLOAD_KEYS } from './payload-keys.js';
 import { quietBundlerLogger } from './quiet-bundler-logger.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 import { createLocalEnv, createTimeSkippingEnv } from './temporal.js';
@@ -31,6 +33,7 @@ export const WEBHOOK_SECRET = 'test-webhook-secret';
 export const CUSTOMER_JWT_SECRET = 'test-customer-jwt-secret-0123456789';
 export const ORDER_ID_SECRET = 'test-order-id-secret-0123456789abcdef';
 export const PAYMENT_WINDOW_MS = 30 * 60_000;
+export { PAYLOAD_KEYS } from './payload-keys.js';
 
 export interface HttpResult {
   status: number;
@@ -130,8 +133,9 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     tracing,
   } = options;
   const database = await createTestDatabase();
-  const local = temporal === 'real' ? await createLocalEnv({ webUi: options.webUi }) : undefined;
-  const env = local?.env ?? (await createTimeSkippingEnv());
+  const dataConverter = encryptedDataConverter(PAYLOAD_KEYS);
+  const local = temporal === 'real' ? await createLocalEnv({ webUi: options.webUi, dataConverter }) : undefined;
+  const env = local?.env ?? (await createTimeSkippingEnv({ dataConverter }));
   const webUiUrl = local?.webUiUrl;
   const workerMetrics = createWorkerMetrics();
   const db = database.prisma;
@@ -174,6 +178,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
           namespace: env.namespace ?? 'default',
           taskQueue,
           deps,
+          payloadKeys: PAYLOAD_KEYS,
           workflowBundle: await bundleWorkflows(tracing !== undefined, quietBundlerLogger),
           metrics: workerMetrics,
           ...(tracing ? { tracing } : {}),
@@ -187,6 +192,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
       ? new Client({
           connection: env.connection,
           namespace: env.namespace ?? 'default',
+          dataConverter,
           interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
         })
       : env.client,
@@ -230,7 +236,11 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
 
   return {
     env,
-    clockStoppedClient: new Client({ connection: env.connection, namespace: env.namespace ?? 'default' }),
+    clockStoppedClient: new Client({
+      connection: env.connection,
+      namespace: env.namespace ?? 'default',
+      dataConverter,
+    }),
     db,
     apiDb: api.db,
     http,

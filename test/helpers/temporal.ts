@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DataConverter } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { inject } from 'vitest';
 import { findFreePort } from '../../dev/ports.js';
@@ -14,12 +15,18 @@ import { startTemporal } from '../../dev/temporal/start.js';
  * download cannot work). Each starts its own server: tear it down in afterAll.
  */
 
-/** The Java test server: timers skip ahead whenever the test awaits a workflow result. */
-export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+/**
+ * The Java test server: timers skip ahead whenever the test awaits a workflow result. `dataConverter`:
+ * its client's (env.client), e.g. the service's encryption.
+ */
+export async function createTimeSkippingEnv(
+  options: { dataConverter?: DataConverter | undefined } = {},
+): Promise<TestWorkflowEnvironment> {
   const path = inject('testServerPath');
   const env = await startWithinSdkDeadline(() =>
     TestWorkflowEnvironment.createTimeSkipping({
       server: { executable: path === null ? undefined : { type: 'existing-path', path } },
+      ...(options.dataConverter ? { client: { dataConverter: options.dataConverter } } : {}),
     }),
   );
   // The Java server refuses an upsert of an attribute it does not know, so register ours first.
@@ -56,9 +63,16 @@ export interface LocalEnv {
 
 /**
  * A real Temporal Server, as `npm start` runs it but in memory and on free ports, with the order
- * search attributes registered; with `webUi`, its Web UI too.
+ * search attributes registered; with `webUi`, its Web UI too, calling `codecEndpoint` (with the
+ * browser's cookies) when given. `dataConverter`: env.client's.
  */
-export async function createLocalEnv(options: { webUi?: boolean | undefined } = {}): Promise<LocalEnv> {
+export async function createLocalEnv(
+  options: {
+    webUi?: boolean | undefined;
+    codecEndpoint?: string | undefined;
+    dataConverter?: DataConverter | undefined;
+  } = {},
+): Promise<LocalEnv> {
   const binaries = inject('temporalServer');
   if (binaries === null) throw new Error(TEMPORAL_SERVER_MISSING);
   const logDir = await mkdtemp(join(tmpdir(), 'order-lifecycle-temporal-'));
@@ -77,6 +91,7 @@ export async function createLocalEnv(options: { webUi?: boolean | undefined } = 
   const env = await TestWorkflowEnvironment.createFromExistingServer({
     address: temporal.address,
     namespace: 'default',
+    ...(options.dataConverter ? { client: { dataConverter: options.dataConverter } } : {}),
   });
   return {
     env,

@@ -12,7 +12,7 @@ import { buildIdOf, setCurrentVersion } from '../../worker/deployment.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
-import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+import { PAYLOAD_KEYS, startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
 
 /**
  * A workflow change rolled out by Worker Versioning on a real Temporal Server: orders in flight on
@@ -64,6 +64,7 @@ async function deploy(workflowCode: string): Promise<WorkerDeploymentVersion> {
     namespace: 'default',
     taskQueue: TASK_QUEUE,
     deps,
+    payloadKeys: PAYLOAD_KEYS,
     workflowBundle: { code: workflowCode },
     deploymentName: DEPLOYMENT,
   });
