@@ -1,11 +1,13 @@
 import type { Client } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { CustomerTokenSettings, TrustProxy } from '../lib/config.js';
+import type { CustomerTokenSettings, OperatorSessionSettings, TrustProxy } from '../lib/config.js';
 import type { Db } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
 import { CheckoutPriority } from './checkout-priority.js';
 import { couponAttemptLimit, type CouponAttempts } from './coupon-attempts.js';
+import { webUiCors, type WebUiCors } from './cors.js';
 import { customerTokenVerifier, type VerifyCustomerToken } from './customer-token.js';
 import { withDeps, type Endpoint } from './endpoint.js';
 import { CALLBACK_ENDPOINTS, DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from './endpoint-table.js';
@@ -15,6 +17,7 @@ import { createApiMetrics, type ApiMetrics } from './metrics.js';
 import { mountEndpoints } from './mount-endpoints.js';
 import { observeRequests } from './observe-requests.js';
 import { openApiDocument, type OpenApiDocument } from './openapi.js';
+import { operatorSessions, type OperatorSessions } from './operator-session.js';
 import { ordersPageFiles } from './routes/orders-page.js';
 import { traceRequests } from './tracing.js';
 
@@ -68,6 +71,12 @@ export interface AppDeps {
   logger: Logger;
   /** Temporal Web UI base URL, for the orders page's links to each order's workflow. */
   temporalUiUrl: string;
+  /** The operator session cookie the orders page signs in for (config: OPERATOR_SESSION_TTL). */
+  operatorSession: OperatorSessionSettings;
+  /** The codec the codec endpoints run for the Web UI: the one the service's clients and workers use. */
+  payloadCodec: PayloadCodec;
+  /** The one origin that may call the codec endpoints with credentials (config: CODEC_CORS_ORIGIN). */
+  codecCorsOrigin: string;
   /** When a payment arrived; unset: the database clock. Tests on the time-skipping server pass its clock. */
   clock?: () => Promise<Date>;
 }
@@ -86,6 +95,8 @@ export interface ApiDeps extends AppDeps {
   couponAttempts: CouponAttempts;
   openApiDocument: OpenApiDocument;
   healthCheck: HealthCheck;
+  operatorSessions: OperatorSessions;
+  webUiCors: WebUiCors;
 }
 
 /** The HTTP API, built from its dependencies; it does not listen (server.ts and tests do). */
@@ -105,6 +116,8 @@ export function createApp(deps: AppDeps): Express {
     checkoutPriority: new CheckoutPriority(deps.temporal, deps.logger),
     couponAttempts: couponAttemptLimit(deps.couponRefusalLimit),
     healthCheck: healthCheck(deps),
+    operatorSessions: operatorSessions(deps.adminToken, deps.operatorSession),
+    webUiCors: webUiCors(deps.codecCorsOrigin),
     // The document names exactly the endpoints mounted here: the callback, Stripe's and the dev-only ones only when they are.
     openApiDocument: openApiDocument([...ownEndpoints, ...devEndpoints]),
   };

@@ -4,6 +4,8 @@ import type { ApiDeps } from './app.js';
 import { operation, route, type Endpoint } from './endpoint.js';
 import {
   CancelRequested,
+  CodecPayloads,
+  OperatorSessionStarted,
   CouponView,
   DeadlineExtended,
   ForceCancelled,
@@ -23,23 +25,27 @@ import {
   UiConfig,
 } from './responses.js';
 import { getCoupon, getProduct, putCoupon, putProduct } from './routes/catalog.js';
+import { decodePayloads, encodePayloads } from './routes/codec.js';
 import { extendOpenOrders } from './routes/extend-open-orders.js';
 import { retryFulfillmentStep } from './routes/fulfillment.js';
 import { health } from './routes/health.js';
 import { metricsText } from './routes/metrics.js';
 import { openApiJson } from './routes/openapi.js';
+import { endOperatorSession, startOperatorSession } from './routes/operator-session.js';
 import { simulatePayment, uiConfig } from './routes/orders-page.js';
 import { cancelOrder, extendDeadline, forceCancel, getOrder, listOrders, placeOrder } from './routes/orders.js';
 import { acceptPayment } from './routes/payments.js';
 import { retryRefund } from './routes/refunds.js';
 import { acceptStripeEvent, STRIPE_WEBHOOK_PATH } from './routes/stripe-webhook.js';
 import {
+  CodecBody,
   CouponBody,
   CouponParam,
   CreateOrderBody,
   ExtendBody,
   ExtendOpenOrdersBody,
   ListOrdersQuery,
+  NamespaceHeaders,
   OrderIdParam,
   PaymentCallbackBody,
   IdempotencyKeyHeaders,
@@ -49,6 +55,7 @@ import {
   SkuParam,
   StripeEventBody,
 } from './schemas.js';
+import { CODEC_BODY_LIMIT_KB } from './request-body.js';
 import { PAYMENT_CALLBACK_PATH } from './webhook-signature.js';
 
 /** A route whose handlers need some of what createApp hands them. */
@@ -177,6 +184,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
       description:
         "A customer's token lists only that customer's orders (another `customerId` is 403); the admin token lists everyone's.",
       access: 'customerOrOperator',
+      operatorSession: true,
       rateLimit: 'reads',
       query: ListOrdersQuery,
       success: { status: 200, description: 'the orders', schema: OrderList },
@@ -277,12 +285,77 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
     get: operation({
       summary: 'What the orders page needs to know about this deployment',
       access: 'operator',
+      operatorSession: true,
       success: { status: 200, description: 'the Web UI link, namespace and mode', schema: UiConfig },
       errors: [],
       handler: uiConfig,
     }),
   }),
+  ...apiRoute('/operator/session', {
+    post: operation({
+      summary: 'Sign in: trade the admin token for an operator session cookie',
+      description:
+        "The orders page sends the admin token here once and keeps the answer's cookie instead: HttpOnly, SameSite=Strict, " +
+        "Secure (except on npm start's plain-http stack), HMAC-signed and expiring after OPERATOR_SESSION_TTL (8 h). " +
+        'The cookie opens what the page and the Temporal Web UI call (those operations list the `operatorSession` scheme); ' +
+        'a call with it that is not GET must be `Content-Type: application/json`. Changing ADMIN_TOKEN ends every session.',
+      access: 'operator',
+      success: {
+        status: 200,
+        description: 'signed in: `Set-Cookie` carries the session',
+        schema: OperatorSessionStarted,
+      },
+      errors: [],
+      handler: startOperatorSession,
+    }),
+    delete: operation({
+      summary: 'Sign out: the browser drops the operator session cookie',
+      access: 'public',
+      success: { status: 204, description: 'signed out: `Set-Cookie` removes the session cookie' },
+      errors: [],
+      handler: endOperatorSession,
+    }),
+  }),
+  ...codecRoute('/codec/decode', 'Decrypt payloads for the Temporal Web UI', decodePayloads, ['PAYLOAD_NOT_DECODABLE']),
+  ...codecRoute(
+    '/codec/encode',
+    'Encrypt payloads for the Temporal Web UI (a signal or start it sends)',
+    encodePayloads,
+    [],
+  ),
 ];
+
+/**
+ * The codec server's two routes (the Temporal codec-server protocol, docs/temporal.md): called by the
+ * Web UI from its own origin with the browser's cookies, so they take the operator session and answer
+ * CORS for that origin only. Their body is every payload of what the UI shows at once: up to 4 MB.
+ */
+function codecRoute(
+  path: string,
+  summary: string,
+  handler: typeof decodePayloads,
+  errors: 'PAYLOAD_NOT_DECODABLE'[],
+): Endpoint<ApiDeps>[] {
+  return apiRoute(path, {
+    post: operation({
+      summary,
+      description:
+        'The Temporal codec-server protocol: `{payloads: [{metadata, data}]}` with base64 bytes, answered in the same form and order. ' +
+        "Runs the service's own payload codec (AES-256-GCM, PAYLOAD_ENCRYPTION_KEYS); a payload that is not encrypted is decoded as it is. " +
+        'Operators only: the admin token or the operator session cookie. CORS for CODEC_CORS_ORIGIN (the Web UI) alone, with credentials; ' +
+        'its preflight (OPTIONS) is answered 204.',
+      access: 'operator',
+      operatorSession: true,
+      crossOrigin: true,
+      bodyLimitKb: CODEC_BODY_LIMIT_KB,
+      headers: NamespaceHeaders,
+      body: CodecBody,
+      success: { status: 200, description: 'the payloads, run through the codec', schema: CodecPayloads },
+      errors,
+      handler,
+    }),
+  });
+}
 
 /**
  * The contract's payment webhook, mounted only for a provider that signs with PAYMENT_WEBHOOK_SECRET
@@ -333,6 +406,7 @@ export const DEV_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute('/dev/orders/:id/simu
   post: operation({
     summary: "The orders page's pay button: the server signs a callback and posts it to its own webhook",
     access: 'operator',
+    operatorSession: true,
     devOnly: true,
     params: OrderIdParam,
     success: { status: 202, description: 'the webhook accepted the simulated payment', schema: SimulatedPayment },

@@ -83,7 +83,7 @@ export type Handler<S extends InputSchemas, A extends Access, D, R extends z.Zod
 export class Reply {
   constructor(
     readonly body: unknown,
-    readonly options: { status?: number; contentType?: string } = {},
+    readonly options: { status?: number; contentType?: string; headers?: Record<string, string> } = {},
   ) {}
 }
 
@@ -107,6 +107,15 @@ export interface OperationDoc {
    * body is read; the endpoints of one budget share its count.
    */
   rateLimit?: RateLimitBudget;
+  /**
+   * Also takes the operator session cookie where its access takes the admin token
+   * (api/operator-session.ts): what the orders page and the Temporal Web UI call.
+   */
+  operatorSession?: true;
+  /** Called by the Temporal Web UI from its own origin (CODEC_CORS_ORIGIN): CORS headers, and its preflight answered (api/cors.ts). */
+  crossOrigin?: true;
+  /** The JSON body's limit, when not the default JSON_BODY_LIMIT_KB (api/request-body.ts). */
+  bodyLimitKb?: number;
   params?: z.ZodObject;
   query?: z.ZodObject;
   headers?: z.ZodObject;

@@ -56,6 +56,10 @@ const API_ERRORS = {
     message: 'too busy to answer now: no database connection came in time; retry after Retry-After seconds',
   },
   CALLBACK_REFUSED: { status: 502, message: 'the payment webhook refused the simulated callback' },
+  PAYLOAD_NOT_DECODABLE: {
+    status: 422,
+    message: 'a payload is encrypted with a key this service does not hold, or was altered',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 const BUSINESS_STATUS: Record<BusinessErrorCode, number> = {

@@ -11,10 +11,16 @@ import {
   type RateLimitBudget,
 } from './endpoint.js';
 import { ApiError, parseInput } from './errors.js';
+import type { WebUiCors } from './cors.js';
+import { orOperatorSession, type OperatorSessions } from './operator-session.js';
 import { perCustomerRateLimit } from './rate-limit.js';
-import { jsonBody } from './request-body.js';
+import { jsonBody, jsonBodyUpTo } from './request-body.js';
 
 export interface MountDeps extends Credentials {
+  /** The operator session cookie, where an endpoint takes it (operatorSession). */
+  operatorSessions: OperatorSessions;
+  /** The Web UI's CORS, where an endpoint is called from there (crossOrigin). */
+  webUiCors: WebUiCors;
   /** Calls per customer per window of the endpoints of the `placements` budget; 0: no limit. */
   ordersRateLimit: { limit: number; windowMs: number };
   /** Calls per customer per window of the endpoints of the `reads` budget; 0: no limit. */
@@ -24,8 +30,9 @@ export interface MountDeps extends Credentials {
 }
 
 /**
- * The router of these endpoints. Each gets, in this order: `Cache-Control: no-store` unless it is
- * public, the check its access calls for (inside the throttle of guessed bearer tokens if it takes
+ * The router of these endpoints. Each gets, in this order: the Web UI's CORS headers if it is called
+ * from there, `Cache-Control: no-store` unless it is public, the check its access calls for (taking
+ * the operator session too where it says so, inside the throttle of guessed bearer tokens if it takes
  * one; a public endpoint that takes a token optionally checks one only when it is sent), its rate
  * limit if it has one, the JSON body parser if it takes a body (a webhook's check has read
  * its body already), the validation of every input part it declares, and its handler. A method that
@@ -42,7 +49,10 @@ export function mountEndpoints(endpoints: readonly Endpoint[], deps: MountDeps):
   for (const [path, onPath] of byPath(endpoints)) {
     const route = router.route(path);
     for (const endpoint of onPath) route[endpoint.method](...stepsOf(endpoint, deps, throttle, rateLimits));
-    route.all(methodNotAllowed(onPath.map((e) => e.method)));
+    const methods = onPath.map((e) => e.method);
+    // A CORS preflight is an OPTIONS the path does not take as a method of its own: answered before the 405.
+    if (onPath.some((e) => e.crossOrigin)) route.all(deps.webUiCors.preflight(methods));
+    route.all(methodNotAllowed(methods));
   }
   return router;
 }
@@ -59,17 +69,22 @@ function stepsOf(
   throttle: (check: RequestHandler) => RequestHandler,
   rateLimits: Record<RateLimitBudget, RequestHandler>,
 ): RequestHandler[] {
+  const withSession = (check: RequestHandler) =>
+    endpoint.operatorSession ? orOperatorSession(check, deps.operatorSessions) : check;
   const checks =
     endpoint.access === 'public' && endpoint.tokenOptional
       ? accessCheck('customerOrOperator', deps).map((check) => ifAuthorizationSent(throttle(check)))
       : accessCheck(endpoint.access, deps).map((check) =>
-          BEARER_ACCESS.includes(endpoint.access) ? throttle(check) : check,
+          BEARER_ACCESS.includes(endpoint.access) ? throttle(withSession(check)) : withSession(check),
         );
   return [
+    ...(endpoint.crossOrigin ? [deps.webUiCors.headers] : []),
     ...(endpoint.access === 'public' ? [] : [noStore]),
     ...checks,
     ...(endpoint.rateLimit ? [rateLimits[endpoint.rateLimit]] : []),
-    ...(endpoint.body && !SIGNED_BODY_ACCESS.includes(endpoint.access) ? [jsonBody] : []),
+    ...(endpoint.body && !SIGNED_BODY_ACCESS.includes(endpoint.access)
+      ? [endpoint.bodyLimitKb ? jsonBodyUpTo(endpoint.bodyLimitKb) : jsonBody]
+      : []),
     handle(endpoint),
   ];
 }
@@ -96,6 +111,7 @@ function headersNamedIn(schema: z.ZodObject, req: Request): Record<string, strin
 function send(res: Response, endpoint: Endpoint, result: unknown): void {
   const reply = result instanceof Reply ? result : new Reply(result);
   res.status(reply.options.status ?? endpoint.success.status);
+  if (reply.options.headers) res.set(reply.options.headers);
   const contentType = reply.options.contentType ?? endpoint.success.contentType;
   if (reply.body === undefined) res.end();
   else if (contentType) res.type(contentType).send(reply.body);

@@ -12,6 +12,7 @@ import {
 } from '../activities/third-party/stripe/events.js';
 import { errorCodesOf, SIGNED_BODY_ACCESS, type Access, type DocumentedResponse, type Endpoint } from './endpoint.js';
 import { ERRORS, type ErrorCode } from './errors.js';
+import { SESSION_COOKIE } from './operator-session.js';
 import { JSON_BODY_LIMIT_KB, WEBHOOK_BODY_LIMIT_KB } from './request-body.js';
 import { MAX_CLOCK_SKEW_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-signature.js';
 
@@ -22,6 +23,14 @@ const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     description: 'Operators: `ADMIN_TOKEN`. May do everything, for any customer.',
+  },
+  operatorSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description:
+      'Operators in a browser: the HttpOnly cookie `POST /operator/session` sets in exchange for `ADMIN_TOKEN`, expiring after `OPERATOR_SESSION_TTL`. ' +
+      'A call with it that is not GET or HEAD must be `Content-Type: application/json`.',
   },
   metricsToken: {
     type: 'http',
@@ -125,8 +134,10 @@ function operation(endpoint: Endpoint<never>): ZodOpenApiOperationObject {
     summary: endpoint.summary,
     ...(description(endpoint) ? { description: description(endpoint) } : {}),
     tags: [tagOf(endpoint)],
-    // `{}` first: no credentials at all is one of the alternatives.
-    security: endpoint.tokenOptional ? [{}, ...SECURITY.customerOrOperator] : SECURITY[endpoint.access],
+    // `{}` first where no credentials at all is one of the alternatives.
+    security: endpoint.tokenOptional
+      ? [{}, ...SECURITY.customerOrOperator]
+      : [...SECURITY[endpoint.access], ...(endpoint.operatorSession ? [{ operatorSession: [] }] : [])],
     requestParams: {
       ...(endpoint.params ? { path: endpoint.params } : {}),
       ...(endpoint.query ? { query: endpoint.query } : {}),
@@ -136,7 +147,7 @@ function operation(endpoint: Endpoint<never>): ZodOpenApiOperationObject {
       ? {
           requestBody: {
             required: true,
-            description: bodyLimit(endpoint.access),
+            description: bodyLimit(endpoint),
             content: { 'application/json': { schema: endpoint.body } },
           },
         }
@@ -154,10 +165,10 @@ function response(documented: DocumentedResponse) {
 }
 
 /** The body parsers' limits (api/request-body.ts): beyond them 413 PAYLOAD_TOO_LARGE. */
-function bodyLimit(access: Access): string {
+function bodyLimit({ access, bodyLimitKb }: Endpoint<never>): string {
   return SIGNED_BODY_ACCESS.includes(access)
     ? `at most ${WEBHOOK_BODY_LIMIT_KB} kB, read raw: the signature covers its exact bytes`
-    : `JSON, at most ${JSON_BODY_LIMIT_KB} kB`;
+    : `JSON, at most ${bodyLimitKb ?? JSON_BODY_LIMIT_KB} kB`;
 }
 
 /** The contract's error shape, its code narrowed to those this route answers with at this status. */

@@ -8,8 +8,15 @@ import { ApiError } from './errors.js';
  */
 export const JSON_BODY_LIMIT_KB = 64;
 export const WEBHOOK_BODY_LIMIT_KB = 16;
+/** The codec endpoints': every payload of what the Web UI shows at once, a few up to Temporal's 2 MB blob limit. */
+export const CODEC_BODY_LIMIT_KB = 4 * 1024;
 
-export const jsonBody = express.json({ limit: `${JSON_BODY_LIMIT_KB}kb`, strict: true });
+export const jsonBody = jsonBodyUpTo(JSON_BODY_LIMIT_KB);
+
+/** A JSON body parser with a limit of its own: the codec endpoints take a history's payloads at once. */
+export function jsonBodyUpTo(limitKb: number): RequestHandler {
+  return express.json({ limit: `${limitKb}kb`, strict: true });
+}
 
 /** The exact bytes sent, whatever the content type: the webhook's signature covers them. */
 export const rawBody = express.raw({ type: () => true, limit: `${WEBHOOK_BODY_LIMIT_KB}kb` });

@@ -173,3 +173,12 @@ export const UiConfig = z.strictObject({
 });
 
 export const SimulatedPayment = z.strictObject({ paymentId: z.string(), callbackStatus: z.literal(202) });
+
+/** The codec endpoints' answer: the payloads run through the codec, in the request's order and form. */
+export const CodecPayloads = z.strictObject({
+  payloads: z.array(z.strictObject({ metadata: z.record(z.string(), z.string()), data: z.string() })),
+});
+
+export const OperatorSessionStarted = z.strictObject({
+  expiresAt: timestamp.meta({ description: 'when the session cookie stops opening anything' }),
+});

@@ -135,3 +135,21 @@ export const RetryStepParams = z.object({
 });
 
 export const RetryRefundParams = z.object({ id: orderId, paymentId: id });
+
+/**
+ * The Temporal codec-server protocol (docs/temporal.md, "The codec endpoints"): Temporal's Payloads
+ * in protobuf's JSON form, whose bytes are base64. Other fields a newer Web UI may send are ignored.
+ */
+const Base64 = z.base64().max(4 * 1024 * 1024);
+export const CodecPayload = z.object({
+  metadata: z.record(z.string().max(256), Base64).optional(),
+  data: Base64.optional(),
+});
+export const CodecBody = z.object({ payloads: z.array(CodecPayload).max(10_000) });
+export const NamespaceHeaders = z.object({
+  'X-Namespace': z
+    .string()
+    .max(1_000)
+    .optional()
+    .meta({ description: "the Web UI's namespace; one set of keys serves the service's namespace whatever it says" }),
+});

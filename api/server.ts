@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { ConfigError, loadConfig, temporalUnreachable } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
-import { encryptedDataConverter } from '../lib/payload-encryption.js';
+import { PayloadEncryptionCodec } from '../lib/payload-encryption.js';
 import { startTracing } from '../lib/tracing.js';
 import { createApp } from './app.js';
 import { createApiDatabases } from './databases.js';
@@ -30,13 +30,15 @@ async function main(): Promise<void> {
   try {
     const faultInjection = config.faultsEnabled ? await loadFaultInjection(db) : undefined;
     const address = config.temporal.address;
+    // One codec for the client and the codec endpoints: the Web UI reads exactly what the service wrote.
+    const payloadCodec = new PayloadEncryptionCodec(config.payloadKeys);
     connection = await Connection.connect({ address, ...config.temporal.connection }).catch((err: unknown) => {
       throw temporalUnreachable(address, err);
     });
     const temporal = new Client({
       connection,
       namespace: config.temporal.namespace,
-      dataConverter: encryptedDataConverter(config.payloadKeys),
+      dataConverter: { payloadCodecs: [payloadCodec] },
       // Carries the request's trace into the workflow start, update and signal headers.
       interceptors: tracing ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : {},
     });
@@ -59,6 +61,9 @@ async function main(): Promise<void> {
       trustTraceparent: config.trustTraceparent,
       faultInjection,
       temporalUiUrl: config.temporal.uiUrl,
+      operatorSession: config.operatorSession,
+      payloadCodec,
+      codecCorsOrigin: config.codecCorsOrigin,
       logger,
     });
 

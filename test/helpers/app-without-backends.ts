@@ -6,8 +6,12 @@ import { fakeFaultInjection } from '../../dev/fakes/index.js';
 import type { TrustProxy } from '../../lib/config.js';
 import type { Db } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
+import { PayloadEncryptionCodec } from '../../lib/payload-encryption.js';
+import { PAYLOAD_KEYS } from './payload-keys.js';
 
 export const ADMIN_TOKEN = 't';
+/** The Temporal Web UI's origin, the one the codec endpoints answer CORS for. */
+export const WEB_UI_ORIGIN = 'http://localhost:8233';
 /** The HS256 key the app verifies customers' tokens with (dev/customer-token.ts signs them). */
 export const CUSTOMER_JWT_SECRET = 's'.repeat(32);
 
@@ -62,6 +66,9 @@ export function appWithoutBackends({
     trustTraceparent,
     ...(faultsEnabled ? { faultInjection: fakeFaultInjection(untouchable as Db) } : {}),
     temporalUiUrl: 'http://localhost:8233',
+    operatorSession: { ttlMs: 8 * 3_600_000, secureCookie: true },
+    payloadCodec: new PayloadEncryptionCodec(PAYLOAD_KEYS),
+    codecCorsOrigin: WEB_UI_ORIGIN,
     logger: createLogger('test', 'silent'),
   });
 }

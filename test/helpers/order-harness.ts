@@ -16,7 +16,7 @@ import type { FakePaymentsMode } from '../../lib/config.js';
 import type { Db } from '../../lib/db.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
-import { encryptedDataConverter } from '../../lib/payload-encryption.js';
+import { encryptedDataConverter, PayloadEncryptionCodec } from '../../lib/payload-encryption.js';
 import { createWorkerMetrics, type WorkerMetrics } from '../../worker/metrics.js';
 import type { Tracing } from '../../lib/tracing.js';
 import { createOrderWorker } from '../../worker/create-worker.js';
@@ -209,6 +209,10 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     authFailureLimit: { limit: 0, windowMs: 60_000 },
     faultInjection: fakeFaultInjection(db),
     temporalUiUrl: webUiUrl ?? 'http://localhost:8233',
+    // Plain http on loopback, as npm start's stack: the browser tests' cookie must travel without TLS.
+    operatorSession: { ttlMs: 8 * 3_600_000, secureCookie: false },
+    payloadCodec: new PayloadEncryptionCodec(PAYLOAD_KEYS),
+    codecCorsOrigin: new URL(webUiUrl ?? 'http://localhost:8233').origin,
     logger: options.logger ?? createLogger('api-test', 'silent'),
     ...(clock ? { clock } : {}),
   });
