@@ -2,11 +2,11 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 /**
  * The custom search attributes operators filter on in the Temporal Web UI. Defined once: the
- * workflow upserts them, the API sets them at start, and the embedded Temporal Server and the test servers
- * register exactly this list.
+ * workflow upserts them, and the embedded Temporal Server and the test servers register exactly this
+ * list. Temporal indexes them in clear (no payload codec sees them), so none may say who the customer
+ * is: the customer id is in the encrypted payloads only (docs/temporal.md, "Search attributes").
  */
 export const OrderStatusKey = defineSearchAttributeKey('OrderStatus', SearchAttributeType.KEYWORD);
-export const CustomerIdKey = defineSearchAttributeKey('CustomerId', SearchAttributeType.KEYWORD);
 export const OrderExpiresAtKey = defineSearchAttributeKey('OrderExpiresAt', SearchAttributeType.DATETIME);
 
 /** True while a step has exhausted its retries and waits for an operator (the dead-letter list). */
@@ -31,10 +31,4 @@ export const WAITING_FOR = {
 } as const;
 export type WaitingFor = keyof typeof WAITING_FOR;
 
-export const SEARCH_ATTRIBUTES = [
-  OrderStatusKey,
-  CustomerIdKey,
-  OrderExpiresAtKey,
-  NeedsAttentionKey,
-  WaitingForKey,
-] as const;
+export const SEARCH_ATTRIBUTES = [OrderStatusKey, OrderExpiresAtKey, NeedsAttentionKey, WaitingForKey] as const;

@@ -1,6 +1,6 @@
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { LifecyclePhase, LifecycleStatus, PlacedOrder } from '../domain/messages.js';
-import { CustomerIdKey, OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
+import { OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
 import type { CancelReason, OrderStatus } from '../domain/statuses.js';
 import { AcceptedPayments } from './accepted-payments.js';
 import { Attention } from './attention.js';
@@ -122,7 +122,6 @@ export class OrderRun {
     if (this.order) {
       upsertSearchAttributes([
         { key: OrderStatusKey, value: this.status ?? 'PLACING' },
-        { key: CustomerIdKey, value: this.order.customerId },
         { key: OrderExpiresAtKey, value: new Date(this.expiresAt!) },
       ]);
     }

@@ -15,7 +15,6 @@ import {
   type PlaceOrderRequest,
 } from '../../domain/messages.js';
 import type { OrderLifecycle } from '../../workflows/order-lifecycle.js';
-import { CustomerIdKey } from '../../domain/search-attributes.js';
 import { actingFor, mayReach, type Caller } from '../auth.js';
 import type { CheckoutPriority } from '../checkout-priority.js';
 import type { CouponAttempts } from '../coupon-attempts.js';
@@ -73,7 +72,6 @@ export const placeOrder: Handler<
     taskQueue: deps.taskQueue,
     args: [orderLifecycleInput(orderId)],
     workflowIdConflictPolicy: 'USE_EXISTING',
-    typedSearchAttributes: [{ key: CustomerIdKey, value: customerId }],
     staticSummary: orderSummary(request),
     priority: deps.checkoutPriority.atStart,
   });

@@ -124,23 +124,23 @@ describe('OrderLifecycle on a real Temporal Server', () => {
     }
   });
 
-  it('keeps OrderStatus, CustomerId and OrderExpiresAt current and answers the status query', async () => {
+  it('keeps OrderStatus and OrderExpiresAt current and answers the status query', async () => {
     const customerId = `cust-${randomUUID()}`;
     const { sku } = await seedCatalog(h, { stock: 10 });
     const unpaid = await placeOrder(h, { sku, customerId });
     const paid = await placeOrder(h, { sku, customerId });
+    // The two orders' runs: the customer id is no search attribute (docs/temporal.md, "Search attributes").
+    const both = `WorkflowId IN ("${orderWorkflowId(unpaid.id)}", "${orderWorkflowId(paid.id)}")`;
 
     const status = await h.env.client.workflow.getHandle(orderWorkflowId(unpaid.id)).query(statusQuery);
     expect(status).toMatchObject({ orderId: unpaid.id, status: 'UNPAID', expiresAt: unpaid.expiresAt });
     expect(status.waitingFor).toContain('payment until');
-    await eventually(
-      async () => (await listed(`CustomerId = "${customerId}" AND OrderStatus = "UNPAID"`)).length === 2,
-    );
+    await eventually(async () => (await listed(`${both} AND OrderStatus = "UNPAID"`)).length === 2);
 
     expect((await h.pay({ paymentId: `p-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(
       202,
     );
-    await eventually(async () => (await listed(`CustomerId = "${customerId}" AND OrderStatus = "PAID"`)).length === 1);
+    await eventually(async () => (await listed(`${both} AND OrderStatus = "PAID"`)).length === 1);
 
     // The unpaid one is cancelled by its timer, never before its deadline.
     await h.env.client.workflow.getHandle(orderWorkflowId(unpaid.id)).result();
@@ -148,7 +148,7 @@ describe('OrderLifecycle on a real Temporal Server', () => {
     expect(row.status).toBe('CANCELLED');
     expect(row.cancelledAt!.getTime()).toBeGreaterThanOrEqual(row.expiresAt.getTime());
     await eventually(async () => {
-      const stuck = `CustomerId = "${customerId}" AND OrderStatus = "CANCELLED" AND OrderExpiresAt < "${new Date().toISOString()}"`;
+      const stuck = `${both} AND OrderStatus = "CANCELLED" AND OrderExpiresAt < "${new Date().toISOString()}"`;
       return (await listed(stuck)).join() === orderWorkflowId(unpaid.id);
     });
     expect(await stockOf(h, sku)).toMatchObject({ available: 8, reserved: 0, sold: 2 });
