@@ -289,6 +289,8 @@ export class LocalStack {
         cluster,
         ports: temporal.ports,
         uiPort: temporal.uiPort,
+        // The Web UI decrypts payloads through this stack's API (its origin is CODEC_CORS_ORIGIN's default).
+        uiCodecEndpoint: `http://localhost:${this.options.apiPort}/codec`,
         namespace,
         logDir: this.logDir,
         ...(temporal.dynamicConfig === undefined ? {} : { dynamicConfig: temporal.dynamicConfig }),

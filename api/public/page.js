@@ -1,11 +1,13 @@
 // The orders page: polls GET /orders, ticks the countdowns every second between polls.
 // Plain DOM (textContent only: customer ids are user input), no build step.
-// An operator view: every call carries the admin token, which the operator types in once per tab.
+// An operator view. Signing in sends the admin token once to POST /operator/session, which answers
+// with an HttpOnly session cookie: the browser sends that with every call, and the page never keeps
+// the token (not in a variable, not in storage).
 const REFRESH_MS = 2000;
-const TOKEN_KEY = 'orders-page-admin-token';
 const tbody = document.getElementById('orders');
 const meta = document.getElementById('meta');
 const signIn = document.getElementById('sign-in');
+const signOut = document.getElementById('sign-out');
 const tokenInput = document.getElementById('admin-token');
 let config = { temporalUiUrl: 'http://localhost:8233', namespace: 'default', devMode: false };
 let orders = [];
@@ -61,7 +63,11 @@ function payButton(order) {
   button.addEventListener('click', async () => {
     button.disabled = true;
     button.textContent = 'paying …';
-    const res = await api(`/dev/orders/${order.id}/simulate-payment`, { method: 'POST' }).catch(() => ({
+    // JSON content type: a call with the session cookie that changes something must carry it (CSRF).
+    const res = await api(`/dev/orders/${order.id}/simulate-payment`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    }).catch(() => ({
       ok: false,
       status: 401,
     }));
@@ -97,29 +103,27 @@ function render() {
   );
 }
 
-/** sessionStorage: the token lives as long as this tab, never in a cookie or on disk for good. */
-function adminToken() {
-  return sessionStorage.getItem(TOKEN_KEY);
-}
+let signedIn = false;
 
-/** A call as the operator; a refused token is forgotten and asked for again. */
+/** A call as the operator, with the session cookie; a refused (or expired) session asks for the token again. */
 async function api(path, init = {}) {
-  const res = await fetch(path, { ...init, headers: { ...init.headers, authorization: `Bearer ${adminToken()}` } });
+  const res = await fetch(path, { ...init, credentials: 'same-origin' });
   if (res.status === 401) {
-    sessionStorage.removeItem(TOKEN_KEY);
     askForToken();
-    throw new Error('the admin token was refused');
+    throw new Error('the session was refused');
   }
   return res;
 }
 
 function askForToken() {
+  signedIn = false;
   signIn.hidden = false;
+  signOut.hidden = true;
   meta.textContent = 'Sign in with the admin token (ADMIN_TOKEN; npm start prints the development one).';
 }
 
 async function refresh() {
-  if (!adminToken()) return;
+  if (!signedIn) return;
   try {
     const res = await api('/orders?limit=25');
     const date = res.headers.get('date');
@@ -128,18 +132,23 @@ async function refresh() {
     meta.textContent = `${orders.length} most recent · updated ${new Date().toLocaleTimeString()}${config.devMode ? ' · dev mode' : ''}`;
     render();
   } catch (err) {
-    if (adminToken()) meta.textContent = `cannot load orders: ${err.message}`;
+    if (signedIn) meta.textContent = `cannot load orders: ${err.message}`;
   }
 }
 
 let polling = false;
+/** With a session cookie (from this sign-in or an earlier one), loads the page; without, api() asks for the token. */
 async function start() {
   try {
     config = await (await api('/ui/config')).json();
   } catch (err) {
-    if (adminToken()) meta.textContent = `cannot load the page's settings: ${err.message}`; // else api() asked for the token
+    if (!signIn.hidden) return; // api() asked for the token
+    meta.textContent = `cannot load the page's settings: ${err.message}`;
     return;
   }
+  signedIn = true;
+  signIn.hidden = true;
+  signOut.hidden = false;
   await refresh();
   if (polling) return;
   polling = true;
@@ -149,12 +158,26 @@ async function start() {
 
 signIn.addEventListener('submit', async (event) => {
   event.preventDefault();
-  sessionStorage.setItem(TOKEN_KEY, tokenInput.value);
+  // The one call that carries the token; the answer's cookie stands in for it from here on.
+  const res = await fetch('/operator/session', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokenInput.value}` },
+  }).catch(() => undefined);
   tokenInput.value = '';
+  if (!res?.ok) {
+    meta.textContent = res?.status === 401 ? 'That is not the admin token.' : 'Cannot sign in now; try again.';
+    return;
+  }
   signIn.hidden = true;
   meta.textContent = 'loading …';
   await start();
 });
 
-if (adminToken()) await start();
-else askForToken();
+signOut.addEventListener('click', async () => {
+  await fetch('/operator/session', { method: 'DELETE' }).catch(() => undefined);
+  orders = [];
+  render();
+  askForToken();
+});
+
+await start();

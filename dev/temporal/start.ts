@@ -19,6 +19,8 @@ export interface TemporalOptions {
   ports: ServerPorts;
   /** The Web UI's port; none: no Web UI. */
   uiPort?: number | undefined;
+  /** The codec server the Web UI decodes payloads with (the API's `/codec`), sent the browser's cookies. */
+  uiCodecEndpoint?: string | undefined;
   /** One process per service (PostgreSQL only: SQLite cannot be shared between processes). */
   cluster?: boolean;
   namespace: string;
@@ -75,6 +77,7 @@ export async function startTemporal(options: TemporalOptions): Promise<RunningTe
         port: options.uiPort,
         temporalAddress: server.address,
         namespace: options.namespace,
+        codecEndpoint: options.uiCodecEndpoint,
         logFile: join(logDir, 'temporal-ui.log'),
       });
     }

@@ -10,6 +10,12 @@ export interface WebUiOptions {
   port: number;
   temporalAddress: string;
   namespace: string;
+  /**
+   * The API's codec endpoints (`http://localhost:3000/codec`): the browser sends them the payloads it
+   * shows, with its cookies, so an operator signed in on the orders page reads them decrypted. None:
+   * the Web UI shows payloads as they are stored.
+   */
+  codecEndpoint?: string | undefined;
   logFile: string;
 }
 
@@ -25,6 +31,7 @@ export async function startWebUi(options: WebUiOptions): Promise<ManagedProcess>
       UI_PORT: String(options.port),
       UI_ORIGIN: `http://localhost:${options.port}`,
       NAMESPACE: options.namespace,
+      CODEC_ENDPOINT: options.codecEndpoint ?? '',
     },
     logFile: options.logFile,
   });

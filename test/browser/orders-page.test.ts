@@ -36,11 +36,11 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     await h?.close();
   });
 
-  it('orders page: shows nothing until an operator signs in with the admin token', async () => {
+  it('orders page: shows nothing until an operator signs in, and keeps no admin token in the browser', async () => {
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku });
     await page.goto(h.baseUrl + '/');
-    await page.evaluate('sessionStorage.clear()');
+    await browser.context.clearCookies();
     await page.reload();
     await page.locator('#sign-in').waitFor({ state: 'visible', timeout: 5_000 });
     await page.fill('#admin-token', 'not-the-admin-token');
@@ -52,6 +52,21 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     await page.click('#sign-in button');
     await page.locator(`#order-${order.id} .status.UNPAID`).waitFor({ timeout: 5_000 });
     expect(await page.locator('#sign-in').isHidden()).toBe(true);
+    // Signed in by an HttpOnly session cookie: no storage and no script-readable cookie holds the token.
+    const stored = await page.evaluate<string>(
+      'JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage), document.cookie])',
+    );
+    expect(stored).not.toContain(ADMIN_TOKEN);
+    expect(stored).toBe('[[],[],""]');
+    const [session] = (await browser.context.cookies(h.baseUrl)).filter((c) => c.name === 'operator_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    expect(session!.value).not.toContain(ADMIN_TOKEN);
+    // Signed out, the page asks again and shows nothing.
+    await page.click('#sign-out');
+    await page.locator('#sign-in').waitFor({ state: 'visible', timeout: 5_000 });
+    await page.reload();
+    await page.locator('#sign-in').waitFor({ state: 'visible', timeout: 5_000 });
+    expect(await page.locator('tr.order').count()).toBe(0);
     expect(cspViolations).toEqual([]);
   });
 
@@ -92,27 +107,38 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
     ).toBeGreaterThanOrEqual(1);
   });
 
-  it("Temporal Web UI: a list filter finds the order's workflow, which shows its summary and what it waits for", async () => {
+  it("Temporal Web UI: a list filter finds the order's workflow, which shows its summary and what it waits for, decrypted for a signed-in operator", async () => {
     const customerId = `ui-${randomUUID().slice(0, 8)}`;
     const { sku } = await seedCatalog(h);
     const order = await placeOrder(h, { sku, customerId, quantity: 3 });
-    const query = `CustomerId = "${customerId}" AND OrderStatus = "UNPAID"`;
+    await openOrdersPage(); // signs in: the session cookie the Web UI's codec calls carry
+    const query = `WorkflowId = "order-${order.id}" AND OrderStatus = "UNPAID"`;
     await page.goto(workflowListUrl(h.webUiUrl!, query));
     const link = page.getByRole('link', { name: `order-${order.id}` });
     await link.first().waitFor({ timeout: 30_000 });
     await link.first().click();
-    // The workflow's page, tab "User Metadata": the summary set at start, the details the workflow keeps current.
+    // The workflow's page, tab "User Metadata": the summary set at start, the details the workflow keeps
+    // current, both encrypted in Temporal and decrypted by the API's codec endpoint for this operator.
     await openTab(page, 'User Metadata');
     await shown(page, `Order ${order.id} for ${customerId}: 3 × ${sku}`);
     await shown(page, `Waiting for: payment until ${order.expiresAt}`);
+
+    // Not signed in, the same page shows the ciphertext Temporal holds: no customer id anywhere.
+    await browser.context.clearCookies();
+    await page.reload();
+    await openTab(page, 'User Metadata');
+    await expect(shown(page, customerId, 10_000)).rejects.toThrow(/is not shown/);
   });
 });
 
-/** The orders page as a signed-in operator: the token stays in the tab's sessionStorage once typed in. */
+/** The orders page as a signed-in operator: once signed in, the session cookie does it. */
 async function openOrdersPage(): Promise<void> {
   await page.goto(h.baseUrl + '/');
+  // The page asks for the token only once the API has refused it a session: wait for either answer.
+  await page.locator('#sign-in:visible, #sign-out:visible').first().waitFor({ timeout: 5_000 });
   if (await page.locator('#sign-in').isVisible()) {
     await page.fill('#admin-token', ADMIN_TOKEN);
     await page.click('#sign-in button');
   }
+  await page.locator('#sign-out').waitFor({ state: 'visible', timeout: 5_000 });
 }

@@ -22,6 +22,7 @@ import type { Tracing } from '../../lib/tracing.js';
 import { createOrderWorker } from '../../worker/create-worker.js';
 import { bundleWorkflows } from '../../worker/workflow-bundle.js';
 import { createDb } from '../../lib/db.js';
+import { findFreePort } from '../../dev/ports.js';
 import { createTestDatabase } from './database.js';
 import { PAYLOAD_KEYS } from './payload-keys.js';
 import { quietBundlerLogger } from './quiet-bundler-logger.js';
@@ -134,7 +135,16 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
   } = options;
   const database = await createTestDatabase();
   const dataConverter = encryptedDataConverter(PAYLOAD_KEYS);
-  const local = temporal === 'real' ? await createLocalEnv({ webUi: options.webUi, dataConverter }) : undefined;
+  // Chosen before the Web UI starts: it calls this API's codec endpoints, as npm start's does.
+  const apiPort = await findFreePort();
+  const local =
+    temporal === 'real'
+      ? await createLocalEnv({
+          webUi: options.webUi,
+          dataConverter,
+          codecEndpoint: `http://127.0.0.1:${apiPort}/codec`,
+        })
+      : undefined;
   const env = local?.env ?? (await createTimeSkippingEnv({ dataConverter }));
   const webUiUrl = local?.webUiUrl;
   const workerMetrics = createWorkerMetrics();
@@ -217,7 +227,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     ...(clock ? { clock } : {}),
   });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = app.listen(apiPort, '127.0.0.1', () => resolve(s));
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -82,6 +82,7 @@ export async function createLocalEnv(
     persistence: { kind: 'sqlite' },
     ports: await freeServerPorts(),
     uiPort,
+    uiCodecEndpoint: options.codecEndpoint,
     namespace: 'default',
     logDir,
   }).catch(async (err: unknown) => {
