@@ -13,6 +13,7 @@ import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
 import { signedHeaders } from '../../api/webhook-signature.js';
 import { FakeStripeAccount } from '../../dev/fakes/stripe/account.js';
 import { signedIntentEvent } from '../../dev/fakes/stripe/events.js';
+import { PayloadEncryptionCodec } from '../../lib/payload-encryption.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import {
@@ -199,6 +200,26 @@ async function heldForSilentProvider(): Promise<Order> {
 }
 
 const huge = JSON.stringify({ name: 'x'.repeat(70_000) });
+/** Past the codec endpoints' own limit, 4 MB. */
+const hugeForCodec = JSON.stringify({ payloads: [], pad: 'x'.repeat(4.2e6) });
+/** A payload sealed with a key the service does not hold, in the codec protocol's form. */
+async function sealedElsewhere(): Promise<{ payloads: Array<{ metadata: Record<string, string>; data: string }> }> {
+  const codec = new PayloadEncryptionCodec([{ id: 'elsewhere', key: Buffer.alloc(32, 'e') }]);
+  const [sealed] = await codec.encode([{ metadata: {}, data: Buffer.from('{}') }]);
+  const base64 = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString('base64');
+  const metadata = Object.fromEntries(Object.entries(sealed!.metadata!).map(([k, v]) => [k, base64(v)]));
+  return { payloads: [{ metadata, data: base64(sealed!.data) }] };
+}
+const codecProbes = (path: string, more: Partial<Record<ErrorCode, Send>> = {}): Probes => ({
+  success: () => admin('POST', path, { payloads: [{ metadata: {}, data: '' }] }),
+  errors: {
+    UNAUTHORIZED: () => h.http('POST', path, { payloads: [] }),
+    VALIDATION_FAILED: () => admin('POST', path, { payloads: 'x' }),
+    PAYLOAD_TOO_LARGE: () => admin('POST', path, hugeForCodec),
+    UNSUPPORTED_MEDIA_TYPE: () => admin('POST', path, { payloads: [] }, unknownEncoding),
+    ...more,
+  },
+});
 /** body-parser refuses an encoding it cannot decode with 415. */
 const unknownEncoding = { 'content-encoding': 'x-unknown' };
 
@@ -401,6 +422,15 @@ const PROBES: Record<string, Probes> = {
     success: () => admin('GET', '/ui/config'),
     errors: { UNAUTHORIZED: () => h.http('GET', '/ui/config') },
   },
+  'POST /operator/session': {
+    success: () => admin('POST', '/operator/session'),
+    errors: { UNAUTHORIZED: () => h.http('POST', '/operator/session') },
+  },
+  'DELETE /operator/session': { success: () => h.http('DELETE', '/operator/session'), errors: {} },
+  'POST /codec/decode': codecProbes('/codec/decode', {
+    PAYLOAD_NOT_DECODABLE: async () => admin('POST', '/codec/decode', await sealedElsewhere()),
+  }),
+  'POST /codec/encode': codecProbes('/codec/encode'),
   'POST /dev/orders/{id}/simulate-payment': {
     success: () => admin('POST', `/dev/orders/${f.toSimulate.id}/simulate-payment`),
     errors: {

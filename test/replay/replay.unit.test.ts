@@ -4,7 +4,7 @@ import { encryptedDataConverter } from '../../lib/payload-encryption.js';
 import { PAYLOAD_KEYS } from '../helpers/payload-keys.js';
 import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
 import { WORKFLOWS_PATH } from '../../worker/workflow-bundle.js';
-import { loadHistoryFixtures } from './history-fixtures.js';
+import { ENCRYPTED_HISTORY, loadHistoryFixtures } from './history-fixtures.js';
 
 /**
  * Every recorded path (npm run record:histories) must replay against the current workflow code: a
@@ -50,8 +50,8 @@ const PATHS = [
 ];
 
 describe('replaying recorded histories', () => {
-  it('has exactly one history for every path', () => {
-    expect(histories.map((h) => h.name).sort()).toEqual([...PATHS].sort());
+  it('has exactly one history for every path, and the one recorded encrypted', () => {
+    expect(histories.map((h) => h.name).sort()).toEqual([...PATHS, ENCRYPTED_HISTORY].sort());
   });
 
   it('every history replays against the current workflow code', async () => {
@@ -63,5 +63,27 @@ describe('replaying recorded histories', () => {
     );
     for await (const result of results) if (result.error) failures[result.workflowId] = String(result.error);
     expect(failures).toEqual({});
+  });
+});
+
+describe('a history recorded with its payloads encrypted', () => {
+  const encrypted = () => histories.find((h) => h.name === ENCRYPTED_HISTORY)!.history;
+
+  it('replays through the codec', async () => {
+    await Worker.runReplayHistory(
+      { workflowBundle: current, dataConverter: encryptedDataConverter(PAYLOAD_KEYS) },
+      encrypted(),
+      ENCRYPTED_HISTORY,
+    );
+  });
+
+  it('cannot be replayed without it, nor with keys that do not include its own', async () => {
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: current }, encrypted(), ENCRYPTED_HISTORY),
+    ).rejects.toThrow();
+    const otherKey = encryptedDataConverter([{ id: 'other', key: Buffer.alloc(32, 'o') }]);
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: current, dataConverter: otherKey }, encrypted(), ENCRYPTED_HISTORY),
+    ).rejects.toThrow(/encrypted with key \W*test-1\W* which PAYLOAD_ENCRYPTION_KEYS does not list/);
   });
 });
