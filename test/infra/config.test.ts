@@ -16,6 +16,7 @@ const SECRETS = {
   ADMIN_TOKEN: 'a'.repeat(32),
   CUSTOMER_JWT_SECRET: 'c'.repeat(32),
   ORDER_ID_SECRET: 'o'.repeat(32),
+  PAYLOAD_ENCRYPTION_KEYS: `k1=${Buffer.alloc(32, 'k').toString('base64')}`,
 };
 const DEPLOYED = { ...SECRETS, DATABASE_URL: 'postgresql://db/orders', TEMPORAL_ADDRESS: 'temporal:7233' };
 
@@ -256,11 +257,13 @@ it('reads customer identity, order-id secret and the anti-hoarding limits, with 
     'ADMIN_TOKEN',
     'CUSTOMER_JWT_SECRET',
     'ORDER_ID_SECRET',
+    'PAYLOAD_ENCRYPTION_KEYS',
   ]);
   const secret = 'x'.repeat(32);
   const set = loadConfig({
     CUSTOMER_JWT_SECRET: secret,
     ORDER_ID_SECRET: secret,
+    PAYLOAD_ENCRYPTION_KEYS: SECRETS.PAYLOAD_ENCRYPTION_KEYS,
     PAYMENT_WEBHOOK_SECRET: 'w',
     ADMIN_TOKEN: 'a',
   });
@@ -394,4 +397,24 @@ it.each([
   expect(load).toThrow(ConfigError);
   expect(load).toThrow(message);
   expect(load).not.toThrow(/Secret|Publishable/);
+});
+
+it("reads the operator session's lifetime and the codec endpoints' one CORS origin", () => {
+  expect(loadConfig({})).toMatchObject({
+    operatorSession: { ttlMs: 8 * 3_600_000, secureCookie: false }, // npm start's plain-http loopback stack
+    codecCorsOrigin: 'http://localhost:8233',
+  });
+  expect(loadConfig(DEPLOYED).operatorSession.secureCookie).toBe(true);
+  expect(loadConfig({ OPERATOR_SESSION_TTL: '1h' }).operatorSession.ttlMs).toBe(3_600_000);
+  expect(() => loadConfig({ OPERATOR_SESSION_TTL: '30s' })).toThrow(/^OPERATOR_SESSION_TTL: must be from 1m to 168h/);
+  expect(loadConfig({ TEMPORAL_UI_URL: 'https://temporal.shop.example/ui' }).codecCorsOrigin).toBe(
+    'https://temporal.shop.example',
+  );
+  expect(loadConfig({ CODEC_CORS_ORIGIN: 'https://ops.shop.example' }).codecCorsOrigin).toBe(
+    'https://ops.shop.example',
+  );
+  expect(() => loadConfig({ CODEC_CORS_ORIGIN: 'https://ops.shop.example/ui' })).toThrow(
+    /^CODEC_CORS_ORIGIN: must be an origin/,
+  );
+  expect(() => loadConfig({ CODEC_CORS_ORIGIN: 'ftp://ops' })).toThrow(/^CODEC_CORS_ORIGIN:/);
 });
