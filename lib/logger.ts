@@ -10,6 +10,11 @@ export function createLogger(name: string, level: string = 'info', destination?:
     '*.adminToken',
     '*.secret',
     '*.orderIdSecret',
+    // The operator session cookie stands in for the admin token; the payload keys open every history.
+    '*.cookie',
+    '*.headers.cookie',
+    '*.headers["set-cookie"]',
+    '*.payloadKeys',
     'req.headers["x-payment-signature"]',
   ];
   return destination ? pino({ name, level, redact }, destination) : pino({ name, level, redact });

@@ -14,6 +14,7 @@ import { signCustomerToken } from '../../dev/customer-token.js';
 import { PROJECT_ROOT } from '../../dev/paths.js';
 import { findFreePort } from '../../dev/ports.js';
 import { eventually } from '../helpers/eventually.js';
+import { PAYLOAD_ENCRYPTION_KEYS } from '../helpers/payload-keys.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
 
 /**
@@ -27,6 +28,8 @@ const SECRETS = {
   PAYMENT_WEBHOOK_SECRET: 'compiled-webhook-secret-0123456789abc',
   CUSTOMER_JWT_SECRET: 'compiled-customer-jwt-secret-0123456789',
   ORDER_ID_SECRET: 'compiled-order-id-secret-0123456789abcdef',
+  // The harness's key: the compiled worker and API open what its client sealed, and it what they sealed.
+  PAYLOAD_ENCRYPTION_KEYS,
 };
 let h: OrderHarness;
 let api: string;
