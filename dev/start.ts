@@ -108,7 +108,9 @@ function printBanner(config: Config, stack: LocalStack, cluster: boolean): void 
   ];
   if (config.customerTokens.algorithm === 'HS256')
     lines.push('  Customers    `npm run token -- <customerId>` prints a bearer token for curl');
-  if (stack.temporalUiUrl !== undefined) lines.push(`  Temporal UI  ${stack.temporalUiUrl}`);
+  // Payloads are encrypted: the Web UI decrypts them through the API for the browser signed in there.
+  if (stack.temporalUiUrl !== undefined)
+    lines.push(`  Temporal UI  ${stack.temporalUiUrl} (sign in on the orders page first to read payloads)`);
   if (cluster) {
     const services = TEMPORAL_SERVICES.map((s) => `${s} :${EMBEDDED_TEMPORAL_PORTS[s].grpc}`).join(', ');
     lines.push(
