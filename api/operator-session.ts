@@ -1,8 +1,7 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { OperatorSessionSettings } from '../lib/config.js';
-import type { Caller } from './auth.js';
-import { ApiError } from './errors.js';
+import { CredentialRefused, type Caller } from './auth.js';
 
 /**
  * The operators' session (docs/api.md, "The operator session"): the orders page posts the admin
@@ -64,8 +63,8 @@ export function operatorSessions(adminToken: string, settings: OperatorSessionSe
 /**
  * An endpoint's credential check that also takes the operator session: a request with an
  * `Authorization` header is decided by `check` alone, one with only the cookie by the cookie. A
- * refused cookie is UNAUTHORIZED, which the refused-credentials throttle around it counts as an
- * operator's guess. Against cross-site requests (CSRF): the cookie is SameSite=Strict, and a call
+ * refused cookie is UNAUTHORIZED: a forged one is a guess of the operator's credential, which the
+ * guessed-token throttle around it counts; an expired one, or one sent without the JSON rule below, is not. Against cross-site requests (CSRF): the cookie is SameSite=Strict, and a call
  * with it that is not GET or HEAD must also be `Content-Type: application/json`, which no HTML form
  * can send and which a page of another origin can send only after a CORS preflight that only the
  * Web UI's origin passes (api/cors.ts).
@@ -75,11 +74,11 @@ export function orOperatorSession(check: RequestHandler, sessions: OperatorSessi
     if (req.get('authorization') !== undefined) return check(req, res, next);
     const state = sessions.check(req.get('cookie'), Date.now());
     if (state === 'none') return check(req, res, next);
-    if (state === 'expired') throw new ApiError('UNAUTHORIZED', 'the operator session has expired: sign in again');
-    if (state === 'forged') throw new ApiError('UNAUTHORIZED', 'the operator session cookie is not valid');
+    if (state === 'expired') throw new CredentialRefused(undefined, 'the operator session has expired: sign in again');
+    if (state === 'forged') throw new CredentialRefused('operator', 'the operator session cookie is not valid');
     if (!SAFE_METHODS.has(req.method) && !/^application\/json\s*(;|$)/i.test(req.get('content-type') ?? ''))
-      throw new ApiError(
-        'UNAUTHORIZED',
+      throw new CredentialRefused(
+        undefined,
         'a call made with the operator session must send Content-Type: application/json',
       );
     res.locals.caller = { role: 'operator' } satisfies Caller;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js';
 import { ADMIN_TOKEN, startOrderHarness, WEBHOOK_SECRET, type OrderHarness } from '../helpers/order-harness.js';
-import { openTab, shown, workflowListUrl } from '../helpers/web-ui.js';
+import { openTab, shown, signInAsOperator, workflowListUrl } from '../helpers/web-ui.js';
 
 /**
  * The orders page and the Temporal Web UI in headless Chromium (Debian's package, driven by
@@ -132,13 +132,6 @@ describe.skipIf(skip !== undefined)('in headless Chromium', () => {
 });
 
 /** The orders page as a signed-in operator: once signed in, the session cookie does it. */
-async function openOrdersPage(): Promise<void> {
-  await page.goto(h.baseUrl + '/');
-  // The page asks for the token only once the API has refused it a session: wait for either answer.
-  await page.locator('#sign-in:visible, #sign-out:visible').first().waitFor({ timeout: 5_000 });
-  if (await page.locator('#sign-in').isVisible()) {
-    await page.fill('#admin-token', ADMIN_TOKEN);
-    await page.click('#sign-in button');
-  }
-  await page.locator('#sign-out').waitFor({ state: 'visible', timeout: 5_000 });
+function openOrdersPage(): Promise<void> {
+  return signInAsOperator(page, h.baseUrl, ADMIN_TOKEN);
 }

@@ -5,8 +5,8 @@ import { orderWorkflowId } from '../../domain/messages.js';
 import { WaitingForKey } from '../../domain/search-attributes.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js';
-import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
-import { openTab, shown, workflowListUrl } from '../helpers/web-ui.js';
+import { ADMIN_TOKEN, startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+import { openTab, shown, signInAsOperator, workflowListUrl } from '../helpers/web-ui.js';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
 
 /**
@@ -45,7 +45,11 @@ describe.skipIf(skip !== undefined)('in headless Chromium, an order held at its 
     // The provider goes down once the order's payment exists: at the deadline it cannot close it.
     expect((await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 })).status).toBe(200);
     try {
-      await page.goto(workflowListUrl(h.webUiUrl!, `WaitingFor = "PROVIDER_CLOSING" AND CustomerId = "${customerId}"`));
+      // Signed in, the operator's browser holds the session cookie the Web UI's codec calls carry:
+      // the details and the stack trace are payloads, encrypted in Temporal.
+      await signInAsOperator(page, h.baseUrl, ADMIN_TOKEN);
+      const filter = `WaitingFor = "PROVIDER_CLOSING" AND WorkflowId = "${orderWorkflowId(order.id)}"`;
+      await page.goto(workflowListUrl(h.webUiUrl!, filter));
       await listed(page, orderWorkflowId(order.id));
       await page
         .getByRole('link', { name: orderWorkflowId(order.id) })

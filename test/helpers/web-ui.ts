@@ -29,3 +29,18 @@ export async function openTab(page: Page, name: string): Promise<void> {
 export function workflowListUrl(webUiUrl: string, query: string): string {
   return `${webUiUrl}/namespaces/default/workflows?query=${encodeURIComponent(query)}`;
 }
+
+/**
+ * Signs the browser in on the service's orders page (`baseUrl`/) as the operator, unless it is
+ * already: the session cookie it gets is what the Web UI's codec calls carry, so payloads show decoded.
+ */
+export async function signInAsOperator(page: Page, baseUrl: string, adminToken: string): Promise<void> {
+  await page.goto(baseUrl + '/');
+  // The page asks for the token only once the API has refused it a session: wait for either answer.
+  await page.locator('#sign-in:visible, #sign-out:visible').first().waitFor({ timeout: 5_000 });
+  if (await page.locator('#sign-in').isVisible()) {
+    await page.fill('#admin-token', adminToken);
+    await page.click('#sign-in button');
+  }
+  await page.locator('#sign-out').waitFor({ state: 'visible', timeout: 5_000 });
+}
