@@ -47,6 +47,9 @@ const CONTRACT_VARIABLES = [
  * value or the default, `${VAR:?message}` → the given value or a stand-in secret of its own (long
  * enough for any, and different for each variable, as METRICS_TOKEN and ADMIN_TOKEN must be).
  */
+/** Stand-ins for the required values that must have a shape of their own. */
+const STAND_INS: Record<string, string> = { PAYLOAD_ENCRYPTION_KEYS: `k1=${Buffer.alloc(32, 7).toString('base64')}` };
+
 function interpolate(env: Record<string, string | number>, given: Record<string, string> = {}): Record<string, string> {
   return Object.fromEntries(
     Object.entries(env).map(([k, v]) => [
@@ -54,7 +57,7 @@ function interpolate(env: Record<string, string | number>, given: Record<string,
       String(v).replace(
         /\$\{(\w+)(?::-([^}]*)|:\?[^}]*)?\}/g,
         (_m, name: string, fallback: string | undefined) =>
-          given[name] ?? fallback ?? `${name.toLowerCase()}-from-the-environment-0123`,
+          given[name] ?? fallback ?? STAND_INS[name] ?? `${name.toLowerCase()}-from-the-environment-0123`,
       ),
     ]),
   );
@@ -64,6 +67,7 @@ function interpolate(env: Record<string, string | number>, given: Record<string,
 const REQUIRED_SECRETS = {
   POSTGRES_PASSWORD: 'p',
   METRICS_TOKEN: 'm',
+  PAYLOAD_ENCRYPTION_KEYS: 'k',
   ADMIN_TOKEN: 'y',
   CUSTOMER_JWT_SECRET: 'z',
   ORDER_ID_SECRET: 'w',
@@ -186,6 +190,11 @@ describe('docker-compose.yml', () => {
       expect(String(app.environment!.METRICS_TOKEN)).toMatch(/^\$\{METRICS_TOKEN:\?/);
       expect(String(app.environment!.CUSTOMER_JWT_SECRET)).toMatch(/^\$\{CUSTOMER_JWT_SECRET:\?/);
       expect(String(app.environment!.ORDER_ID_SECRET)).toMatch(/^\$\{ORDER_ID_SECRET:\?/);
+      expect(String(app.environment!.PAYLOAD_ENCRYPTION_KEYS)).toMatch(/^\$\{PAYLOAD_ENCRYPTION_KEYS:\?/);
+      expect(
+        config.payloadKeys.map((k) => k.id),
+        name,
+      ).toEqual(['k1']);
       // Prometheus's token reaches every process it scrapes (ops/prometheus.yml).
       expect(config.metricsToken, name).toBe('metrics_token-from-the-environment-0123');
       // The image runs under NODE_ENV=production, which wants TRUST_PROXY said: the published port, no balancer.
@@ -287,6 +296,16 @@ describe('docker-compose.yml', () => {
   it("turns the Web UI's write actions off (npm start's: test/infra/web-ui.test.ts)", () => {
     // The variable the temporalio/ui image's config template (ui-server 2.58, config/docker.yaml) reads.
     expect(services['temporal-ui']!.environment).toMatchObject({ TEMPORAL_DISABLE_WRITE_ACTIONS: 'true' });
+  });
+
+  it("points the Web UI at the API's codec endpoints, with the operator's cookie, from the origin the API allows", () => {
+    const ui = interpolate(services['temporal-ui']!.environment ?? {});
+    expect(ui).toMatchObject({
+      TEMPORAL_CODEC_ENDPOINT: 'http://localhost:3000/codec',
+      TEMPORAL_CODEC_INCLUDE_CREDENTIALS: 'true',
+    });
+    const api = loadConfig(interpolate(services.api!.environment!, { PAYMENT_WEBHOOK_SECRET: 'x'.repeat(32) }));
+    expect(api.codecCorsOrigin).toBe('http://localhost:8233');
   });
 });
 
