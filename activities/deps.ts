@@ -1,5 +1,5 @@
 import type { Db } from '../lib/db.js';
-import type { ThirdParties } from './third-party/index.js';
+import type { ThirdParties } from '../adapters/ports/index.js';
 
 export interface ActivityDeps extends ThirdParties {
   db: Db;

@@ -2,7 +2,7 @@ import { Prisma } from '@prisma/client';
 import type { NotificationTemplate } from '../domain/statuses.js';
 import { query } from '../lib/sql.js';
 import type { ActivityDeps } from './deps.js';
-import type { Notifier } from './third-party/notifier.js';
+import type { Notifier } from '../adapters/ports/notifier.js';
 
 /** A message to the customer; `key` tells apart several of one template for one order (one refund per payment). */
 export interface Notice {

@@ -8,7 +8,7 @@ import { asOf, type ActivityDeps } from './deps.js';
 import { businessFailure } from './errors.js';
 import { nowOr, statusIn } from './guarded-sql.js';
 import { recordReceivedPayment } from './received-payments.js';
-import type { PaymentRef } from './third-party/payment-provider.js';
+import type { PaymentRef } from '../adapters/ports/payment-provider.js';
 
 /** What closing an order's payment at the provider came to (closePayment). */
 export type ClosingOutcome =

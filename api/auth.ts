@@ -4,7 +4,7 @@ import {
   SIGNATURE_HEADER as STRIPE_SIGNATURE_HEADER,
   StripeSignatureError,
   type StripeEvent,
-} from '../activities/third-party/stripe/events.js';
+} from '../adapters/stripe/events.js';
 import { bearerTokenOf, secretCheck } from '../lib/bearer-tokens.js';
 import type { Access } from './endpoint.js';
 import { InvalidCustomerToken, type VerifyCustomerToken } from './customer-token.js';

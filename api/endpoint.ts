@@ -14,7 +14,7 @@ export type Access =
   | 'scraper'
   /** No token: the body is signed with PAYMENT_WEBHOOK_SECRET (api/webhook-signature.ts). */
   | 'paymentProvider'
-  /** No token: Stripe signs the body (`Stripe-Signature`) with STRIPE_WEBHOOK_SECRET (activities/third-party/stripe/events.ts). */
+  /** No token: Stripe signs the body (`Stripe-Signature`) with STRIPE_WEBHOOK_SECRET (adapters/stripe/events.ts). */
   | 'stripe';
 
 export type Method = 'get' | 'put' | 'post' | 'delete';

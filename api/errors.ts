@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { BUSINESS_ERRORS, type BusinessErrorCode } from '../domain/errors.js';
 import { isPoolExhausted } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
-import { SIGNATURE_TOLERANCE_SECONDS } from '../activities/third-party/stripe/events.js';
+import { SIGNATURE_TOLERANCE_SECONDS } from '../adapters/stripe/events.js';
 import { bearerTokenOf } from '../lib/bearer-tokens.js';
 import { MAX_CLOCK_SKEW_SECONDS } from './webhook-signature.js';
 

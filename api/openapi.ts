@@ -9,7 +9,7 @@ import {
 import {
   SIGNATURE_HEADER as STRIPE_SIGNATURE_HEADER,
   SIGNATURE_TOLERANCE_SECONDS as STRIPE_SIGNATURE_TOLERANCE_SECONDS,
-} from '../activities/third-party/stripe/events.js';
+} from '../adapters/stripe/events.js';
 import { errorCodesOf, SIGNED_BODY_ACCESS, type Access, type DocumentedResponse, type Endpoint } from './endpoint.js';
 import { ERRORS, type ErrorCode } from './errors.js';
 import { SESSION_COOKIE } from './operator-session.js';

@@ -115,7 +115,7 @@ export const PaymentCallbackBody = z.strictObject({
 
 /**
  * A Stripe event as Stripe posts it: only its envelope is described here, since the official client
- * reads it (activities/third-party/stripe/events.ts) once its signature holds. Loose: Stripe adds fields.
+ * reads it (adapters/stripe/events.ts) once its signature holds. Loose: Stripe adds fields.
  */
 export const StripeEventBody = z
   .looseObject({

@@ -23,7 +23,7 @@ export const DEV_PAYLOAD_ENCRYPTION_KEYS = 'dev=ZGV2LXBheWxvYWQta2V5LW5vdC1mb3It
 
 /**
  * The implementations of the third parties there are: the local fakes (dev/fakes), and Stripe as the
- * payment provider (activities/third-party/stripe) with the fakes for the rest.
+ * payment provider (adapters/stripe) with the fakes for the rest.
  */
 export const THIRD_PARTY_KINDS = ['fake', 'stripe'] as const;
 export type ThirdPartyKind = (typeof THIRD_PARTY_KINDS)[number];

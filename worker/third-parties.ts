@@ -1,6 +1,6 @@
-import type { ThirdParties } from '../activities/third-party/index.js';
-import { createStripeClient } from '../activities/third-party/stripe/client.js';
-import { StripePaymentProvider } from '../activities/third-party/stripe/payment-provider.js';
+import type { ThirdParties } from '../adapters/ports/index.js';
+import { createStripeClient } from '../adapters/stripe/client.js';
+import { StripePaymentProvider } from '../adapters/stripe/payment-provider.js';
 import { requireThirdParties, type Config, type FakePaymentsMode } from '../lib/config.js';
 import type { Db } from '../lib/db.js';
 import { importOptionalModule } from '../lib/optional-module.js';

@@ -24,7 +24,7 @@ export interface Fault {
 /**
  * Injected failures for the local fakes, kept in the database (fakes.faults) so the API (which sets
  * them) and the worker (whose fakes obey them) agree, whichever processes they run in. They fail
- * the way the adapter contract says a provider's failure is reported (activities/third-party/).
+ * the way the adapter contract says a provider's failure is reported (adapters/ports/).
  */
 export class FakeFaults {
   constructor(private readonly db: Db) {}

@@ -1,4 +1,4 @@
-import type { InvoiceService, LoyaltyService } from '../../activities/third-party/index.js';
+import type { InvoiceService, LoyaltyService } from '../../adapters/ports/index.js';
 import type { FakeRecorder } from './recorder.js';
 
 export class FakeInvoiceService implements InvoiceService {

@@ -1,4 +1,4 @@
-import type { ThirdParties } from '../../activities/third-party/index.js';
+import type { ThirdParties } from '../../adapters/ports/index.js';
 import type { FaultInjection } from '../../api/app.js';
 import { withDeps } from '../../api/endpoint.js';
 import { ConfigError, type FakePaymentsMode } from '../../lib/config.js';

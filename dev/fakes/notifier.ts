@@ -1,4 +1,4 @@
-import type { Notifier } from '../../activities/third-party/index.js';
+import type { Notifier } from '../../adapters/ports/index.js';
 import type { NotificationTemplate } from '../../domain/statuses.js';
 import type { FakeRecorder } from './recorder.js';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Prisma } from '@prisma/client';
-import type { PaymentProvider } from '../../activities/third-party/index.js';
+import type { PaymentProvider } from '../../adapters/ports/index.js';
 import type {
   CancelOutcome,
   CreatedPayment,
@@ -9,7 +9,7 @@ import type {
   ProviderPayment,
   ProviderPaymentStatus,
   RefundRequest,
-} from '../../activities/third-party/payment-provider.js';
+} from '../../adapters/ports/payment-provider.js';
 import { THIRD_PARTY_FAILURES } from '../../domain/errors.js';
 import type { FakePaymentsMode } from '../../lib/config.js';
 import type { Db } from '../../lib/db.js';

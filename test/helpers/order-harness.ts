@@ -5,7 +5,7 @@ import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { Activities, ActivityDeps } from '../../activities/index.js';
-import type { ThirdParties } from '../../activities/third-party/index.js';
+import type { ThirdParties } from '../../adapters/ports/index.js';
 import { createApp } from '../../api/app.js';
 import { createApiDatabases } from '../../api/databases.js';
 import { signedHeaders } from '../../api/webhook-signature.js';

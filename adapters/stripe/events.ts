@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { ProviderPayment } from '../payment-provider.js';
+import type { ProviderPayment } from '../ports/payment-provider.js';
 import { toProviderPayment } from './intents.js';
 import { REFUND_NOT_GIVEN } from './refunds.js';
 

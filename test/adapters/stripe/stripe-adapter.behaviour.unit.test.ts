@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import Stripe from 'stripe';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createStripeClient } from '../../../activities/third-party/stripe/client.js';
-import { StripePaymentProvider } from '../../../activities/third-party/stripe/payment-provider.js';
+import { createStripeClient } from '../../../adapters/stripe/client.js';
+import { StripePaymentProvider } from '../../../adapters/stripe/payment-provider.js';
 import { THIRD_PARTY_FAILURES } from '../../../domain/errors.js';
 import { FakeStripe, type Outage } from '../../../dev/fakes/stripe/server.js';
 

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { createStripeClient } from '../../../activities/third-party/stripe/client.js';
-import { StripePaymentProvider } from '../../../activities/third-party/stripe/payment-provider.js';
+import { createStripeClient } from '../../../adapters/stripe/client.js';
+import { StripePaymentProvider } from '../../../adapters/stripe/payment-provider.js';
 import { THIRD_PARTY_FAILURES } from '../../../domain/errors.js';
 import { startStripeMock, type RunningStripeMock } from '../../../dev/stripe-mock.js';
 

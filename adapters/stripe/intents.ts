@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { ProviderPayment, ProviderPaymentStatus, SucceededPayment } from '../payment-provider.js';
+import type { ProviderPayment, ProviderPaymentStatus, SucceededPayment } from '../ports/payment-provider.js';
 
 /** The PaymentIntent's metadata that ties it to its order (set at creation, searched by). */
 export const ORDER_ID_KEY = 'order_id';

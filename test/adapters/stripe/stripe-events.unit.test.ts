@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { readStripeEvent, StripeSignatureError } from '../../../activities/third-party/stripe/events.js';
+import { readStripeEvent, StripeSignatureError } from '../../../adapters/stripe/events.js';
 import { FakeStripeAccount } from '../../../dev/fakes/stripe/account.js';
 import { signedIntentEvent, signedRefundEvent } from '../../../dev/fakes/stripe/events.js';
 

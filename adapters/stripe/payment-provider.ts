@@ -8,7 +8,7 @@ import type {
   PaymentRef,
   ProviderPayment,
   RefundRequest,
-} from '../payment-provider.js';
+} from '../ports/payment-provider.js';
 import {
   callStripe,
   isAlreadyRefunded,

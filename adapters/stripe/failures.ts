@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import Stripe from 'stripe';
-import { THIRD_PARTY_FAILURES } from '../../../domain/errors.js';
+import { THIRD_PARTY_FAILURES } from '../../domain/errors.js';
 
 /**
  * Stripe could not act on the request for now: the connection failed or timed out, Stripe failed
