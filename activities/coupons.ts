@@ -1,7 +1,7 @@
 import { Prisma } from '@prisma/client';
 import { COUPON_TRANSITIONS } from '../domain/statuses.js';
 import { query, type Queryable } from '../lib/sql.js';
-import { statusMove } from './guarded-sql.js';
+import { statusMove } from '../store/guarded-sql.js';
 
 /**
  * Locks the coupon `code` for the order, in the placement's transaction: only an AVAILABLE coupon

@@ -11,7 +11,7 @@ import {
 } from '../domain/statuses.js';
 import { query } from '../lib/sql.js';
 import type { ActivityDeps } from './deps.js';
-import { statusMove } from './guarded-sql.js';
+import { statusMove } from '../store/guarded-sql.js';
 
 /** Each step of a paid order as recorded, for a run that adopts it; a step without a row has not begun. */
 export type RecordedSteps = Partial<Record<FulfillmentStepName, { status: StepStatus; error: string | null }>>;

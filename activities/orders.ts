@@ -13,7 +13,7 @@ import { inTransaction, isUniqueViolation, query, type Queryable } from '../lib/
 import { lockCoupon, releaseLockedCoupons } from './coupons.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { businessFailure, isBusinessFailure } from './errors.js';
-import { nowOr, statusMove, statusValue } from './guarded-sql.js';
+import { nowOr, statusMove, statusValue } from '../store/guarded-sql.js';
 import { moveReservedUnits } from './inventory.js';
 import { sendNotice } from './notifications.js';
 import { isProviderFailure, openPayment } from './provider-payments.js';
@@ -244,7 +244,7 @@ export async function cancelWithin(
  * as it was when the statement began (cancelWithin reads it again when that may be stale).
  * A payment of the order's total that the webhook recorded before the deadline pays the order,
  * even when its signal is late or was lost with a restarting Temporal: the webhook marked the order
- * (`payment_in_time_id`, activities/received-payments.ts), so the cancel loses to it and names it
+ * (`payment_in_time_id`, store/received-payments.ts), so the cancel loses to it and names it
  * for the run to settle. The mark is on the row the cancel updates, so a payment recorded while
  * this statement runs is seen too (the update waits for it, then checks the row again).
  */

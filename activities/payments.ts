@@ -14,9 +14,9 @@ import {
 } from '../domain/statuses.js';
 import { inTransaction, query, type Queryable } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
-import { nowOr, statusMove } from './guarded-sql.js';
+import { nowOr, statusMove } from '../store/guarded-sql.js';
 import { moveReservedUnits } from './inventory.js';
-import { reopenRefund } from './refund-reopening.js';
+import { reopenRefund } from '../store/refund-reopening.js';
 
 /** What the database decided about one payment. */
 export type PaymentDecision =

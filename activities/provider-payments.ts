@@ -6,8 +6,8 @@ import { canTransition, ORDER_TRANSITIONS, type CancelReason, type OrderStatus }
 import { query } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { businessFailure } from './errors.js';
-import { nowOr, statusIn } from './guarded-sql.js';
-import { recordReceivedPayment } from './received-payments.js';
+import { nowOr, statusIn } from '../store/guarded-sql.js';
+import { recordReceivedPayment } from '../store/received-payments.js';
 import type { PaymentRef } from '../adapters/ports/payment-provider.js';
 
 /** What closing an order's payment at the provider came to (closePayment). */

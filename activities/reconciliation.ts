@@ -19,9 +19,9 @@ import {
 } from '../domain/statuses.js';
 import { query } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
-import { nowOr, statusIn } from './guarded-sql.js';
-import { handOverPayment } from './payment-handover.js';
-import { anyRunning, isRunning } from './workflow-runs.js';
+import { nowOr, statusIn } from '../store/guarded-sql.js';
+import { handOverPayment } from '../handover/payment-handover.js';
+import { anyRunning, isRunning } from '../handover/workflow-runs.js';
 
 export interface SweepResult {
   /** Orders examined: UNPAID past deadline plus grace, PAID with fulfillment unfinished that long after payment. */

@@ -1,7 +1,7 @@
 /**
  * Every status an order, a payment, a coupon or a fulfillment step can have, and for each the one
  * transition table that says which moves are legal. Every status write takes its `SET status` and
- * its `WHERE status = ANY(...)` from here (activities/guarded-sql.ts), so a move that is not in a
+ * its `WHERE status = ANY(...)` from here (store/guarded-sql.ts), so a move that is not in a
  * table can never be applied, whatever order events arrive in.
  * Mirrored by the enums in prisma/schema.prisma (test/domain/statuses.unit.test.ts checks).
  */

@@ -3,7 +3,7 @@ import type pg from 'pg';
 
 /**
  * SQL on node-postgres directly, for the activities: statements are built with Prisma.sql (values
- * always bound, fragments composable: activities/guarded-sql.ts) and run on the pool or on a
+ * always bound, fragments composable: store/guarded-sql.ts) and run on the pool or on a
  * transaction's client. Prisma's client would run the same statement through its query compiler
  * at several times the CPU (the bench measures both, docs/benchmark.md).
  */

@@ -1,4 +1,4 @@
-import { statusIn } from '../../activities/guarded-sql.js';
+import { statusIn } from '../../store/guarded-sql.js';
 import { COUPON_TRANSITIONS } from '../../domain/statuses.js';
 import type { Db } from '../../lib/db.js';
 import type { Handler } from '../endpoint.js';

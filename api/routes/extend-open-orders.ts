@@ -1,5 +1,5 @@
 import { Prisma } from '@prisma/client';
-import { statusMove } from '../../activities/guarded-sql.js';
+import { statusMove } from '../../store/guarded-sql.js';
 import { ORDER_TRANSITIONS } from '../../domain/statuses.js';
 import type { Db } from '../../lib/db.js';
 import { inTransaction, query } from '../../lib/sql.js';

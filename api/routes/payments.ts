@@ -3,10 +3,10 @@ import type { Db } from '../../lib/db.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ApiMetrics } from '../metrics.js';
 import { orderWorkflowId } from '../../domain/messages.js';
-import { handOverPayment } from '../../activities/payment-handover.js';
+import { handOverPayment } from '../../handover/payment-handover.js';
 import type { Handler } from '../endpoint.js';
 import { businessError } from '../errors.js';
-import { recordReceivedPayment, type VerifiedPayment } from '../../activities/received-payments.js';
+import { recordReceivedPayment, type VerifiedPayment } from '../../store/received-payments.js';
 import type { PaymentAccepted } from '../responses.js';
 import type { PaymentCallbackBody } from '../schemas.js';
 
@@ -35,7 +35,7 @@ export const acceptPayment: Handler<
 
 /**
  * What every webhook does with a payment its signature vouches for, once: it is recorded first
- * (activities/received-payments.ts), since what settles it is that record, so the hand-over to Temporal
+ * (store/received-payments.ts), since what settles it is that record, so the hand-over to Temporal
  * names the payment and carries nothing to trust. Resolves true once the payment is durably with
  * Temporal; false, having changed nothing, when no such order exists. A redelivery does it again
  * with one effect: the first record stays, and Temporal's side drops the second notice.

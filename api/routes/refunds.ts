@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { startLateSettlement } from '../../activities/payment-handover.js';
-import { reopenRefund } from '../../activities/refund-reopening.js';
-import { anyRunning } from '../../activities/workflow-runs.js';
+import { startLateSettlement } from '../../handover/payment-handover.js';
+import { reopenRefund } from '../../store/refund-reopening.js';
+import { anyRunning } from '../../handover/workflow-runs.js';
 import type { Db } from '../../lib/db.js';
 import {
   FAILED_REFUND_WORKFLOW_TYPE,

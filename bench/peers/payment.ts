@@ -1,5 +1,5 @@
 import type { PlacedOrder } from '../../domain/messages.js';
-import { recordReceivedPayment } from '../../activities/received-payments.js';
+import { recordReceivedPayment } from '../../store/received-payments.js';
 import type { DirectActivities } from '../direct-placement.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Prisma } from '@prisma/client';
-import { statusIn } from '../../activities/guarded-sql.js';
+import { statusIn } from '../../store/guarded-sql.js';
 import { cancelWithin } from '../../activities/orders.js';
 import { inTransaction, query } from '../../lib/sql.js';
 import { ORDER_TRANSITIONS } from '../../domain/statuses.js';

@@ -1,6 +1,6 @@
 import { signedHeaders } from '../../api/webhook-signature.js';
 import { signCustomerToken } from '../customer-token.js';
-import type { VerifiedPayment } from '../../activities/received-payments.js';
+import type { VerifiedPayment } from '../../store/received-payments.js';
 
 export interface ApiAnswer {
   /** 0: no answer (connection refused, reset, or no answer within the timeout). */

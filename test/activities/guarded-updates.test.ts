@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { cancelWithin } from '../../activities/orders.js';
-import { recordReceivedPayment, type VerifiedPayment } from '../../activities/received-payments.js';
+import { recordReceivedPayment, type VerifiedPayment } from '../../store/received-payments.js';
 import { FakeFaults } from '../../dev/fakes/faults.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
 import { findFakePayment } from '../../dev/fakes/payment-provider.js';

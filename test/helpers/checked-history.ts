@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '@prisma/client';
-import { recordReceivedPayment, type VerifiedPayment } from '../../activities/received-payments.js';
+import { recordReceivedPayment, type VerifiedPayment } from '../../store/received-payments.js';
 import { checkInvariants, type Invariant, type InvariantReport } from '../../ops/invariants.js';
 import { realActivities, runActivity as run } from './activities.js';
 import { createTestDatabase, type TestDatabase } from './database.js';

@@ -13,7 +13,7 @@ import {
   retryFulfillmentStepUpdate,
   statusQuery,
 } from '../../domain/messages.js';
-import { recordReceivedPayment } from '../../activities/received-payments.js';
+import { recordReceivedPayment } from '../../store/received-payments.js';
 import type { PaymentStatus } from '../../domain/statuses.js';
 import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';

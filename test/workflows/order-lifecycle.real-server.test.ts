@@ -10,7 +10,7 @@ import {
   statusQuery,
   type ReconciliationInput,
 } from '../../domain/messages.js';
-import { handOverPayment } from '../../activities/payment-handover.js';
+import { handOverPayment } from '../../handover/payment-handover.js';
 import type { SweepResult } from '../../activities/reconciliation.js';
 import { ensureReconciliationSchedule } from '../../worker/reconciliation-schedule.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Activities } from '../../activities/index.js';
-import { recordReceivedPayment } from '../../activities/received-payments.js';
+import { recordReceivedPayment } from '../../store/received-payments.js';
 import { latePaymentWorkflowId, orderWorkflowId, statusQuery } from '../../domain/messages.js';
 import { NeedsAttentionKey } from '../../domain/search-attributes.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';

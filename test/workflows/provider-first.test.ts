@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderWorkflowId, statusQuery } from '../../domain/messages.js';
 import { NeedsAttentionKey } from '../../domain/search-attributes.js';
-import { recordReceivedPayment } from '../../activities/received-payments.js';
+import { recordReceivedPayment } from '../../store/received-payments.js';
 import { chargeFakePayment, findFakePayment } from '../../dev/fakes/payment-provider.js';
 import { FAKE_EFFECT_INVARIANTS } from '../../dev/fakes/invariants.js';
 import { BUSINESS_INVARIANTS, checkInvariants } from '../../ops/invariants.js';

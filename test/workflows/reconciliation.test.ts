@@ -7,7 +7,7 @@ import {
   statusQuery,
   type ReconciliationInput,
 } from '../../domain/messages.js';
-import { recordReceivedPayment } from '../../activities/received-payments.js';
+import { recordReceivedPayment } from '../../store/received-payments.js';
 import type { SweepResult } from '../../activities/reconciliation.js';
 import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';

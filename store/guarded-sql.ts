@@ -4,7 +4,7 @@ import type { CouponStatus, OrderStatus, PaymentStatus, StepStatus, Transition }
 /**
  * The one way this service writes a status: `SET status = <to>` only `WHERE status = ANY(<from>)`,
  * both from one transition of the domain's tables (domain/statuses.ts). The row count then says
- * whether the move happened — who won a race. test/activities/guarded-writes.test.ts fails on any
+ * whether the move happened — who won a race. test/store/guarded-writes.test.ts fails on any
  * status written another way.
  *
  * SQL or Prisma's API? Activities build their SQL with these helpers (Prisma.sql: values always

@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../dev/paths.js';
 
 /**
- * Every status write goes through activities/guarded-sql.ts, which takes both `SET status` and
+ * Every status write goes through store/guarded-sql.ts, which takes both `SET status` and
  * `WHERE status = ANY(...)` from a transition of domain/statuses.ts. This reads the code (all of it
  * but the tests) for status writes made any other way: literal SQL that sets `status`, or a Prisma
  * update whose data sets it.
  */
-const HELPER = 'activities/guarded-sql.ts';
+const HELPER = 'store/guarded-sql.ts';
 
 /** `UPDATE t SET … status = …` in SQL text, and `data: { … status: … }` in Prisma calls. */
 function statusWritesBypassingTheHelper(source: string): string[] {
