@@ -3,6 +3,34 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The rooms and who may import whom (docs/architecture.md#rooms-and-who-imports-whom). Each rule is
+ * a regular expression over a relative import's path, so `../../api/x.js` and `../api/x.js` are one
+ * rule and a package such as `@opentelemetry/api` is never caught.
+ */
+const into = (/** @type {string[]} */ ...rooms) => `^(\\.\\./)+(${rooms.join('|')})/`;
+
+/** The production code: everything the service runs. dev/, bench/ and test/ are tooling. */
+const PRODUCTION = [
+  'api',
+  'activities',
+  'adapters',
+  'domain',
+  'handover',
+  'lib',
+  'ops',
+  'store',
+  'worker',
+  'workflows',
+];
+const PRODUCTION_FILES = [...PRODUCTION.map((room) => `${room}/**/*.ts`), 'prisma.config.ts'];
+
+/** Production never imports tooling: composition roots (dev/start.ts, the tests) hand fakes in. */
+const NO_TOOLING = {
+  regex: into('dev', 'bench', 'test'),
+  message: 'Production code does not import dev/, bench/ or test/: a composition root hands fakes in.',
+};
+
 /** Node built-ins and I/O libraries: workflow code must stay deterministic and free of I/O. */
 const WORKFLOW_FORBIDDEN_IMPORTS = [
   { group: ['node:*'], message: 'Workflow code is replayed: no Node built-ins.' },
@@ -11,9 +39,75 @@ const WORKFLOW_FORBIDDEN_IMPORTS = [
     message: 'Workflow code is replayed: no I/O libraries (import activities with `import type`).',
   },
   {
-    group: ['../activities/*', '../lib/*', '../api/*', '../worker/*'],
+    regex: into('activities', 'adapters', 'store', 'handover', 'lib', 'api', 'worker'),
     allowTypeImports: true,
     message: 'Workflow code imports only the types of activities, never their code.',
+  },
+  NO_TOOLING,
+];
+
+/** Room by room, what it must not import (on top of NO_TOOLING); see docs/architecture.md. */
+const ROOM_RULES = {
+  domain: [
+    { regex: '^\\.\\./', message: 'domain/ is the business in its own words: it imports nothing of the others.' },
+  ],
+  lib: [{ regex: '^\\.\\./', message: 'lib/ holds leaves only: it imports nothing of the others.' }],
+  store: [
+    {
+      regex: into('activities', 'adapters', 'api', 'handover', 'worker', 'workflows'),
+      message: 'store/ is shared by the API and the activities: it imports only domain/ and lib/.',
+    },
+  ],
+  handover: [
+    {
+      regex: into('activities', 'adapters', 'api', 'store', 'worker', 'workflows'),
+      message: 'handover/ is shared by the API and the activities: it imports only domain/ and lib/.',
+    },
+  ],
+  adapters: [
+    {
+      regex: into('activities', 'api', 'handover', 'store', 'worker', 'workflows'),
+      message: 'adapters/ implement the ports: they import only domain/, lib/ and each other.',
+    },
+  ],
+  activities: [
+    {
+      regex: '^(\\.\\./)+adapters/(?!ports/)',
+      message: 'Activities reach a third party through its port (adapters/ports/), never an adapter.',
+    },
+    {
+      regex: into('api', 'worker', 'workflows'),
+      message: 'Activities are called by workflows; they import none of the callers.',
+    },
+  ],
+  api: [
+    {
+      regex: into('activities'),
+      message: 'The API does not import activities: what it shares with them is in store/ and handover/.',
+    },
+    { regex: into('worker'), message: 'The API and the worker are separate processes: neither imports the other.' },
+    { regex: into('workflows'), allowTypeImports: true, message: 'The API names workflows by their types only.' },
+  ],
+  worker: [
+    { regex: into('api'), message: 'The API and the worker are separate processes: neither imports the other.' },
+  ],
+  ops: [],
+};
+
+/**
+ * A path to tooling built at run time (`new URL('../dev/…')`, `import('../dev/…')`), which no import
+ * graph sees. Two switches still do it (worker/third-parties.ts, api/fault-injection.ts), each with a
+ * disable comment saying so; removing the fakes from production is its own issue.
+ */
+const TOOLING_PATH = String.raw`/(^|\x2F)(dev|bench|test)\x2F/`;
+const NO_TOOLING_AT_RUN_TIME = [
+  {
+    selector: `ImportExpression > Literal.source[value=${TOOLING_PATH}]`,
+    message: 'Production code does not import dev/, bench/ or test/, not even at run time.',
+  },
+  {
+    selector: `NewExpression[callee.name='URL'] > Literal.arguments[value=${TOOLING_PATH}]`,
+    message: 'Production code does not build a path to dev/, bench/ or test/ (which no import rule sees).',
   },
 ];
 
@@ -30,6 +124,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  { files: PRODUCTION_FILES, rules: { 'no-restricted-syntax': ['error', ...NO_TOOLING_AT_RUN_TIME] } },
+  {
+    files: ['prisma.config.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_TOOLING] }] },
+  },
+  ...Object.entries(ROOM_RULES).map(([room, patterns]) => ({
+    files: [`${room}/**/*.ts`],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...patterns, NO_TOOLING] }] },
+  })),
   {
     files: ['workflows/**/*.ts'],
     rules: {
