@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
@@ -75,4 +76,23 @@ it('the tree keeps the rules: every production file passes them', async () => {
       .map((m) => `${r.filePath}: ${m.message}`),
   );
   expect(broken).toEqual([]);
+});
+
+it('every top-level folder of TypeScript is tooling or a room the rules cover', async () => {
+  const folders = new Set(
+    execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts'], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((f) => f.includes('/'))
+      .map((f) => f.slice(0, f.indexOf('/'))),
+  );
+  const uncovered: string[] = [];
+  for (const folder of [...folders].filter((f) => !['dev', 'bench', 'test'].includes(f))) {
+    const { rules } = (await eslint.calculateConfigForFile(`${folder}/x.ts`)) as { rules: Record<string, unknown> };
+    if (!rules['@typescript-eslint/no-restricted-imports'] || !rules['no-restricted-syntax']) uncovered.push(folder);
+  }
+  expect(folders.size).toBeGreaterThan(10);
+  expect(uncovered).toEqual([]);
 });
