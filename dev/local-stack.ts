@@ -96,6 +96,11 @@ export interface LocalStackOptions {
   log: (line: string) => void;
   /** Called for each process that ends without being asked to. */
   onCrash?: (crash: Crash) => void;
+  /**
+   * Aborting it stops the stack (stop()), whenever it comes: during the start, which then fails
+   * with StopRequested once what it had started is stopped, or later (npm start's Ctrl-C).
+   */
+  signal?: AbortSignal;
 }
 
 export interface Crash {
@@ -106,13 +111,18 @@ export interface Crash {
 /** Thrown into a start that was still running when stop() was called. */
 export class StopRequested extends Error {}
 
-/** Starts the stack; a start that fails stops what it had started. */
+/**
+ * Starts the stack; a start that fails stops what it had started. One that `signal` stopped fails
+ * with StopRequested, whatever the stop made a step fail with (a migration losing its database).
+ */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const stack = new LocalStack(options);
   try {
     await stack.start();
   } catch (err) {
     await stack.stop();
+    if (options.signal?.aborted && !(err instanceof StopRequested))
+      throw new StopRequested('stopped during start-up', { cause: err });
     throw err;
   }
   return stack;
@@ -139,11 +149,17 @@ export class LocalStack {
   private workerCount = 0;
   private stopping: Promise<void> | undefined;
 
-  constructor(private readonly options: LocalStackOptions) {}
+  constructor(private readonly options: LocalStackOptions) {
+    // A failing stop() is reported where it is awaited: by the caller, or by the start it failed.
+    const stopOnAbort = () => void this.stop().catch(() => undefined);
+    if (options.signal?.aborted) stopOnAbort();
+    else options.signal?.addEventListener('abort', stopOnAbort, { once: true });
+  }
 
   /** Checks everything that can be wrong before starting anything, then starts each piece in order. */
   async start(): Promise<void> {
     const { postgres, temporal, workers } = this.options;
+    await this.stopIfStopping();
     await assertPortsFree(this.portsToCheck());
     if (postgres.kind === 'external') await assertReachable(postgres.url);
     if (temporal.kind === 'external') await assertTemporalReachable(temporal.address, this.options.namespace);
@@ -151,6 +167,7 @@ export class LocalStack {
       this.serverBinaries = await resolveOrFail(resolveTemporalServer, TEMPORAL_SERVER_MISSING);
     if (temporal.kind === 'cli') this.cliPath = await resolveOrFail(resolveDevServer, DEV_SERVER_MISSING);
     await ensurePrismaClient();
+    await this.stopIfStopping();
     this.dir = this.options.dataDir ?? (await makeTempDir());
     await mkdir(this.dir, { recursive: true });
     await mkdir(this.logDir, { recursive: true });

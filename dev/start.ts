@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { devSecretsInUse, loadConfig, requireThirdParties, type Config } from '../lib/config.js';
 import { DATA_DIR } from './paths.js';
 import { EMBEDDED, EMBEDDED_TEMPORAL_PORTS, EMBEDDED_TEMPORAL_STORE, SECOND_WORKER_METRICS } from './embedded.js';
-import { LocalStack, type Crash, type LocalStackOptions } from './local-stack.js';
+import { startLocalStack, StopRequested, type Crash, type LocalStack, type LocalStackOptions } from './local-stack.js';
 import { runMain, StartupError } from './startup-error.js';
 import { TEMPORAL_SERVICES } from './temporal/server.js';
 
@@ -16,21 +16,28 @@ runMain(async () => {
   const config = loadConfig();
   let crashed!: (crash: Crash) => void;
   const crash = new Promise<Crash>((resolve) => (crashed = resolve));
-  const stack = new LocalStack({ ...stackOptions(config, values.cluster), onCrash: crashed });
-  const stopSignal = onStopSignal();
-  const running = stack.start().then(() => {
-    printBanner(config, stack, values.cluster);
-    return crash;
+  // Ctrl-C stops the stack, during its start too (startLocalStack then fails with StopRequested).
+  const stopping = new AbortController();
+  const stopSignal = onStopSignal().then((signal) => {
+    console.log(`\n${signal}: stopping.`);
+    stopping.abort();
+    return { signal };
   });
-  running.catch(() => undefined); // handled below; a stop may win the race first
-  const outcome = await Promise.race([running, stopSignal.then((signal) => ({ signal }))]).catch(
-    async (err: unknown) => {
-      await stack.stop();
-      throw err;
-    },
-  );
+  let stack: LocalStack;
+  try {
+    stack = await startLocalStack({
+      ...stackOptions(config, values.cluster),
+      onCrash: crashed,
+      signal: stopping.signal,
+    });
+  } catch (err) {
+    if (!(err instanceof StopRequested)) throw err;
+    console.log('Stopped.');
+    process.exit(0);
+  }
+  printBanner(config, stack, values.cluster);
+  const outcome = await Promise.race([crash, stopSignal]);
   if ('signal' in outcome) {
-    console.log(`\n${outcome.signal}: stopping.`);
     await stack.stop();
     console.log('Stopped.');
     process.exit(0);
