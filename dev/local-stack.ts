@@ -409,9 +409,11 @@ export class LocalStack {
   }
 
   private async stopPieces(log: (line: string) => void): Promise<void> {
-    if (this.api) {
+    const api = this.api;
+    this.api = undefined;
+    if (api) {
       log('Stopping the API …');
-      await this.api.stop();
+      await api.stop();
     }
     if (this.workers.length > 0) {
       log(`Stopping ${this.workers.map((w) => w.name).join(', ')} …`);
@@ -437,10 +439,11 @@ export class LocalStack {
 
   private async startApi(root?: string): Promise<void> {
     const output = this.outputOf('api');
-    this.api = this.startService('API', 'api/server.ts', this.serviceEnv(), { ...output, root });
-    this.watch(this.api);
+    const api = this.startService('API', 'api/server.ts', this.serviceEnv(), { ...output, root });
+    this.api = api;
+    this.watch(api);
     await this.stopIfStopping();
-    await waitForApi(this.api.exited, this.options.apiPort).catch(async (err: Error) => {
+    await waitForApi(api.exited, this.options.apiPort).catch(async (err: Error) => {
       await this.stopIfStopping(); // the API ended because stop() stopped it
       throw output.logFile === undefined ? err : new StartupError(`${err.message}; see ${output.logFile}`);
     });
@@ -492,10 +495,14 @@ export class LocalStack {
     });
   }
 
-  /** After each start step: a stop() that came meanwhile went past this step's piece, so stop it here. */
+  /**
+   * After each start step: a stop() that came meanwhile went past this step's piece, so stop it here,
+   * once that stop() is done (two at once would each stop a part, and stop() could report done early).
+   */
   private async stopIfStopping(): Promise<void> {
     if (this.stopping === undefined) return;
-    await this.stopPieces(() => undefined);
+    await this.stopping.catch(() => undefined);
+    await this.stopPieces(this.options.log);
     throw new StopRequested('stopped during start-up');
   }
 
