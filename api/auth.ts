@@ -64,7 +64,7 @@ export function accessCheck(access: Access, credentials: Credentials): RequestHa
  * one question, then whether the answer may call it; the failed-authentication throttle
  * (api/auth-throttle.ts) counts only the guesses.
  */
-export type TokenHolder =
+type TokenHolder =
   | Caller
   | { role: 'scraper' }
   /** No bearer token was sent: a client without credentials, not a guess. */
