@@ -6,7 +6,7 @@ import {
   type JWTPayload,
   type JWTVerifyOptions,
 } from 'jose';
-import type { CustomerTokenSettings } from '../lib/config.js';
+import type { CustomerTokenSettings } from '../lib/config/auth.js';
 import { CustomerId } from './schemas.js';
 
 /** A customer's bearer token that proves nothing: malformed, forged, expired, unsigned, or for someone else. */

@@ -1,4 +1,4 @@
-import type { Config } from '../lib/config.js';
+import type { Config } from '../lib/config/index.js';
 import { createDb, type Db } from '../lib/db.js';
 
 /** The API's two pools (AppDeps says why two), sized and bounded as configured. */

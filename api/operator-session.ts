@@ -1,6 +1,6 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { OperatorSessionSettings } from '../lib/config.js';
+import type { OperatorSessionSettings } from '../lib/config/auth.js';
 import { CredentialRefused, type Caller } from './auth.js';
 
 /**

@@ -1,7 +1,9 @@
 import { once } from 'node:events';
 import { Client, Connection } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { ConfigError, loadConfig, temporalUnreachable } from '../lib/config.js';
+import { ConfigError } from '../lib/config/env.js';
+import { loadConfig } from '../lib/config/index.js';
+import { temporalUnreachable } from '../lib/config/temporal.js';
 import { createLogger } from '../lib/logger.js';
 import { PayloadEncryptionCodec } from '../lib/payload-encryption.js';
 import { startTracing } from '../lib/tracing.js';

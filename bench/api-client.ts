@@ -1,6 +1,6 @@
 import { signedHeaders } from '../api/webhook-signature.js';
 import { signCustomerToken } from '../dev/customer-token.js';
-import { DEV_CUSTOMER_JWT_SECRET, DEV_WEBHOOK_SECRET } from '../lib/config.js';
+import { DEV_CUSTOMER_JWT_SECRET, DEV_WEBHOOK_SECRET } from '../lib/config/secrets.js';
 
 /** How long the bench waits for any answer of the API: a call without one by then counts as failed. */
 export const CLIENT_TIMEOUT_MS = 30_000;

@@ -3,7 +3,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { createOrderActivities } from '../activities/orders.js';
 import { createFakeThirdParties } from '../dev/fakes/index.js';
-import { loadConfig } from '../lib/config.js';
+import { loadConfig } from '../lib/config/index.js';
 import { createDb, type Db } from '../lib/db.js';
 import type { PlaceOrderRequest, PlacedOrder } from '../domain/messages.js';
 

@@ -1,4 +1,4 @@
-import { loadConfig } from '../lib/config.js';
+import { loadConfig } from '../lib/config/index.js';
 import type { CeilingLevel } from './ceiling.js';
 import type { BenchResults } from './results.js';
 import { BENCH_TEMPORALS, type BenchOptions } from './options.js';

@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { startLocalStack } from '../dev/local-stack.js';
 import { PROJECT_ROOT } from '../dev/paths.js';
 import { freeServerPorts } from '../dev/temporal/server.js';
-import { DEFAULT_DEPLOYMENT_NAME } from '../lib/config.js';
+import { DEFAULT_DEPLOYMENT_NAME } from '../lib/config/temporal.js';
 import { buildIdOf, setCurrentVersion } from '../worker/deployment.js';
 import { ensureCompiledService } from './compiled-service.js';
 import { leverDynamicConfig } from './dynamic-config.js';

@@ -1,4 +1,4 @@
-import { WORKER_TUNING_VARIABLES } from '../lib/config.js';
+import { WORKER_TUNING_VARIABLES } from './settings.js';
 import type { BenchOptions } from './options.js';
 
 /**

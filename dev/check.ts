@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadDatabaseUrl } from '../lib/config.js';
+import { loadDatabaseUrl } from '../lib/config/database.js';
 import { createDb } from '../lib/db.js';
 import { checkInvariants, countRows, formatCounts, formatReport } from '../ops/invariants.js';
 import { durationOption, parseCommandArgs } from './command-args.js';

@@ -1,7 +1,7 @@
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../lib/config.js';
+import { loadConfig } from '../lib/config/index.js';
 import { assertReachable, databaseUrl, ensureDatabase, ensureSuperuserRoles, runSql } from './databases.js';
 import type { ManagedProcess } from './managed-process.js';
 import { ensurePrismaClient } from './migrate.js';
@@ -464,7 +464,7 @@ export class LocalStack {
   private serviceEnv(): NodeJS.ProcessEnv {
     const { postgres, temporal } = this.options;
     // Only a stack that runs both its PostgreSQL and its Temporal is the embedded one, where the
-    // public development secrets may stand in (lib/config.ts); blank means unset, whatever the runner had.
+    // public development secrets may stand in (lib/config/secrets.ts); blank means unset, whatever the runner had.
     const embedded = postgres.kind === 'embedded' && temporal.kind !== 'external';
     return {
       ...process.env,

@@ -1,4 +1,4 @@
-import { loadDatabaseUrl } from '../lib/config.js';
+import { loadDatabaseUrl } from '../lib/config/database.js';
 import { migrateDeploy } from './migrate.js';
 import { runMain, StartupError } from './startup-error.js';
 

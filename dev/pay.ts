@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { sendPaymentCallback } from '../api/webhook-signature.js';
-import { loadConfig } from '../lib/config.js';
+import { loadConfig } from '../lib/config/index.js';
 import { createDb } from '../lib/db.js';
 import { embeddedDatabaseUrl } from './embedded.js';
 import { chargeFakePayment } from './fakes/payment-provider.js';

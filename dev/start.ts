@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
-import { devSecretsInUse, loadConfig, requireThirdParties, type Config } from '../lib/config.js';
+import { loadConfig, type Config } from '../lib/config/index.js';
+import { devSecretsInUse } from '../lib/config/secrets.js';
+import { requireThirdParties } from '../lib/config/third-parties.js';
 import { DATA_DIR } from './paths.js';
 import { EMBEDDED, EMBEDDED_TEMPORAL_PORTS, EMBEDDED_TEMPORAL_STORE, SECOND_WORKER_METRICS } from './embedded.js';
 import { startLocalStack, StopRequested, type Crash, type LocalStack, type LocalStackOptions } from './local-stack.js';

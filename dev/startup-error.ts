@@ -1,4 +1,4 @@
-import { ConfigError } from '../lib/config.js';
+import { ConfigError } from '../lib/config/env.js';
 
 /** A problem the user can fix (bad setting, port taken, tool missing): reported as one line, no stack. */
 export class StartupError extends Error {

@@ -24,7 +24,7 @@ export const DEV_SERVER_MISSING =
 export const TEST_SERVER_MISSING =
   'no Temporal test server: set TEMPORAL_TEST_SERVER_PATH to an executable, or install Maven and Java so it can be assembled';
 
-/** Dev-only knobs (the service's own settings go through lib/config.ts); the cache and PATH: dev/tool-cache.ts. */
+/** Dev-only knobs (the service's own settings go through lib/config/); the cache and PATH: dev/tool-cache.ts. */
 function knobs() {
   const env = process.env;
   return {

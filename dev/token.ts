@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../lib/config.js';
+import { loadConfig } from '../lib/config/index.js';
 import { parseDuration } from '../lib/duration.js';
 import { signCustomerToken } from './customer-token.js';
 import { runMain, StartupError } from './startup-error.js';

@@ -5,7 +5,7 @@ import { delimiter, join } from 'node:path';
 /**
  * Where the tools the project builds for itself (Temporal's servers, stripe-mock) are found and
  * kept: a cache outside the clone, so every clone, worktree, CI run and `npm start` reuses one
- * build. Dev-only knobs, read here rather than through lib/config.ts, which holds the service's
+ * build. Dev-only knobs, read here rather than through lib/config/, which holds the service's
  * own settings.
  */
 export function toolCacheDir(): string {

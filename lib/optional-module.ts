@@ -1,4 +1,4 @@
-import { ConfigError } from './config.js';
+import { ConfigError } from './config/env.js';
 
 /**
  * Imports a module that a build may leave out (dev/fakes, when the compiled service is built or

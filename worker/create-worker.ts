@@ -6,7 +6,7 @@ import type { Tracing } from '../lib/tracing.js';
 import { activityMetrics } from './activity-metrics.js';
 import { pinnedDeployment } from './deployment.js';
 import { workerTuning } from './tuning.js';
-import type { WorkerTuning } from '../lib/config.js';
+import type { WorkerTuning } from '../lib/config/worker-tuning.js';
 import { encryptedDataConverter, type PayloadKeys } from '../lib/payload-encryption.js';
 
 export interface WorkerSettings {

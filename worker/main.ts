@@ -1,7 +1,9 @@
 import type { Server } from 'node:http';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { ConfigError, loadConfig, temporalUnreachable } from '../lib/config.js';
+import { ConfigError } from '../lib/config/env.js';
+import { loadConfig } from '../lib/config/index.js';
+import { temporalUnreachable } from '../lib/config/temporal.js';
 import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
 import { encryptedDataConverter } from '../lib/payload-encryption.js';

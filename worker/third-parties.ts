@@ -1,7 +1,8 @@
 import type { ThirdParties } from '../adapters/ports/index.js';
 import { createStripeClient } from '../adapters/stripe/client.js';
 import { StripePaymentProvider } from '../adapters/stripe/payment-provider.js';
-import { requireThirdParties, type Config, type FakePaymentsMode } from '../lib/config.js';
+import type { Config } from '../lib/config/index.js';
+import { requireThirdParties, type FakePaymentsMode } from '../lib/config/third-parties.js';
 import type { Db } from '../lib/db.js';
 import { importOptionalModule } from '../lib/optional-module.js';
 

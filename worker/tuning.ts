@@ -1,12 +1,12 @@
 import { setFlagsFromString } from 'node:v8';
 import type { WorkerOptions } from '@temporalio/worker';
-import type { WorkerTuning } from '../lib/config.js';
+import type { WorkerTuning } from '../lib/config/worker-tuning.js';
 
 /**
- * The worker's Temporal tuning (WORKER_* in lib/config.ts) as WorkerOptions: the service's worker
+ * The worker's Temporal tuning (WORKER_* in lib/config/worker-tuning.ts) as WorkerOptions: the service's worker
  * and the bench's floor worker (`project` settings) both take it from here, so they run alike.
  * A setting left unset passes no option, and the SDK's default applies; the sticky timeout and the
- * workflow threads are always set (lib/config.ts gives them defaults of their own).
+ * workflow threads are always set (lib/config/worker-tuning.ts gives them defaults of their own).
  */
 export type TuningOptions = Pick<
   WorkerOptions,
@@ -46,7 +46,7 @@ function pollers(setting: WorkerTuning['workflowPollers']): TuningOptions {
  * contexts on worker threads, each with an Error constructor of its own, which read the flag when
  * they are created. So call it before the Worker is created; contexts that already exist (this
  * thread's own, where activities run) keep their limit. The service's default is V8's, 10, which the
- * Web UI's Call Stack needs (lib/config.ts); undefined (the bench's stock floor worker) leaves
+ * Web UI's Call Stack needs (lib/config/worker-tuning.ts); undefined (the bench's stock floor worker) leaves
  * whatever the process was started with.
  */
 export function applyStackTraceLimit(limit: number | undefined): void {

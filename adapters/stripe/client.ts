@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { StripeSettings } from '../../lib/config.js';
+import type { StripeSettings } from '../../lib/config/stripe.js';
 
 /** Below any activity's start-to-close timeout, so a hung request fails as unavailable and is retried. */
 const REQUEST_TIMEOUT_MS = 20_000;

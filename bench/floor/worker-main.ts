@@ -1,6 +1,6 @@
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
-import { loadWorkerTuning } from '../../lib/config.js';
+import { loadWorkerTuning } from '../settings.js';
 import { pinnedDeployment, setCurrentVersion } from '../../worker/deployment.js';
 import { applyStackTraceLimit, workerTuning } from '../../worker/tuning.js';
 import { FLOOR_DEPLOYMENT, FLOOR_TASK_QUEUE } from './messages.js';

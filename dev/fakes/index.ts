@@ -1,7 +1,8 @@
 import type { ThirdParties } from '../../adapters/ports/index.js';
 import type { FaultInjection } from '../../api/app.js';
 import { withDeps } from '../../api/endpoint.js';
-import { ConfigError, type FakePaymentsMode } from '../../lib/config.js';
+import { ConfigError } from '../../lib/config/env.js';
+import type { FakePaymentsMode } from '../../lib/config/third-parties.js';
 import type { Db } from '../../lib/db.js';
 import { FAULT_ENDPOINTS } from './fault-endpoints.js';
 import { FakeFaults } from './faults.js';

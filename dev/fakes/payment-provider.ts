@@ -11,7 +11,7 @@ import type {
   RefundRequest,
 } from '../../adapters/ports/payment-provider.js';
 import { THIRD_PARTY_FAILURES } from '../../domain/errors.js';
-import type { FakePaymentsMode } from '../../lib/config.js';
+import type { FakePaymentsMode } from '../../lib/config/third-parties.js';
 import type { Db } from '../../lib/db.js';
 import { query, type Queryable } from '../../lib/sql.js';
 import type { FakeRecorder } from './recorder.js';

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { signCustomerToken } from '../../dev/customer-token.js';
-import type { TrustProxy } from '../../lib/config.js';
+import type { TrustProxy } from '../../lib/config/http.js';
 import { ADMIN_TOKEN, appWithoutBackends, CUSTOMER_JWT_SECRET, listening } from '../helpers/app-without-backends.js';
 
 /**

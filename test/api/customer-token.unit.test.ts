@@ -105,7 +105,7 @@ describe('how old a token may be, and of what type', () => {
   });
 });
 
-/** The provider's claims, required with a JWKS URL (lib/config.ts refuses one without them). */
+/** The provider's claims, required with a JWKS URL (lib/config/auth.ts refuses one without them). */
 const PROVIDER = { issuer: 'https://id.example', audience: 'orders', maxAgeSeconds: MAX_AGE_SECONDS };
 
 describe("RS256 from an identity provider's JWKS URL", () => {

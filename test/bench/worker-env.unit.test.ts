@@ -1,6 +1,9 @@
 import { expect, it } from 'vitest';
 import { parseOptions } from '../../bench/options.js';
+import { loadWorkerTuning } from '../../bench/settings.js';
 import { workerTuningEnv } from '../../bench/worker-env.js';
+import { ConfigError } from '../../lib/config/env.js';
+import { loadConfig } from '../../lib/config/index.js';
 
 it("passes the service workers' WORKER_* tuning on, --cache as WORKER_MAX_CACHED_WORKFLOWS, and nothing else", () => {
   const options = parseOptions([
@@ -20,4 +23,18 @@ it("passes the service workers' WORKER_* tuning on, --cache as WORKER_MAX_CACHED
   // The warm pair: the SDK's default cache.
   expect(workerTuningEnv(options.serviceEnv, undefined)).toEqual({ WORKER_WORKFLOW_POLLERS: 'autoscaling' });
   expect(workerTuningEnv({}, 10)).toEqual({ WORKER_MAX_CACHED_WORKFLOWS: '10' });
+});
+
+it("reads the tuning alone for the floor worker, by the service's rules, without the secrets the rest of the service needs", () => {
+  // Not the embedded stack: loadConfig() would want ADMIN_TOKEN and the other secrets here.
+  const env = { NODE_ENV: 'production', WORKER_MAX_CACHED_WORKFLOWS: '50', WORKER_WORKFLOW_POLLERS: 'autoscaling' };
+  expect(() => loadConfig(env)).toThrow(ConfigError);
+  expect(loadWorkerTuning(env)).toEqual({
+    maxCachedWorkflows: 50,
+    stickyQueueTimeoutMs: 30_000,
+    workflowPollers: 'autoscaling',
+    stackTraceLimit: 10,
+    workflowThreads: 2,
+  });
+  expect(() => loadWorkerTuning({ WORKER_WORKFLOW_POLLERS: '41' })).toThrow(/^WORKER_WORKFLOW_POLLERS: .* got "41"$/);
 });

@@ -2,7 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
-import type { FakePaymentsMode } from '../../lib/config.js';
+import type { FakePaymentsMode } from '../../lib/config/third-parties.js';
 import type { Db } from '../../lib/db.js';
 
 /**

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
 import { createApp } from '../../api/app.js';
 import { fakeFaultInjection } from '../../dev/fakes/index.js';
-import type { TrustProxy } from '../../lib/config.js';
+import type { TrustProxy } from '../../lib/config/http.js';
 import type { Db } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
 import { PayloadEncryptionCodec } from '../../lib/payload-encryption.js';

@@ -2,7 +2,7 @@ import { PAYLOAD_ENCRYPTION_KEYS } from './payload-keys.js';
 
 /**
  * Secrets for a worker or API that a test starts by hand, outside npm start's embedded stack, where
- * each must be set, at least 32 characters, and none a public development default (lib/config.ts).
+ * each must be set, at least 32 characters, and none a public development default (lib/config/secrets.ts).
  */
 export const SERVICE_SECRETS = {
   ADMIN_TOKEN: 'test-service-admin-token-0123456789abcdef',

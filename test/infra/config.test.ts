@@ -1,14 +1,14 @@
 import { expect, it } from 'vitest';
+import { loadDatabaseUrl } from '../../lib/config/database.js';
+import { ConfigError } from '../../lib/config/env.js';
+import { loadConfig } from '../../lib/config/index.js';
 import {
-  ConfigError,
   DEV_ADMIN_TOKEN,
   DEV_CUSTOMER_JWT_SECRET,
   DEV_ORDER_ID_SECRET,
   devSecretsInUse,
-  loadConfig,
-  loadDatabaseUrl,
-  requireThirdParties,
-} from '../../lib/config.js';
+} from '../../lib/config/secrets.js';
+import { requireThirdParties } from '../../lib/config/third-parties.js';
 
 /** Secrets of a deployment's own, which every process outside the embedded stack must be given. */
 const SECRETS = {

@@ -9,7 +9,8 @@ import { describe, expect, inject, it } from 'vitest';
 import { createDatabase, dropDatabase } from '../../dev/databases.js';
 import { requiredVersion } from '../../dev/go-modules.js';
 import { PROJECT_ROOT } from '../../dev/paths.js';
-import { CONFIG_VARIABLES, loadConfig, requireThirdParties } from '../../lib/config.js';
+import { CONFIG_VARIABLES, loadConfig } from '../../lib/config/index.js';
+import { requireThirdParties } from '../../lib/config/third-parties.js';
 import { SEARCH_ATTRIBUTES } from '../../domain/search-attributes.js';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { DOCKER_COMPOSE, injectedDebianTool } from '../helpers/debian-tools.js';
@@ -165,7 +166,7 @@ describe('docker-compose.yml', () => {
     expect(published.map(([name]) => name).sort()).toEqual(['api', 'temporal', 'temporal-ui']);
   });
 
-  it('gives the API and each worker the contract variables, only variables lib/config.ts knows, and a valid config', () => {
+  it('gives the API and each worker the contract variables, only variables lib/config/ knows, and a valid config', () => {
     // The fakes' callback key, which the file leaves to the service to require (the next test).
     const given = { PAYMENT_WEBHOOK_SECRET: 'a-callback-key-from-the-environment-0123' };
     for (const [name, app] of appServices) {

@@ -32,6 +32,8 @@ describe('forbidden imports fail lint', () => {
     ['store/x.ts', "import { createActivities } from '../activities/index.js';", /store\/ is shared/],
     ['adapters/stripe/x.ts', "import { statusMove } from '../../store/guarded-sql.js';", /adapters\/ implement/],
     ['workflows/x.ts', "import { handOverPayment } from '../handover/payment-handover.js';", /only the types/],
+    ['lib/x.ts', "import { ORDER_STATUSES } from '../domain/statuses.js';", /lib\/ holds leaves/],
+    ['lib/config/x.ts', "import { statusMove } from '../../store/guarded-sql.js';", /lib\/ holds leaves/],
   ])('%s: %s', async (filePath, importLine, why) => {
     const errors = await importErrors(filePath, `${importLine}\nexport const used = 1;\n`);
     expect(errors).toEqual([expect.stringMatching(why)]);
@@ -50,6 +52,7 @@ describe('allowed imports pass', () => {
     ['worker/x.ts', "import { createActivities } from '../activities/index.js';"],
     ['dev/x.ts', "import { createFakeThirdParties } from './fakes/index.js';"],
     ['test/x.ts', "import { createActivities } from '../activities/index.js';"],
+    ['lib/config/x.ts', "import { parseDuration } from '../duration.js';"],
   ])('%s: %s', async (filePath, importLine) => {
     expect(await importErrors(filePath, `${importLine}\nexport const used = 1;\n`)).toEqual([]);
   });

@@ -31,7 +31,7 @@ it.each(['worker/main.ts', 'api/server.ts'])(
   '%s compiles and loads without dev/, bench/ or test/ (the fakes only when switched on)',
   (entry) => {
     const closure = compileClosure(entry);
-    expect(closure).toContain('lib/config.ts');
+    expect(closure).toContain('lib/config/index.ts');
     expect(closure.filter((file) => /^(dev|bench|test)\//.test(file))).toEqual([]);
   },
 );

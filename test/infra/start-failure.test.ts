@@ -23,7 +23,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** Outside the embedded stack every secret must be set, long and not a public default (lib/config.ts). */
+/** Outside the embedded stack every secret must be set, long and not a public default (lib/config/secrets.ts). */
 const SECRETS = {
   ADMIN_TOKEN: 'start-failure-admin-token-0123456789',
   PAYMENT_WEBHOOK_SECRET: 'start-failure-webhook-secret-0123456789',

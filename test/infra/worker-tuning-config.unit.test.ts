@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadWorkerTuning } from '../../lib/config.js';
+import { ConfigError } from '../../lib/config/env.js';
+import { loadConfig } from '../../lib/config/index.js';
 
 it('leaves the WORKER_* tuning to the SDK by default, a blank variable too, but the sticky timeout (30 s), the workflow threads (2) and the stack trace limit (10, stack traces on)', () => {
   const unset = {
@@ -59,21 +60,6 @@ it.each([
   [{ WORKER_WORKFLOW_THREADS: '17' }, /^WORKER_WORKFLOW_THREADS: /],
   [{ WORKER_WORKFLOW_THREADS: 'two' }, /^WORKER_WORKFLOW_THREADS: /],
 ])('rejects %j with a ConfigError naming the variable', (env, message) => {
-  for (const load of [() => loadConfig(env), () => loadWorkerTuning(env)]) {
-    expect(load).toThrow(ConfigError);
-    expect(load).toThrow(message);
-  }
-});
-
-it('reads the tuning alone for the bench floor worker, without the secrets the rest of the service needs', () => {
-  // Not the embedded stack: loadConfig() would want ADMIN_TOKEN and the other secrets here.
-  const env = { NODE_ENV: 'production', WORKER_MAX_CACHED_WORKFLOWS: '50', WORKER_WORKFLOW_POLLERS: 'autoscaling' };
   expect(() => loadConfig(env)).toThrow(ConfigError);
-  expect(loadWorkerTuning(env)).toEqual({
-    maxCachedWorkflows: 50,
-    stickyQueueTimeoutMs: 30_000,
-    workflowPollers: 'autoscaling',
-    stackTraceLimit: 10,
-    workflowThreads: 2,
-  });
+  expect(() => loadConfig(env)).toThrow(message);
 });

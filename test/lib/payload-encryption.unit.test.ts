@@ -8,7 +8,9 @@ import {
   UnknownPayloadKey,
   type PayloadKeys,
 } from '../../lib/payload-encryption.js';
-import { ConfigError, DEV_PAYLOAD_ENCRYPTION_KEYS, devSecretsInUse, loadConfig } from '../../lib/config.js';
+import { ConfigError } from '../../lib/config/env.js';
+import { loadConfig } from '../../lib/config/index.js';
+import { DEV_PAYLOAD_ENCRYPTION_KEYS, devSecretsInUse } from '../../lib/config/secrets.js';
 
 const OLD = { id: 'k1', key: randomBytes(32) };
 const NEW = { id: 'k2', key: randomBytes(32) };

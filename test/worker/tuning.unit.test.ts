@@ -6,11 +6,12 @@ import { DefaultLogger } from '@temporalio/worker';
 // The SDK's own defaulting of WorkerOptions: what Worker.create hands to Core.
 import { compileWorkerOptions } from '@temporalio/worker/lib/worker-options.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadWorkerTuning, type WorkerTuning } from '../../lib/config.js';
+import { loadConfig } from '../../lib/config/index.js';
+import type { WorkerTuning } from '../../lib/config/worker-tuning.js';
 import { applyStackTraceLimit, workerTuning } from '../../worker/tuning.js';
 
 /** No WORKER_* variable set: the service's defaults. */
-const UNSET: WorkerTuning = loadWorkerTuning({});
+const UNSET: WorkerTuning = loadConfig({}).workerTuning;
 
 /** The options as the SDK completes them, for a worker given `tuning`. */
 const compiled = (tuning: WorkerTuning | undefined) =>

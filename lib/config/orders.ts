@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { duration, nonEmpty } from './env.js';
+import { DEV_ORDER_ID_SECRET, hmacKey, secret } from './secrets.js';
+
+/** The orders' own rules: their ids, how long one may stay unpaid, and the sweep that catches stranded ones. */
+export const OrdersSchema = z.object({
+  PAYMENT_WINDOW: nonEmpty.default('30m'),
+  // Addition (docs/api.md, "Who may call what"): order ids.
+  ORDER_ID_SECRET: hmacKey.optional(),
+  RECONCILE_EVERY: nonEmpty.default('2m'),
+  RECONCILE_GRACE: nonEmpty.default('1m'),
+});
+
+export interface OrderSettings {
+  paymentWindowMs: number;
+  /** HMAC key that turns (customer, Idempotency-Key) into an order id nobody else can compute. */
+  orderIdSecret: string;
+  reconciliation: {
+    /** How often the safety-net sweep runs. */
+    everyMs: number;
+    /** How far past its deadline an UNPAID order must be before the sweep considers it stranded. */
+    graceMs: number;
+  };
+}
+
+export function orderSettings(e: z.infer<typeof OrdersSchema>, embedded: boolean): OrderSettings {
+  return {
+    orderIdSecret: secret('ORDER_ID_SECRET', e.ORDER_ID_SECRET, DEV_ORDER_ID_SECRET, embedded),
+    paymentWindowMs: duration('PAYMENT_WINDOW', e.PAYMENT_WINDOW),
+    reconciliation: {
+      everyMs: duration('RECONCILE_EVERY', e.RECONCILE_EVERY),
+      graceMs: duration('RECONCILE_GRACE', e.RECONCILE_GRACE),
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { ConfigError, nonEmpty } from './env.js';
+import { DEV_WEBHOOK_SECRET, NOT_EMBEDDED, secret } from './secrets.js';
+import { StripeSchema, stripeSettings, type StripeSettings } from './stripe.js';
+
+/**
+ * The implementations of the third parties there are: the local fakes (dev/fakes), and Stripe as the
+ * payment provider (adapters/stripe) with the fakes for the rest.
+ */
+export const THIRD_PARTY_KINDS = ['fake', 'stripe'] as const;
+export type ThirdPartyKind = (typeof THIRD_PARTY_KINDS)[number];
+/** The local payment provider's two kinds (dev/fakes/payment-provider.ts): one that cancels payments, one that only calls back. */
+export const FAKE_PAYMENTS_MODES = ['cancellable', 'callback-only'] as const;
+export type FakePaymentsMode = (typeof FAKE_PAYMENTS_MODES)[number];
+
+/** Which third parties the worker calls, how payments reach the service, and the local fakes' switches. */
+export const ThirdPartiesSchema = z.object({
+  PAYMENT_WEBHOOK_SECRET: nonEmpty.optional(),
+  FAULTS_ENABLED: z.enum(['true', 'false']).optional(),
+  // Addition (docs/operations.md, "Configuration"): which third parties the worker calls.
+  THIRD_PARTIES: z.enum(THIRD_PARTY_KINDS).optional(),
+  // Additions (docs/stripe.md, "At the deadline"): the local provider's kind, and the currency payments are created in.
+  FAKE_PAYMENTS: z.enum(FAKE_PAYMENTS_MODES).default('cancellable'),
+  CURRENCY: z
+    .string()
+    .regex(/^[a-z]{3}$/, 'must be an ISO 4217 code in lower case, e.g. eur')
+    .default('eur'),
+  ...StripeSchema.shape,
+});
+
+export interface ThirdPartySettings {
+  /** PAYMENT_WEBHOOK_SECRET, the payment callback's key; undefined with Stripe, which has a webhook of its own. */
+  webhookSecret: string | undefined;
+  /**
+   * The third parties the worker calls. Unset (the default, except under the fully embedded stack):
+   * none is configured and the worker refuses to start (requireThirdParties).
+   */
+  thirdParties: ThirdPartyKind | undefined;
+  /** Set exactly when THIRD_PARTIES=stripe. */
+  stripe: StripeSettings | undefined;
+  /** The local payment provider's kind, with THIRD_PARTIES=fake. */
+  fakePayments: FakePaymentsMode;
+  /** ISO 4217, lower case: every payment is created in it. */
+  currency: string;
+  /** The fault-injection endpoints for the local fakes; only with THIRD_PARTIES=fake. */
+  faultsEnabled: boolean;
+}
+
+export function thirdPartySettings(e: z.infer<typeof ThirdPartiesSchema>, embedded: boolean): ThirdPartySettings {
+  // The fakes and their fault injection belong to the embedded stack, where nothing real is at
+  // stake: on by default there, and fault injection refused anywhere else.
+  const thirdParties = e.THIRD_PARTIES ?? (embedded ? 'fake' : undefined);
+  // With Stripe the callback is not mounted (api/app.ts), so its key is neither needed nor kept.
+  const webhookSecret =
+    thirdParties === 'stripe'
+      ? undefined
+      : secret('PAYMENT_WEBHOOK_SECRET', e.PAYMENT_WEBHOOK_SECRET, DEV_WEBHOOK_SECRET, embedded);
+  const faultsEnabled = e.FAULTS_ENABLED === undefined ? embedded : e.FAULTS_ENABLED === 'true';
+  if (faultsEnabled && !embedded)
+    throw new ConfigError(
+      `FAULTS_ENABLED: fault injection is refused outside npm start's embedded stack (${NOT_EMBEDDED}); set FAULTS_ENABLED=false`,
+    );
+  if (faultsEnabled && thirdParties !== 'fake') {
+    throw new ConfigError('FAULTS_ENABLED: fault injection drives the local fakes only; it needs THIRD_PARTIES=fake');
+  }
+  return {
+    webhookSecret,
+    thirdParties,
+    stripe: thirdParties === 'stripe' ? stripeSettings(e, embedded) : undefined,
+    fakePayments: e.FAKE_PAYMENTS,
+    currency: e.CURRENCY,
+    faultsEnabled,
+  };
+}
+
+/**
+ * The third parties the worker must call, or a ConfigError saying that none is configured: a
+ * deployment chooses Stripe, or opts into the fakes knowingly.
+ */
+export function requireThirdParties(config: Pick<ThirdPartySettings, 'thirdParties'>): ThirdPartyKind {
+  if (config.thirdParties !== undefined) return config.thirdParties;
+  throw new ConfigError(
+    'THIRD_PARTIES: no payment provider is configured; set THIRD_PARTIES=stripe (with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET), ' +
+      'or THIRD_PARTIES=fake to run on the local fakes (development and demos only, nothing real is paid or sent)',
+  );
+}
