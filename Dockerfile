@@ -12,6 +12,7 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 # Dependencies first (cached while only the code changes). The postinstall generates the Prisma client
 # from prisma/schema.prisma; its own imports (dev/, lib/) come first too — a test checks that list.
+# bench/, a workspace of its own, is not among them: npm ci then installs none of the bench's packages.
 COPY package.json package-lock.json prisma.config.ts ./
 COPY prisma ./prisma
 COPY dev ./dev

@@ -25,9 +25,12 @@ const PRODUCTION = [
 ];
 const PRODUCTION_FILES = [...PRODUCTION.map((room) => `${room}/**/*.ts`), 'prisma.config.ts'];
 
+/** The bench's npm workspace (bench/package.json), which npm links into node_modules by this name. */
+const BENCH_PACKAGE = 'order-lifecycle-bench';
+
 /** Production never imports tooling: composition roots (dev/start.ts, the tests) hand fakes in. */
 const NO_TOOLING = {
-  regex: into('dev', 'bench', 'test'),
+  regex: `${into('dev', 'bench', 'test')}|^${BENCH_PACKAGE}(/|$)`,
   message: 'Production code does not import dev/, bench/ or test/: a composition root hands fakes in.',
 };
 
@@ -104,7 +107,7 @@ const ROOM_RULES = {
  * graph sees. Two switches still do it (worker/third-parties.ts, api/fault-injection.ts), each with a
  * disable comment saying so; removing the fakes from production is its own issue.
  */
-const TOOLING_PATH = String.raw`/(^|\x2F)(dev|bench|test)\x2F/`;
+const TOOLING_PATH = String.raw`/(^|\x2F)(dev|bench|test)\x2F|^${BENCH_PACKAGE}(\x2F|$)/`;
 const NO_TOOLING_AT_RUN_TIME = [
   {
     selector: `ImportExpression > Literal.source[value=${TOOLING_PATH}]`,

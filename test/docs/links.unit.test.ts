@@ -4,12 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../dev/paths.js';
 
 /**
- * The README and docs/ link to each other and into the code. This reads every page and fails on a
- * relative link whose file does not exist (or lies outside the repository), on an `#anchor` that no
- * heading of its page makes (GitHub's slugs), and on an `npm run <script>` that package.json lacks.
+ * The README, docs/ and bench/README.md link to each other and into the code. This reads every page
+ * and fails on a relative link whose file does not exist (or lies outside the repository), on an
+ * `#anchor` that no heading of its page makes (GitHub's slugs), and on an `npm run <script>` that
+ * package.json lacks.
  */
 const PAGES = [
   'README.md',
+  'bench/README.md',
   ...readdirSync(join(PROJECT_ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),

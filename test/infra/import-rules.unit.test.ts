@@ -25,6 +25,8 @@ describe('forbidden imports fail lint', () => {
     ['api/routes/x.ts', "import { createActivities } from '../../activities/index.js';", /API does not/],
     ['worker/x.ts', "import { createFakeThirdParties } from '../dev/fakes/index.js';", /does not import dev\//],
     ['api/x.ts', "import { runBench } from '../bench/main.js';", /does not import dev\/, bench\//],
+    ['worker/x.ts', "import { runBench } from 'order-lifecycle-bench/main.js';", /does not import dev\/, bench\//],
+    ['api/x.ts', "export const bench = await import('order-lifecycle-bench/main.js');", /not even at run time/],
     ['workflows/x.ts', "import { sleep } from '../test/helpers/x.js';", /does not import dev\/, bench\//],
     ['worker/x.ts', "export const fakes = await import('../dev/fakes/index.js');", /not even at run time/],
     ['api/x.ts', "export const fakes = new URL('../dev/fakes/index.js', import.meta.url);", /build a path to dev\//],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PEER_KINDS } from '../../bench/peers/kinds.js';
-import { peerGroup } from '../../bench/peers/peer-process.js';
-import { GROUPS } from '../../bench/workload.js';
+import { PEER_KINDS } from '../peers/kinds.js';
+import { peerGroup } from '../peers/peer-process.js';
+import { GROUPS } from '../workload.js';
 
 describe("the bench's groups of orders", () => {
   it('never start with one another, since each is found by its prefix', () => {

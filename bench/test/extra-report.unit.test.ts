@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { extraReport } from '../../bench/extra-report.js';
-import type { FloorAround } from '../../bench/floor/around.js';
-import { floorCpuMs, type FloorResult, type FloorStorm } from '../../bench/floor/floor.js';
-import type { ResourceUse } from '../../bench/resources.js';
-import { summarize } from '../../bench/stats.js';
+import { extraReport } from '../extra-report.js';
+import type { FloorAround } from '../floor/around.js';
+import { floorCpuMs, type FloorResult, type FloorStorm } from '../floor/floor.js';
+import type { ResourceUse } from '../resources.js';
+import { summarize } from '../stats.js';
 
 const idle: ResourceUse = { wallS: 1, cpuS: {}, peakRssMb: {}, othersCpuS: 0, machineCores: 2 };
 

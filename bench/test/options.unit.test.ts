@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseOptions } from '../../bench/options.js';
-import { PEER_KINDS } from '../../bench/peers/kinds.js';
+import { parseOptions } from '../options.js';
+import { PEER_KINDS } from '../peers/kinds.js';
 
 describe('the bench options for the phases beside the service', () => {
   it('runs every phase by default, on a cold workflow cache of 10 runs', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rateOfMost } from '../../bench/pacer.js';
+import { rateOfMost } from '../pacer.js';
 
 describe("the load generator's achieved rate", () => {
   const start = 1_000_000;

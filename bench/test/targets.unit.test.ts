@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { parseOptions } from '../../bench/options.js';
-import type { RampStep } from '../../bench/ramp.js';
-import type { ResourceUse } from '../../bench/resources.js';
-import type { BenchMeasurements } from '../../bench/results.js';
-import { summarize } from '../../bench/stats.js';
-import type { StormResult } from '../../bench/storm.js';
-import type { FloorResult, FloorStorm } from '../../bench/floor/floor.js';
-import type { ProbeResult } from '../../bench/storm-probes.js';
-import type { SustainedResult } from '../../bench/sustained.js';
-import { judgeTargets, rampHasEnough, sideBySideRate, type TargetVerdict } from '../../bench/targets.js';
+import { parseOptions } from '../options.js';
+import type { RampStep } from '../ramp.js';
+import type { ResourceUse } from '../resources.js';
+import type { BenchMeasurements } from '../results.js';
+import { summarize } from '../stats.js';
+import type { StormResult } from '../storm.js';
+import type { FloorResult, FloorStorm } from '../floor/floor.js';
+import type { ProbeResult } from '../storm-probes.js';
+import type { SustainedResult } from '../sustained.js';
+import { judgeTargets, rampHasEnough, sideBySideRate, type TargetVerdict } from '../targets.js';
 
 /**
  * The bench judges the issue's targets from its own figures. These runs are made up: each is a run

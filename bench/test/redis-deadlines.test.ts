@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../dev/ports.js';
-import { KEYS, RedisDeadlines } from '../../bench/peers/redis-deadlines.js';
-import { startRedisServer, type RunningRedis } from '../../bench/peers/redis-server.js';
+import { KEYS, RedisDeadlines } from '../peers/redis-deadlines.js';
+import { startRedisServer, type RunningRedis } from '../peers/redis-server.js';
 
 /** The Redis peer's queue on a real redis-server: the claim, the ack, the reaper, the payment. */
 let server: RunningRedis;

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { parseOptions } from '../../bench/options.js';
-import { loadWorkerTuning } from '../../bench/settings.js';
-import { workerTuningEnv } from '../../bench/worker-env.js';
+import { parseOptions } from '../options.js';
+import { loadWorkerTuning } from '../settings.js';
+import { workerTuningEnv } from '../worker-env.js';
 import { ConfigError } from '../../lib/config/env.js';
 import { loadConfig } from '../../lib/config/index.js';
 
