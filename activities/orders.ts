@@ -18,7 +18,11 @@ import { moveReservedUnits } from './inventory.js';
 import { sendNotice } from './notifications.js';
 import { isProviderFailure, openPayment } from './provider-payments.js';
 
-export type CancelOutcome =
+/**
+ * What the guarded cancel came to (cancelWithin): who won the race for the order, by the database.
+ * Its NOT_DUE and ALREADY_FINAL are also what closePayment answers when it does not ask the provider.
+ */
+export type GuardedCancelOutcome =
   /**
    * Both times from the winning row: cancelledAt - expiresAt is the cancel lag (a worker metric);
    * the customer, for the notice.
@@ -39,8 +43,8 @@ export type CancelOutcome =
  * in the same call. `false`: the notice is still owed, and the workflow sends it with its own retries.
  */
 export type CancelOrderOutcome =
-  | Exclude<CancelOutcome, { outcome: 'CANCELLED' }>
-  | (Extract<CancelOutcome, { outcome: 'CANCELLED' }> & { customerTold: boolean });
+  | Exclude<GuardedCancelOutcome, { outcome: 'CANCELLED' }>
+  | (Extract<GuardedCancelOutcome, { outcome: 'CANCELLED' }> & { customerTold: boolean });
 
 /**
  * How long the placement waits for the provider to create the payment: well inside the placement's
@@ -202,7 +206,7 @@ export async function cancelWithin(
   on: Queryable,
   input: { orderId: string; reason: CancelReason },
   now: Date | null,
-): Promise<CancelOutcome> {
+): Promise<GuardedCancelOutcome> {
   const { rows } = await query<{
     status: OrderStatus;
     expires_at: Date;

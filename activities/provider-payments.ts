@@ -8,22 +8,20 @@ import { asOf, type ActivityDeps } from './deps.js';
 import { businessFailure } from './errors.js';
 import { nowOr, statusIn } from '../store/guarded-sql.js';
 import { recordReceivedPayment } from '../store/received-payments.js';
-import type { PaymentRef } from '../adapters/ports/payment-provider.js';
+import type { PaymentRef, ProviderClosing } from '../adapters/ports/payment-provider.js';
+import type { GuardedCancelOutcome } from './orders.js';
 
-/** What closing an order's payment at the provider came to (closePayment). */
+/**
+ * What closing an order's payment came to (closePayment): the provider's answer in its own words
+ * (ProviderClosing), a payment it took named by its id; or, when the provider was not asked, the
+ * database's, in the guarded cancel's words.
+ */
 export type ClosingOutcome =
-  /** Nothing can pay the order any more: the guarded cancel may run. */
-  | { outcome: 'CLOSED' }
+  | Exclude<ProviderClosing, { outcome: 'PAID_AT_PROVIDER' }>
   /** The customer paid before the provider could close it: recorded (RECEIVED), to be settled like a webhook's. */
   | { outcome: 'PAID_AT_PROVIDER'; paymentId: string }
-  /** A bank or 3-D Secure step is under way: ask again later. */
-  | { outcome: 'PROCESSING' }
-  /** The provider did not answer: nothing is known, so nothing may be released. */
-  | { outcome: 'UNAVAILABLE' }
-  /** Still UNPAID and its deadline (maybe moved) lies ahead: the provider was not asked. */
-  | { outcome: 'NOT_DUE'; expiresAt: string }
-  /** Paid or cancelled meanwhile: nothing to close. */
-  | { outcome: 'ALREADY_FINAL'; status: OrderStatus }
+  /** Still UNPAID and its deadline (maybe moved) lies ahead; or paid or cancelled meanwhile: nothing to close. */
+  | Extract<GuardedCancelOutcome, { outcome: 'NOT_DUE' | 'ALREADY_FINAL' }>
   /** The provider cannot cancel a payment: the database decides first, a late payment is refunded. */
   | { outcome: 'NOT_CANCELLABLE' };
 
@@ -59,8 +57,7 @@ export function createProviderPaymentActivities(deps: ActivityDeps) {
       const paymentId = marked[0]!.provider_payment_id;
       const ref: PaymentRef = paymentId ? { paymentId } : { orderId: input.orderId };
       const answer = await paymentProvider.cancelPayment(ref);
-      if (answer.outcome === 'CANCELLED') return { outcome: 'CLOSED' };
-      if (answer.outcome !== 'ALREADY_SUCCEEDED') return answer;
+      if (answer.outcome !== 'PAID_AT_PROVIDER') return answer;
       const paid = answer.payment;
       await recordReceivedPayment(db.pool, { ...paid, orderId: input.orderId }, now);
       log.info('the provider had taken the payment already: it pays the order', {
@@ -150,8 +147,8 @@ export async function openPayment(deps: ActivityDeps, orderId: string): Promise<
 async function closeUnkept({ paymentProvider }: ActivityDeps, orderId: string, paymentId: string): Promise<void> {
   const answer = await paymentProvider.cancelPayment({ paymentId });
   const context = { orderId, paymentId, outcome: answer.outcome };
-  if (answer.outcome === 'CANCELLED') log.info('payment created as the order closed: cancelled, never shown', context);
-  else if (answer.outcome === 'ALREADY_SUCCEEDED')
+  if (answer.outcome === 'CLOSED') log.info('payment created as the order closed: cancelled, never shown', context);
+  else if (answer.outcome === 'PAID_AT_PROVIDER')
     log.warn('payment created as the order closed was paid nonetheless: its webhook settles it (a refund)', context);
   else log.warn('payment created as the order closed: never shown, and the provider did not cancel it', context);
 }

@@ -15,7 +15,7 @@ export interface PaymentProvider {
   readonly cancelsPayments: boolean;
   /** Once per order (the idempotency key is derived from orderId): a repeat answers the same payment. */
   createPayment(request: NewPayment): Promise<CreatedPayment>;
-  cancelPayment(request: PaymentRef): Promise<CancelOutcome>;
+  cancelPayment(request: PaymentRef): Promise<ProviderClosing>;
   /** Gives a captured payment back to the customer; the same paymentId is refunded at most once. */
   refund(request: RefundRequest): Promise<{ refundRef: string }>;
 }
@@ -44,11 +44,15 @@ export interface RefundRequest {
   amountCents: number;
 }
 
-export type CancelOutcome =
+/**
+ * The provider's answer to closing a payment, in the words the closing keeps up to the workflow:
+ * closePayment (activities/provider-payments.ts) passes them on, naming a taken payment by its id.
+ */
+export type ProviderClosing =
   /** Nothing can be paid any more (also when there was nothing to pay, or it had been cancelled). */
-  | { outcome: 'CANCELLED' }
+  | { outcome: 'CLOSED' }
   /** Too late: the customer paid; the order must be treated as paid with this payment. */
-  | { outcome: 'ALREADY_SUCCEEDED'; payment: SucceededPayment }
+  | { outcome: 'PAID_AT_PROVIDER'; payment: SucceededPayment }
   /** A bank or 3-D Secure step is under way: the payment may still succeed or fail; not cancelled. */
   | { outcome: 'PROCESSING' }
   /** The provider could not be reached or did not answer: nothing is known. */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type Stripe from 'stripe';
 import type {
-  CancelOutcome,
   CreatedPayment,
   NewPayment,
   PaymentProvider,
   PaymentRef,
+  ProviderClosing,
   ProviderPayment,
   RefundRequest,
 } from '../ports/payment-provider.js';
@@ -68,7 +68,7 @@ export class StripePaymentProvider implements PaymentProvider {
    * meantime (Stripe refuses with `payment_intent_unexpected_state`), reads it again and answers
    * what it became. By order, every intent of the order: one that succeeded wins, then one processing.
    */
-  async cancelPayment(request: PaymentRef): Promise<CancelOutcome> {
+  async cancelPayment(request: PaymentRef): Promise<ProviderClosing> {
     try {
       return await this.cancelEach(request);
     } catch (err) {
@@ -129,23 +129,23 @@ export class StripePaymentProvider implements PaymentProvider {
     return found.data.map((intent) => toProviderPayment(intent));
   }
 
-  private async cancelEach(request: PaymentRef): Promise<CancelOutcome> {
+  private async cancelEach(request: PaymentRef): Promise<ProviderClosing> {
     const intents = await this.intentsOf(request);
     // A payment id is one this service was given: Stripe not knowing it is a refusal, not "nothing to cancel".
     if ('paymentId' in request && intents.length === 0)
       throw rejection(`Stripe has no payment ${request.paymentId} to cancel`);
     const outcomes = await Promise.all(intents.map((intent) => this.cancelIntent(intent)));
     return (
-      outcomes.find((o) => o.outcome === 'ALREADY_SUCCEEDED') ??
-      outcomes.find((o) => o.outcome === 'PROCESSING') ?? { outcome: 'CANCELLED' }
+      outcomes.find((o) => o.outcome === 'PAID_AT_PROVIDER') ??
+      outcomes.find((o) => o.outcome === 'PROCESSING') ?? { outcome: 'CLOSED' }
     );
   }
 
-  private async cancelIntent(payment: ProviderPayment): Promise<CancelOutcome> {
+  private async cancelIntent(payment: ProviderPayment): Promise<ProviderClosing> {
     if (payment.status === 'OPEN') {
       try {
         await this.stripe.paymentIntents.cancel(payment.paymentId, { cancellation_reason: 'abandoned' });
-        return { outcome: 'CANCELLED' };
+        return { outcome: 'CLOSED' };
       } catch (err) {
         if (!isUnexpectedState(err)) throw err;
         payment = toProviderPayment(await this.retrieve(payment.paymentId));
@@ -154,11 +154,11 @@ export class StripePaymentProvider implements PaymentProvider {
     }
     switch (payment.status) {
       case 'SUCCEEDED':
-        return { outcome: 'ALREADY_SUCCEEDED', payment: succeededPayment(payment) };
+        return { outcome: 'PAID_AT_PROVIDER', payment: succeededPayment(payment) };
       case 'PROCESSING':
         return { outcome: 'PROCESSING' };
       default:
-        return { outcome: 'CANCELLED' };
+        return { outcome: 'CLOSED' };
     }
   }
 

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { Prisma } from '@prisma/client';
 import type { PaymentProvider } from '../../adapters/ports/index.js';
 import type {
-  CancelOutcome,
   CreatedPayment,
   NewPayment,
   PaymentRef,
+  ProviderClosing,
   ProviderPayment,
   ProviderPaymentStatus,
   RefundRequest,
@@ -64,7 +64,7 @@ export class FakePaymentProvider implements PaymentProvider {
   }
 
   /** Cancels an OPEN payment; one under way or paid is left alone and reported; no payment: nothing can pay. */
-  async cancelPayment(request: PaymentRef): Promise<CancelOutcome> {
+  async cancelPayment(request: PaymentRef): Promise<ProviderClosing> {
     try {
       await this.recorder.record('payments', 'cancelPayment', refKey(request), request);
     } catch (err) {
@@ -81,12 +81,12 @@ export class FakePaymentProvider implements PaymentProvider {
     switch (payment?.status) {
       case undefined:
       case 'CANCELLED':
-        return { outcome: 'CANCELLED' };
+        return { outcome: 'CLOSED' };
       case 'PROCESSING':
         return { outcome: 'PROCESSING' };
       case 'SUCCEEDED':
         return {
-          outcome: 'ALREADY_SUCCEEDED',
+          outcome: 'PAID_AT_PROVIDER',
           payment: { paymentId: payment.paymentId, amountCents: payment.amountCents, paidAt: payment.paidAt! },
         };
       case 'OPEN':

@@ -71,18 +71,18 @@ describe('createPayment', () => {
 describe('cancelPayment', () => {
   it('cancels an intent the customer has not paid; cancelling it again answers the same', async () => {
     const { paymentId } = await provider.createPayment(newPayment());
-    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'CANCELLED' });
+    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'CLOSED' });
     expect(fake.account.intent(paymentId)).toMatchObject({ status: 'canceled', cancellationReason: 'abandoned' });
-    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'CANCELLED' });
+    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'CLOSED' });
     expect(fake.callsTo('cancel-intent')).toHaveLength(1);
   });
 
-  it('answers ALREADY_SUCCEEDED, with what Stripe received and when, for an intent the customer paid', async () => {
+  it('answers PAID_AT_PROVIDER, with what Stripe received and when, for an intent the customer paid', async () => {
     const { paymentId } = await provider.createPayment(newPayment());
     const paidAt = new Date(Date.now() - 60_000);
     fake.account.succeed(paymentId, paidAt);
     expect(await provider.cancelPayment({ paymentId })).toEqual({
-      outcome: 'ALREADY_SUCCEEDED',
+      outcome: 'PAID_AT_PROVIDER',
       payment: {
         paymentId,
         amountCents: 2599,
@@ -92,11 +92,11 @@ describe('cancelPayment', () => {
     expect(fake.callsTo('cancel-intent')).toHaveLength(0);
   });
 
-  it('answers ALREADY_SUCCEEDED when the payment succeeds while the deadline fires (Stripe refuses the cancel)', async () => {
+  it('answers PAID_AT_PROVIDER when the payment succeeds while the deadline fires (Stripe refuses the cancel)', async () => {
     const { paymentId } = await provider.createPayment(newPayment());
     fake.beforeNext('cancel-intent', () => fake.account.succeed(paymentId));
     expect(await provider.cancelPayment({ paymentId })).toMatchObject({
-      outcome: 'ALREADY_SUCCEEDED',
+      outcome: 'PAID_AT_PROVIDER',
       payment: { paymentId, amountCents: 2599 },
     });
     expect(fake.callsTo('cancel-intent')).toMatchObject([{ status: 400 }]);
@@ -124,15 +124,15 @@ describe('cancelPayment', () => {
     const request = newPayment();
     const { paymentId } = await provider.createPayment(request);
     await provider.createPayment(newPayment()); // another order's, left alone
-    expect(await provider.cancelPayment({ orderId: request.orderId })).toEqual({ outcome: 'CANCELLED' });
+    expect(await provider.cancelPayment({ orderId: request.orderId })).toEqual({ outcome: 'CLOSED' });
     expect([...fake.account.intents.values()].map((i) => [i.id === paymentId, i.status])).toEqual([
       [true, 'canceled'],
       [false, 'requires_payment_method'],
     ]);
   });
 
-  it('answers CANCELLED for an order that has no intent: nothing can be paid', async () => {
-    expect(await provider.cancelPayment({ orderId: randomUUID() })).toEqual({ outcome: 'CANCELLED' });
+  it('answers CLOSED for an order that has no intent: nothing can be paid', async () => {
+    expect(await provider.cancelPayment({ orderId: randomUUID() })).toEqual({ outcome: 'CLOSED' });
   });
 
   it('is refused, not retried, for a payment id Stripe does not know', async () => {
@@ -149,7 +149,7 @@ describe('cancelPayment', () => {
       expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'UNAVAILABLE' });
       fake.outage = undefined;
       expect(fake.account.intent(paymentId).status).toBe('requires_payment_method');
-      expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'CANCELLED' });
+      expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'CLOSED' });
     },
   );
 

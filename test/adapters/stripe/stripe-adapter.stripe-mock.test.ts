@@ -68,7 +68,7 @@ it('reports an amount Stripe refuses as the provider rejecting it, not to be ret
 });
 
 it('cancels by payment id: reads the intent (its charge expanded), then cancels it', async () => {
-  expect(await provider.cancelPayment({ paymentId: 'pi_123' })).toEqual({ outcome: 'CANCELLED' });
+  expect(await provider.cancelPayment({ paymentId: 'pi_123' })).toEqual({ outcome: 'CLOSED' });
   expect(exchanges.map(({ method, path, status }) => ({ method, path, status }))).toEqual([
     { method: 'GET', path: '/v1/payment_intents/pi_123', status: 200 },
     { method: 'POST', path: '/v1/payment_intents/pi_123/cancel', status: 200 },
@@ -76,7 +76,7 @@ it('cancels by payment id: reads the intent (its charge expanded), then cancels 
 });
 
 it('cancels by order: searches the intents by the order id in their metadata, then cancels each', async () => {
-  expect(await provider.cancelPayment({ orderId: randomUUID() })).toEqual({ outcome: 'CANCELLED' });
+  expect(await provider.cancelPayment({ orderId: randomUUID() })).toEqual({ outcome: 'CLOSED' });
   expect(exchanges).toMatchObject([
     { method: 'GET', path: '/v1/payment_intents/search', status: 200 },
     { method: 'POST', path: expect.stringMatching(/^\/v1\/payment_intents\/pi_\w+\/cancel$/), status: 200 },
