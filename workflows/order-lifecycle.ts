@@ -5,7 +5,12 @@ import { database } from './activity-proxies.js';
 import { notifyCustomer } from './notices.js';
 import { registerOrderHandlers } from './order-handlers.js';
 import { OrderRun, type Wake } from './order-run.js';
-import { closePaymentFirst, createPaymentMeanwhile, forgetRefusedCreation } from './payment-closing.js';
+import {
+  closePaymentFirst,
+  createPaymentMeanwhile,
+  forgetRefusedCreation,
+  type PaymentCreation,
+} from './payment-closing.js';
 
 /** If the timer fired but the database clock says "not yet" (clock skew), look again this soon. */
 const NOT_DUE_RECHECK_MS = 100;
@@ -64,65 +69,84 @@ async function placedOrAdopted(run: OrderRun, adopt: boolean): Promise<boolean> 
   return run.order !== undefined;
 }
 
-/** Until the order is PAID or CANCELLED, by whichever the provider and the database let win. */
+/**
+ * Until the order is PAID or CANCELLED: wait for payment until the deadline, then act on what the
+ * deadline came to (decideAtDeadline). This loop is the one place the decision changes the run.
+ */
 async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
   // Only while the customer can still pay: an adopted order may be decided already.
-  let creating = run.status === 'UNPAID' && run.order!.payment === 'PENDING' ? createPaymentMeanwhile(run) : undefined;
-  let minimumWaitMs = 0;
+  const creating =
+    run.status === 'UNPAID' && run.order!.payment === 'PENDING' ? createPaymentMeanwhile(run) : undefined;
+  let atLeastMs = 0;
   while (run.status === 'UNPAID') {
     run.enter('awaiting-payment');
-    const wake = await nextWake(run, minimumWaitMs);
-    minimumWaitMs = 0;
+    const wake = await nextWake(run, atLeastMs);
+    atLeastMs = 0;
     // A payment that arrived before the wake is decided before it.
     await condition(() => run.payments.idle);
     if (run.status !== 'UNPAID' || wake === 'deadline-moved') continue;
     const reason: CancelReason = wake === 'cancel-requested' ? 'CUSTOMER' : 'PAYMENT_TIMEOUT';
-    if (run.closesAtProvider) {
-      await creating?.stop();
-      const closing = await closePaymentFirst(run, reason);
-      if (closing.outcome === 'PAID') continue;
-      if (closing.outcome !== 'CLOSED') {
-        minimumWaitMs = decidedElsewhere(run, closing);
-        // Not due after all (an operator moved the deadline): the customer must be able to pay meanwhile.
-        if (run.status === 'UNPAID' && creating && !creating.settled) creating = createPaymentMeanwhile(run);
-        continue;
-      }
+    const decided = await decideAtDeadline(run, reason, creating);
+    switch (decided.outcome) {
+      case 'PAID':
+        break; // the payment's handler set the status
+      case 'CANCELLED':
+        run.cancelled(reason, decided.customerTold);
+        break;
+      case 'ALREADY_FINAL':
+        run.settledElsewhere(decided.status);
+        break;
+      case 'NOT_DUE':
+        run.deadlineMoved(decided.expiresAt);
+        atLeastMs = NOT_DUE_RECHECK_MS;
+        // The customer must be able to pay meanwhile.
+        creating?.resume();
+        break;
     }
-    const decided = await run.keepTrying.mustSucceed('cancelOrder', () =>
-      database.cancelOrder({ orderId: run.orderId, reason }),
-    );
-    if (decided.outcome === 'CANCELLED') run.cancelled(reason, decided.customerTold);
-    else if (decided.outcome === 'PAYMENT_RECEIVED') await settleRecordedInTime(run, decided.paymentId);
-    else minimumWaitMs = decidedElsewhere(run, decided);
   }
-  await creating?.stop(); // paid meanwhile: nothing left to create
+  await creating?.stop(); // decided: nothing left to create
   forgetRefusedCreation(run); // decided: whether the customer could pay no longer matters
 }
 
-/**
- * The webhook recorded a payment before the deadline whose signal this run has not handled (late,
- * or lost while Temporal restarted): it is settled from that record as the signal would have had it.
- */
-async function settleRecordedInTime(run: OrderRun, paymentId: string): Promise<void> {
-  await run.payments.settle({ paymentId, orderId: run.orderId });
-  // Its signal may be settling it in another handler meanwhile: that one too.
-  await condition(() => run.payments.idle);
-}
+/** What the deadline (or the customer's cancel) came to, in the order's words. */
+type DeadlineDecision =
+  /** A payment paid the order meanwhile, settled by the run's own handler. */
+  | { outcome: 'PAID' }
+  /** The guarded cancel won: stock and coupon went back in its statement; `customerTold` in its call. */
+  | { outcome: 'CANCELLED'; customerTold: boolean }
+  /** Not due by the database's clock: the deadline moved (an extension), or our clock ran ahead. */
+  | { outcome: 'NOT_DUE'; expiresAt: string }
+  /** Decided elsewhere: the database holds the order PAID or CANCELLED already. */
+  | { outcome: 'ALREADY_FINAL'; status: OrderStatus };
 
 /**
- * Someone else decided (a payment), or the deadline is not due by the database's clock yet (moved,
- * or our clock ran ahead). Returns how long to wait at least before looking again.
+ * Provider first: where the provider can cancel the order's payment, it is closed there
+ * (closePaymentFirst, which waits as long as the provider cannot say), and only once nothing can
+ * pay the order any more does the guarded cancel decide between the deadline and a payment.
  */
-function decidedElsewhere(
+async function decideAtDeadline(
   run: OrderRun,
-  decided: { outcome: 'NOT_DUE'; expiresAt: string } | { outcome: 'ALREADY_FINAL'; status: OrderStatus },
-): number {
-  if (decided.outcome === 'ALREADY_FINAL') {
-    run.settledElsewhere(decided.status);
-    return 0;
+  reason: CancelReason,
+  creating: PaymentCreation | undefined,
+): Promise<DeadlineDecision> {
+  if (run.closesAtProvider) {
+    // The closing must see every payment the customer can pay: none is being created meanwhile.
+    await creating?.stop();
+    const closing = await closePaymentFirst(run, reason);
+    if (closing.outcome !== 'CLOSED') return closing;
+    creating?.abandon();
   }
-  run.deadlineMoved(decided.expiresAt);
-  return NOT_DUE_RECHECK_MS;
+  const cancel = await run.keepTrying.mustSucceed('cancelOrder', () =>
+    database.cancelOrder({ orderId: run.orderId, reason }),
+  );
+  if (cancel.outcome !== 'PAYMENT_RECEIVED') return cancel;
+  // The webhook recorded a payment of the order's total before the deadline, whose signal this run
+  // has not handled (late, or lost while Temporal restarted): it is settled from that record as the
+  // signal would have had it, and pays the order.
+  await run.payments.settle({ paymentId: cancel.paymentId, orderId: run.orderId });
+  // Its signal may be settling it in another handler meanwhile: that one too.
+  await condition(() => run.payments.idle);
+  return { outcome: 'PAID' };
 }
 
 /** What ends the wait: a message, or the deadline's timer. */

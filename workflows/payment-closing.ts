@@ -2,7 +2,7 @@ import { CancellationScope, condition, isCancellation, log } from '@temporalio/w
 import ms from 'ms';
 import type { ClosingOutcome } from '../activities/provider-payments.js';
 import type { WaitingFor } from '../domain/search-attributes.js';
-import type { CancelReason, OrderStatus } from '../domain/statuses.js';
+import type { CancelReason } from '../domain/statuses.js';
 import { money } from './activity-proxies.js';
 import { STUCK_AFTER } from './activity-options.js';
 import { failureKind, rootCauseMessage } from './failures.js';
@@ -18,14 +18,14 @@ const SILENT_PROVIDER_ALERT_MS = ms(STUCK_AFTER);
 /** The closing's item among the run's attention items and its waits. */
 const CLOSING_KEY = 'provider:closing';
 
-/** What closing the payment came to, for the guarded cancel that follows (or not). */
+/** What closing the payment came to: closed, so the guarded cancel may run; or the order decided without it. */
 export type Closing =
   /** Nothing can pay the order any more (or an operator forced it): the guarded cancel may run. */
   | { outcome: 'CLOSED' }
-  /** A payment the provider took paid the order: nothing is released, nothing refunded. */
+  /** A payment paid the order: the provider's, or a webhook's that came meanwhile. */
   | { outcome: 'PAID' }
-  | { outcome: 'NOT_DUE'; expiresAt: string }
-  | { outcome: 'ALREADY_FINAL'; status: OrderStatus };
+  /** The provider was not asked: the closing activity found the order not due, or decided. */
+  | Extract<ClosingOutcome, { outcome: 'NOT_DUE' | 'ALREADY_FINAL' }>;
 
 /**
  * Provider first: at the deadline (or the customer's cancel) the payment is closed at the provider
@@ -175,37 +175,59 @@ export function forgetRefusedCreation(run: OrderRun): void {
 }
 
 /**
- * A payment the placement could not create (the provider was down then) is created while the order
- * waits, so the customer can still pay; stopped once the order begins to close. A provider that
- * refuses for good leaves the order unpayable: an operator is told. `settled`: created, or refused
- * for good; otherwise a stop left it to be made, should the order wait again.
+ * A payment the placement could not create (the provider was down then), created while the order
+ * waits, so the customer can still pay. A provider that refuses for good leaves the order unpayable:
+ * an operator is told.
  */
-export function createPaymentMeanwhile(run: OrderRun): { stop(): Promise<void>; readonly settled: boolean } {
-  const scope = new CancellationScope();
+export interface PaymentCreation {
+  /** The order begins to close, or is decided: a payment not made yet is left to be made. */
+  stop(): Promise<void>;
+  /** The order waits for payment again: a payment a stop left to be made is made meanwhile. */
+  resume(): void;
+  /** The closing left nothing that can pay the order (or an operator forced it): none is made any more. */
+  abandon(): void;
+}
+
+export function createPaymentMeanwhile(run: OrderRun): PaymentCreation {
+  // Created, refused for good, or abandoned: not made again.
   let settled = false;
-  const creating = scope.run(async () => {
-    try {
-      await run.keepTrying.mustSucceed('createPayment', () => money.createPayment(run.orderId));
-      settled = true;
-    } catch (err) {
-      if (isCancellation(err)) return;
-      if (failureKind(err) === undefined) throw err;
-      settled = true;
-      const error = rootCauseMessage(err);
-      log.error('the payment provider refused to create the payment', { orderId: run.orderId, error });
-      run.attention.note(
-        REFUSED_CREATION,
-        `the payment provider refused to create the payment (${error}): the customer cannot pay`,
-      );
-    }
-  });
+  let stopped = false;
+  let scope = new CancellationScope();
+  let creating = make(scope);
+
+  function make(within: CancellationScope): Promise<void> {
+    return within.run(async () => {
+      try {
+        await run.keepTrying.mustSucceed('createPayment', () => money.createPayment(run.orderId));
+        settled = true;
+      } catch (err) {
+        if (isCancellation(err)) return;
+        if (failureKind(err) === undefined) throw err;
+        settled = true;
+        const error = rootCauseMessage(err);
+        log.error('the payment provider refused to create the payment', { orderId: run.orderId, error });
+        run.attention.note(
+          REFUSED_CREATION,
+          `the payment provider refused to create the payment (${error}): the customer cannot pay`,
+        );
+      }
+    });
+  }
+
   return {
-    stop: async () => {
+    async stop() {
+      stopped = true;
       scope.cancel();
       await creating;
     },
-    get settled() {
-      return settled;
+    resume() {
+      if (!stopped || settled) return;
+      stopped = false;
+      scope = new CancellationScope();
+      creating = make(scope);
+    },
+    abandon() {
+      settled = true;
     },
   };
 }
