@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import {
   readStripeEvent,
   SIGNATURE_HEADER as STRIPE_SIGNATURE_HEADER,
+  StripeEventShapeError,
   StripeSignatureError,
   type StripeEvent,
 } from '../adapters/stripe/events.js';
@@ -167,8 +168,9 @@ function requireStripeSignature(webhookSecret: string | undefined): RequestHandl
       event = readStripeEvent(raw, req.get(STRIPE_SIGNATURE_HEADER) ?? '', webhookSecret);
     } catch (err) {
       if (err instanceof StripeSignatureError) throw new ApiError('INVALID_STRIPE_SIGNATURE');
-      // Signed, yet not JSON: only a holder of the secret can send that, but it is still not a 5xx.
+      // Signed, yet not JSON or not an event: only a holder of the secret can send that, but it is still not a 5xx.
       if (err instanceof SyntaxError) throw new ApiError('VALIDATION_FAILED', 'the request body is not valid JSON');
+      if (err instanceof StripeEventShapeError) throw new ApiError('VALIDATION_FAILED', err.message);
       throw err;
     }
     res.locals.caller = { role: 'stripe', event } satisfies StripeDelivery;

@@ -1,5 +1,7 @@
 import Stripe from 'stripe';
 import type { ProviderPayment } from '../ports/payment-provider.js';
+import { checkEnvelope, checkIntent, checkRefund } from './event-shape.js';
+export { StripeEventShapeError } from './event-shape.js';
 import { toProviderPayment } from './intents.js';
 import { REFUND_NOT_GIVEN } from './refunds.js';
 
@@ -45,7 +47,8 @@ export class StripeSignatureError extends Error {
 /**
  * A posted event, once its signature (HMAC over the raw body, with a timestamp no older than
  * SIGNATURE_TOLERANCE_SECONDS) checks out. undefined: a genuine event of
- * another type (or a failed refund of no payment), to be acknowledged and ignored.
+ * another type (or a failed refund of no payment), to be acknowledged and ignored. A signed body
+ * that is not such an event throws StripeEventShapeError (event-shape.ts).
  */
 export function readStripeEvent(
   rawBody: string | Buffer,
@@ -59,9 +62,12 @@ export function readStripeEvent(
     if (err instanceof Stripe.errors.StripeSignatureVerificationError) throw new StripeSignatureError(err.message);
     throw err;
   }
+  checkEnvelope(event);
+  if (event.type === 'refund.failed' || event.type === 'refund.updated') checkRefund(event.data.object);
   if (event.type === 'refund.failed') return refundFailed(event);
   if (event.type === 'refund.updated' && REFUND_NOT_GIVEN.has(event.data.object.status)) return refundFailed(event);
   if (!isPaymentEvent(event)) return undefined;
+  checkIntent(event.data.object);
   // An event's intent carries its charge's id only: the event's own time stands for the payment's.
   return { eventId: event.id, type: event.type, payment: toProviderPayment(event.data.object, event.created) };
 }

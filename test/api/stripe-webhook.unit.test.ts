@@ -78,6 +78,56 @@ describe('POST /webhooks/stripe refuses what Stripe did not sign, before anythin
     });
   });
 
+  describe('a body Stripe signed that is not an event the service can read: 400 VALIDATION_FAILED, never a 5xx', () => {
+    const signed = (body: unknown) => {
+      const payload = JSON.stringify(body);
+      return { payload, signature: Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) };
+    };
+    const genuine = (): Record<string, any> => JSON.parse(succeeded().payload);
+    const withObject = (change: (object: Record<string, unknown>) => void) => {
+      const event = genuine();
+      change(event.data.object);
+      return event;
+    };
+    const refundFailed = (change: (object: Record<string, unknown>) => void) => {
+      const account = new FakeStripeAccount();
+      const intent = account.createIntent({ amount: 2200, currency: 'eur', metadata: { order_id: ORDER_ID } });
+      account.succeed(intent.id);
+      const refund = account.createRefund({ paymentIntent: intent.id, amount: 2200, metadata: {} });
+      const event = JSON.parse(signedRefundEvent(account.failRefund(refund.id), 'refund.failed', SECRET).payload);
+      change(event.data.object);
+      return event;
+    };
+
+    it.each([
+      ['JSON null', () => null],
+      ['an array', () => [genuine()]],
+      ['a string', () => 'payment_intent.succeeded'],
+      [
+        'no data',
+        () => {
+          const { data: _, ...event } = genuine();
+          return event;
+        },
+      ],
+      ['data: null', () => ({ ...genuine(), data: null })],
+      ['no data.object', () => ({ ...genuine(), data: {} })],
+      ['no type', () => ({ ...genuine(), type: undefined })],
+      ['an intent without metadata', () => withObject((o) => delete o.metadata)],
+      ['an intent without status', () => withObject((o) => delete o.status)],
+      ['an intent of an unknown status', () => withObject((o) => (o.status = 'paid_somehow'))],
+      ['an amount that is a string', () => withObject((o) => (o.amount_received = '2200'))],
+      ['a refund whose payment_intent is a number', () => refundFailed((o) => (o.payment_intent = 42))],
+      ['a refund whose object is a list', () => ({ ...refundFailed(() => {}), data: { object: [] } })],
+    ])('%s', async (_, body) => {
+      expect(await post(signed(body()))).toEqual({
+        status: 400,
+        body: { error: { code: 'VALIDATION_FAILED', message: expect.any(String) } },
+        cacheControl: 'no-store',
+      });
+    });
+  });
+
   it('is not mounted without a signing secret: 404 like any unknown path', async () => {
     const withoutStripe = appWithoutBackends({ faultsEnabled: false });
     expect(await post(succeeded(), withoutStripe)).toMatchObject({
