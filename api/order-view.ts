@@ -46,13 +46,14 @@ async function databaseNow(db: Db): Promise<Date> {
 function toView(row: OrderRow, now: Date): OrderView {
   const stepStatus = (name: FulfillmentStepName): StepStatus =>
     row.fulfillment.find((f) => f.step === FULFILLMENT_STEPS[name])?.status ?? INITIAL_STATUS.step;
+  // An order past its deadline, or whose payment is being closed, is never offered for payment,
+  // even before the cancel has landed.
+  const payable = row.status === 'UNPAID' && row.expiresAt > now && row.closingSince === null;
   return {
     id: row.id,
     customerId: row.customerId,
     status: row.status,
-    // An order past its deadline, or whose payment is being closed, is never offered for payment,
-    // even before the cancel has landed.
-    payable: row.status === 'UNPAID' && row.expiresAt > now && row.closingSince === null,
+    payable,
     totalCents: row.totalCents,
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt.toISOString(),
@@ -62,9 +63,12 @@ function toView(row: OrderRow, now: Date): OrderView {
     items: row.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unitPriceCents: i.unitPriceCents })),
     couponCode: row.couponCode,
     workflowId: orderWorkflowId(row.id),
-    payment: row.providerPaymentId
-      ? { paymentId: row.providerPaymentId, clientSecret: row.paymentClientSecret! }
-      : null,
+    // What pays the order is handed out only while it may be paid: a secret served for a cancelled
+    // or paid order would let the customer pay it, for a refund at the shop's cost.
+    payment:
+      payable && row.providerPaymentId
+        ? { paymentId: row.providerPaymentId, clientSecret: row.paymentClientSecret! }
+        : null,
     payments: row.payments.map((p) => ({
       paymentId: p.paymentId,
       amountCents: p.amountCents,

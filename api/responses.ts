@@ -73,7 +73,7 @@ const OrderPaymentView = z
   .meta({
     id: 'OrderPayment',
     description:
-      "null with a callback-only provider, while the provider could not create it yet, and in an operator's view",
+      "null unless the order is payable (never once it is paid or cancelled), with a callback-only provider, while the provider could not create it yet, and in an operator's view",
   });
 
 /** Never above the largest total placement accepts. */

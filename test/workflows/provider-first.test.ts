@@ -65,6 +65,31 @@ describe('provider first', () => {
     });
   });
 
+  it('shows the payment to its customer only while the order is payable: never once it is paid or cancelled', async () => {
+    const { sku } = await seedCatalog(h, { stock: 2 });
+    const [paid, cancelled] = [
+      await placeOrder(h, { sku, quantity: 1, customerId: 'secret-paid' }),
+      await placeOrder(h, { sku, quantity: 1, customerId: 'secret-cancelled' }),
+    ];
+    const view = async (order: { id: string }, customerId: string) =>
+      (await h.asCustomer(customerId, 'GET', `/orders/${order.id}`)).body;
+    const offered = { payable: true, payment: { paymentId: expect.any(String), clientSecret: expect.any(String) } };
+    expect(await view(paid, 'secret-paid')).toMatchObject({ status: 'UNPAID', ...offered });
+    expect(await view(cancelled, 'secret-cancelled')).toMatchObject({ status: 'UNPAID', ...offered });
+
+    await customerPays(paid);
+    expect(await handleOf(paid.id).result()).toMatchObject({ status: 'PAID' });
+    expect(await view(paid, 'secret-paid')).toMatchObject({ status: 'PAID', payable: false, payment: null });
+
+    expect((await h.asCustomer('secret-cancelled', 'POST', `/orders/${cancelled.id}/cancel`)).status).toBe(202);
+    expect(await handleOf(cancelled.id).result()).toMatchObject({ status: 'CANCELLED' });
+    expect(await view(cancelled, 'secret-cancelled')).toMatchObject({
+      status: 'CANCELLED',
+      payable: false,
+      payment: null,
+    });
+  });
+
   it('the provider down at the deadline for minutes while customers pay: no paid order cancelled, nothing refunded, all settled when it returns', async () => {
     const { sku } = await seedCatalog(h, { stock: 10 });
     const place = (customerId: string) => placeOrder(h, { sku, quantity: 1, customerId });
