@@ -1,3 +1,4 @@
+import type { Currency } from '../lib/currencies.js';
 import type { Db } from '../lib/db.js';
 import type { ThirdParties } from '../adapters/ports/index.js';
 
@@ -5,7 +6,7 @@ export interface ActivityDeps extends ThirdParties {
   db: Db;
   paymentWindowMs: number;
   /** ISO 4217, lower case (CURRENCY): what payments are created in. */
-  currency: string;
+  currency: Currency;
   /** Unpaid orders one customer may hold at once (MAX_OPEN_ORDERS_PER_CUSTOMER); 0: no limit. */
   maxOpenOrdersPerCustomer: number;
   /** Units of one product one customer may hold in unpaid orders (MAX_UNPAID_UNITS_PER_PRODUCT); 0: no limit. */

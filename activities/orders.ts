@@ -2,6 +2,7 @@ import { Prisma } from '@prisma/client';
 import { log } from '@temporalio/activity';
 import type { PlacedOrder, PlaceOrderRequest } from '../domain/messages.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
+import { MINIMUM_CHARGE_CENTS } from '../lib/currencies.js';
 import {
   canTransition,
   INITIAL_STATUS,
@@ -15,6 +16,7 @@ import { asOf, type ActivityDeps } from './deps.js';
 import { businessFailure, isBusinessFailure } from './errors.js';
 import { nowOr, statusMove, statusValue } from '../store/guarded-sql.js';
 import { moveReservedUnits } from './inventory.js';
+import { whatPayingMoves } from './payments.js';
 import { sendNotice } from './notifications.js';
 import { isProviderFailure, openPayment } from './provider-payments.js';
 
@@ -85,7 +87,8 @@ export function createOrderActivities(deps: ActivityDeps) {
      */
     async placeOrder(request: PlaceOrderRequest): Promise<PlacedOrder> {
       const placed = await placeOrReplay(request);
-      if (placed.payment !== null) return placed;
+      // Only an unpaid order needs a payment: one of total 0 is paid as it is placed.
+      if (placed.payment !== null || placed.status !== INITIAL_STATUS.order) return placed;
       try {
         return { ...placed, payment: await withinMs(PAYMENT_AT_PLACEMENT_MS, openPayment(deps, placed.id)) };
       } catch (err) {
@@ -303,6 +306,10 @@ async function placeWithin(
   if (totalCents > MAX_ORDER_TOTAL_CENTS) {
     throw businessFailure('ORDER_TOTAL_TOO_LARGE', { totalCents, maxTotalCents: MAX_ORDER_TOTAL_CENTS });
   }
+  const minTotalCents = MINIMUM_CHARGE_CENTS[deps.currency];
+  if (totalCents > 0 && totalCents < minTotalCents) {
+    throw businessFailure('ORDER_TOTAL_TOO_SMALL', { totalCents, minTotalCents, currency: deps.currency });
+  }
   const { rows } = await query<{ total_cents: number; expires_at: Date }>(
     tx,
     Prisma.sql`
@@ -319,16 +326,36 @@ async function placeWithin(
       INSERT INTO order_items (order_id, sku, quantity, unit_price_cents)
       SELECT ${request.orderId}::uuid, * FROM unnest(${items.map((i) => i.sku)}::text[], ${items.map((i) => i.quantity)}::int[], ${items.map((i) => i.unitPriceCents)}::int[])`,
   );
+  // Nothing to pay (a coupon covers it all): paid as it is placed, with no payment at the provider.
+  if (totalCents === 0) await payNothingOwed(tx, request.orderId, now);
   return {
     id: request.orderId,
     customerId: request.customerId,
-    status: INITIAL_STATUS.order,
+    status: totalCents === 0 ? ORDER_TRANSITIONS.pay.to : INITIAL_STATUS.order,
     totalCents: rows[0]!.total_cents,
     expiresAt: rows[0]!.expires_at.toISOString(),
     couponCode: request.couponCode ?? null,
     items,
     payment: null,
   };
+}
+
+/**
+ * An order of total 0, just written: the guarded pay moves it to PAID with what goes with it (its
+ * units sold, its coupon redeemed, its fulfillment owed), as a payment would, but with no payment.
+ */
+async function payNothingOwed(tx: Queryable, orderId: string, now: Date | null): Promise<void> {
+  const pay = statusMove('orders', ORDER_TRANSITIONS.pay);
+  await query(
+    tx,
+    Prisma.sql`
+      WITH paid AS (
+        UPDATE orders SET ${pay.set}, paid_at = ${nowOr(now)}
+        WHERE id = ${orderId}::uuid AND ${pay.guard} AND total_cents = 0
+        RETURNING id),
+      ${whatPayingMoves('paid')}
+      SELECT count(*) FROM paid`,
+  );
 }
 
 /**

@@ -189,7 +189,6 @@ async function payWithin(
   deadlineCounts: boolean,
 ): Promise<boolean> {
   const pay = statusMove('orders', ORDER_TRANSITIONS.pay);
-  const redeem = statusMove('coupons', COUPON_TRANSITIONS.redeem);
   const capture = statusMove('payments', PAYMENT_TRANSITIONS.capture);
   const { rows } = await query<{ paid: number }>(
     tx,
@@ -200,20 +199,32 @@ async function payWithin(
           AND total_cents = ${payment.amount_cents}
           ${deadlineCounts ? Prisma.sql`AND expires_at > ${payment.received_at}` : Prisma.empty}
         RETURNING id),
-      ${moveReservedUnits('paid', 'sold')},
-      redeemed AS (
-        UPDATE coupons c SET ${redeem.set}, updated_at = now()
-        FROM paid WHERE c.order_id = paid.id AND ${redeem.guard}),
+      ${whatPayingMoves('paid')},
       captured AS (
         UPDATE payments SET ${capture.set}
-        WHERE payment_id = ${payment.payment_id} AND ${capture.guard} AND EXISTS (SELECT 1 FROM paid)),
-      owed AS (
-        INSERT INTO fulfillment_steps (order_id, step)
-        SELECT paid.id, step FROM paid, unnest(${Object.values(FULFILLMENT_STEPS)}::"FulfillmentStep"[]) AS step
-        ON CONFLICT DO NOTHING)
+        WHERE payment_id = ${payment.payment_id} AND ${capture.guard} AND EXISTS (SELECT 1 FROM paid))
       SELECT count(*)::int AS paid FROM paid`,
   );
   return rows[0]!.paid === 1;
+}
+
+/**
+ * WITH-query entries for what goes with an order's move to PAID, for the orders in `paid` (an
+ * earlier WITH query returning their `id`, the guarded pay): its reserved units are sold, its coupon
+ * redeemed, and its fulfillment steps owed (PENDING) from this moment.
+ */
+export function whatPayingMoves(paid: string): Prisma.Sql {
+  const redeem = statusMove('coupons', COUPON_TRANSITIONS.redeem);
+  const moving = Prisma.raw(paid);
+  return Prisma.sql`
+      ${moveReservedUnits(paid, 'sold')},
+      redeemed AS (
+        UPDATE coupons c SET ${redeem.set}, updated_at = now()
+        FROM ${moving} WHERE c.order_id = ${moving}.id AND ${redeem.guard}),
+      owed AS (
+        INSERT INTO fulfillment_steps (order_id, step)
+        SELECT ${moving}.id, step FROM ${moving}, unnest(${Object.values(FULFILLMENT_STEPS)}::"FulfillmentStep"[]) AS step
+        ON CONFLICT DO NOTHING)`;
 }
 
 /** Why a payment that did not pay its order is owed back, recorded on the payment. */

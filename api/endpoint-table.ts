@@ -160,12 +160,18 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
       description:
         "A customer's token places orders for that customer (`customerId` optional; another is 403); the admin token must name the customer. " +
         'The same Idempotency-Key with the same body returns the same order, with another body 422. ' +
-        `A total above ${MAX_ORDER_TOTAL_CENTS} cents, the largest that can be paid, is 422 ORDER_TOTAL_TOO_LARGE.`,
+        `A total above ${MAX_ORDER_TOTAL_CENTS} cents, the largest that can be paid, is 422 ORDER_TOTAL_TOO_LARGE; ` +
+        "one above 0 and below the payment provider's smallest charge in the currency (50 cents in EUR) is 422 ORDER_TOTAL_TOO_SMALL. " +
+        'A total of 0 (a coupon covers it) is PAID at placement, with no payment, and its fulfillment runs.',
       access: 'customerOrOperator',
       rateLimit: 'placements',
       headers: IdempotencyKeyHeaders,
       body: CreateOrderBody,
-      success: { status: 201, description: 'the order, UNPAID until paid or cancelled', schema: PlacedOrderView },
+      success: {
+        status: 201,
+        description: 'the order, UNPAID until paid or cancelled (PAID at once when its total is 0)',
+        schema: PlacedOrderView,
+      },
       errors: [
         'CUSTOMER_MISMATCH',
         'UNKNOWN_SKU',
@@ -175,6 +181,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
         'TOO_MANY_OPEN_ORDERS',
         'TOO_MANY_UNITS_HELD',
         'ORDER_TOTAL_TOO_LARGE',
+        'ORDER_TOTAL_TOO_SMALL',
         'IDEMPOTENCY_KEY_REUSED',
       ],
       handler: placeOrder,

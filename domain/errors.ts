@@ -12,6 +12,8 @@ export const BUSINESS_ERRORS = {
     'the order would bring the units of a product the customer holds unpaid past the limit; pay or cancel first',
   ORDER_TOTAL_TOO_LARGE:
     'the order comes to more than the largest total that can be paid; split it into smaller orders',
+  ORDER_TOTAL_TOO_SMALL:
+    'the order comes to less than the smallest amount the payment provider charges, yet more than nothing; add to it',
   UNKNOWN_ORDER: 'no order has that id',
   UNKNOWN_PAYMENT: 'no payment with that id belongs to the order',
   ORDER_NOT_UNPAID: 'the order is no longer unpaid',

@@ -102,14 +102,15 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
   },
   {
     name: 'paid-order-one-captured-payment',
-    description: 'each PAID order has exactly one CAPTURED payment, for its total; no other order has one',
+    description:
+      'each PAID order has exactly one CAPTURED payment, for its total (none if its total is 0: paid at placement); no other order has one',
     query: () => Prisma.sql`
       SELECT format('order %s (%s, total %s): %s captured payments (amounts %s)',
                     o.id, o.status, o.total_cents, count(p.payment_id), string_agg(p.amount_cents::text, ',')) AS detail
         FROM orders o
         LEFT JOIN payments p ON p.order_id = o.id AND p.status = 'CAPTURED'
        GROUP BY o.id, o.status, o.total_cents
-      HAVING CASE WHEN o.status = 'PAID' THEN count(p.payment_id) <> 1 OR bool_or(p.amount_cents <> o.total_cents)
+      HAVING CASE WHEN o.status = 'PAID' AND o.total_cents > 0 THEN count(p.payment_id) <> 1 OR bool_or(p.amount_cents <> o.total_cents)
                   ELSE count(p.payment_id) > 0 END`,
   },
   {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CURRENCIES, type Currency } from '../currencies.js';
 import { ConfigError, nonEmpty } from './env.js';
 import { DEV_WEBHOOK_SECRET, NOT_EMBEDDED, secret } from './secrets.js';
 import { StripeSchema, stripeSettings, type StripeSettings } from './stripe.js';
@@ -22,8 +23,9 @@ export const ThirdPartiesSchema = z.object({
   // Additions (docs/stripe.md, "At the deadline"): the local provider's kind, and the currency payments are created in.
   FAKE_PAYMENTS: z.enum(FAKE_PAYMENTS_MODES).default('cancellable'),
   CURRENCY: z
-    .string()
-    .regex(/^[a-z]{3}$/, 'must be an ISO 4217 code in lower case, e.g. eur')
+    .enum(CURRENCIES, {
+      error: `must be an ISO 4217 code in lower case that the service supports: ${CURRENCIES.join(', ')}`,
+    })
     .default('eur'),
   ...StripeSchema.shape,
 });
@@ -41,7 +43,7 @@ export interface ThirdPartySettings {
   /** The local payment provider's kind, with THIRD_PARTIES=fake. */
   fakePayments: FakePaymentsMode;
   /** ISO 4217, lower case: every payment is created in it. */
-  currency: string;
+  currency: Currency;
   /** The fault-injection endpoints for the local fakes; only with THIRD_PARTIES=fake. */
   faultsEnabled: boolean;
 }

@@ -70,6 +70,8 @@ interface Fixture {
   unpayable: Order;
   /** Priced so that one unit is above the largest order total. */
   pricySku: string;
+  /** Priced under the smallest charge: one unit alone cannot be paid. */
+  cheapSku: string;
 }
 
 beforeAll(async () => {
@@ -93,6 +95,7 @@ async function fixture(): Promise<Fixture> {
   const { sku, couponCode } = await seedCatalog(h, { stock: 50 });
   const scarceSku = (await seedCatalog(h, { stock: 1 })).sku;
   const pricySku = (await seedCatalog(h, { priceCents: MAX_ORDER_TOTAL_CENTS + 1, stock: 2 })).sku;
+  const cheapSku = (await seedCatalog(h, { priceCents: 1, stock: 2 })).sku;
   const order = (customerId: string, item = sku, quantity = 1) => placeOrder(h, { sku: item, quantity, customerId });
 
   const paid = await order('payer');
@@ -129,6 +132,7 @@ async function fixture(): Promise<Fixture> {
     toSimulate: await order('simulator'),
     unpayable: await orderBeyondTheLimit(),
     pricySku,
+    cheapSku,
   };
 }
 
@@ -308,6 +312,7 @@ const PROBES: Record<string, Probes> = {
       TOO_MANY_OPEN_ORDERS: () => h.asCustomer('holder', 'POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }),
       TOO_MANY_UNITS_HELD: () => customer('POST', '/orders', { items: [{ sku: f.sku, quantity: UNITS_LIMIT + 1 }] }),
       ORDER_TOTAL_TOO_LARGE: () => customer('POST', '/orders', { items: [{ sku: f.pricySku, quantity: 1 }] }),
+      ORDER_TOTAL_TOO_SMALL: () => customer('POST', '/orders', { items: [{ sku: f.cheapSku, quantity: 1 }] }),
       IDEMPOTENCY_KEY_REUSED: async () => {
         const [who, key] = [someone(), { 'idempotency-key': randomUUID() }];
         expect((await h.asCustomer(who, 'POST', '/orders', { items: [{ sku: f.sku, quantity: 1 }] }, key)).status).toBe(

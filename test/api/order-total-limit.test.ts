@@ -2,10 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderWorkflowId } from '../../domain/messages.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../../domain/order-total.js';
+import { MINIMUM_CHARGE_CENTS } from '../../lib/currencies.js';
+import { BUSINESS_INVARIANTS, checkInvariants } from '../../ops/invariants.js';
 import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
 
-/** One limit on an order's total: placement refuses above it, and the webhook pays anything up to it. */
+/**
+ * The limits on an order's total: placement refuses above the largest and below the provider's
+ * smallest charge, and the webhook pays anything up to the largest; a total of 0 is paid at placement.
+ */
 let h: OrderHarness;
 
 beforeAll(async () => {
@@ -80,5 +85,50 @@ describe('the largest order total', () => {
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.body.error.code).toBe('VALIDATION_FAILED');
     expect(await h.db.payment.count({ where: { orderId: placed.id } })).toBe(0);
+  });
+});
+
+describe('the smallest order totals', () => {
+  const result = (orderId: string) => h.env.client.workflow.getHandle(orderWorkflowId(orderId)).result();
+
+  it('a total of 0 (a coupon covers it) is paid at placement, with no payment, and fulfilled', async () => {
+    const { sku, couponCode } = await seedCatalog(h, { priceCents: 400, stock: 3, discountCents: 1000 });
+    const placed = await order(`free-${randomUUID()}`, [{ sku, quantity: 2 }], couponCode);
+    expect(placed.status).toBe(201);
+    expect(placed.body).toMatchObject({ status: 'PAID', totalCents: 0, payment: null });
+
+    expect(await result(placed.body.id)).toMatchObject({
+      status: 'PAID',
+      fulfillment: { invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' },
+    });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 1, reserved: 0, sold: 2 });
+    expect(await couponOf(h, couponCode)).toMatchObject({ status: 'REDEEMED', orderId: placed.body.id });
+    expect(await h.db.payment.count({ where: { orderId: placed.body.id } })).toBe(0);
+    const view = (await h.asCustomer(placed.body.customerId, 'GET', `/orders/${placed.body.id}`)).body;
+    expect(view).toMatchObject({ status: 'PAID', payable: false, paidAt: expect.any(String), payment: null });
+    // The checker knows a PAID order of total 0 has no captured payment.
+    const report = await checkInvariants(h.db, BUSINESS_INVARIANTS, { graceMs: 0 });
+    expect(report.violations.filter((v) => v.detail.includes(placed.body.id))).toEqual([]);
+  });
+
+  it('a total above 0 and under the smallest charge is refused at placement, holding nothing', async () => {
+    const minimum = MINIMUM_CHARGE_CENTS.eur;
+    expect(minimum).toBe(50);
+    const { sku, couponCode } = await seedCatalog(h, { priceCents: 20, stock: 5, discountCents: 10 });
+    const customerId = `small-${randomUUID()}`;
+    const refused = await order(customerId, [{ sku, quantity: 2 }], couponCode); // 2 × 20 − 10 = 30 cents
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({
+      code: 'ORDER_TOTAL_TOO_SMALL',
+      details: { totalCents: 30, minTotalCents: minimum, currency: 'eur' },
+    });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 5, reserved: 0, sold: 0 });
+    expect(await couponOf(h, couponCode)).toMatchObject({ status: 'AVAILABLE', orderId: null });
+    expect(await h.db.order.count({ where: { customerId } })).toBe(0);
+
+    // The smallest charge itself is placed, with the same coupon, and waits for its payment as usual.
+    const atMinimum = await order(customerId, [{ sku, quantity: 3 }], couponCode); // 3 × 20 − 10 = 50 cents
+    expect(atMinimum.status).toBe(201);
+    expect(atMinimum.body).toMatchObject({ status: 'UNPAID', totalCents: minimum });
   });
 });
