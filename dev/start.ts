@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../lib/config/index.js';
 import { devSecretsInUse } from '../lib/config/secrets.js';
 import { requireThirdParties } from '../lib/config/third-parties.js';
 import { DATA_DIR } from './paths.js';
+import { providersInUse } from './start-banner.js';
 import { EMBEDDED, EMBEDDED_TEMPORAL_PORTS, EMBEDDED_TEMPORAL_STORE, SECOND_WORKER_METRICS } from './embedded.js';
 import { startLocalStack, StopRequested, type Crash, type LocalStack, type LocalStackOptions } from './local-stack.js';
 import { runMain, StartupError } from './startup-error.js';
@@ -128,9 +129,7 @@ function printBanner(config: Config, stack: LocalStack, cluster: boolean): void 
     );
   }
   if (config.databaseUrl === undefined) lines.push(`  Database     ${stack.databaseUrl}`);
-  lines.push(
-    `  Providers    the local fakes (THIRD_PARTIES=fake, FAKE_PAYMENTS=${config.fakePayments}): nothing real is paid or sent`,
-  );
+  lines.push(`  Providers    ${providersInUse(config)}`);
   lines.push(`  Faults       ${config.faultsEnabled ? 'enabled (PUT /admin/faults/:service)' : 'disabled'}`);
   const devSecrets = devSecretsInUse(config);
   if (devSecrets.length > 0)

@@ -57,7 +57,9 @@ export function thirdPartySettings(e: z.infer<typeof ThirdPartiesSchema>, embedd
     thirdParties === 'stripe'
       ? undefined
       : secret('PAYMENT_WEBHOOK_SECRET', e.PAYMENT_WEBHOOK_SECRET, DEV_WEBHOOK_SECRET, embedded);
-  const faultsEnabled = e.FAULTS_ENABLED === undefined ? embedded : e.FAULTS_ENABLED === 'true';
+  // Off by default on Stripe: faults drive the local payment provider, which Stripe replaces.
+  const faultsEnabled =
+    e.FAULTS_ENABLED === undefined ? embedded && thirdParties === 'fake' : e.FAULTS_ENABLED === 'true';
   if (faultsEnabled && !embedded)
     throw new ConfigError(
       `FAULTS_ENABLED: fault injection is refused outside npm start's embedded stack (${NOT_EMBEDDED}); set FAULTS_ENABLED=false`,

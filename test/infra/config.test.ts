@@ -349,8 +349,18 @@ it('reads the Stripe settings with THIRD_PARTIES=stripe, and only then', () => {
   expect(loadConfig({ ...STRIPE, THIRD_PARTIES: 'fake' }).stripe).toBeUndefined();
   // The embedded stack, like its other secrets, may keep a short one.
   const { DATABASE_URL: _, ...embedded } = STRIPE;
-  const short = { ...embedded, FAULTS_ENABLED: 'false', STRIPE_WEBHOOK_SECRET: 'whsec_Secret' };
+  const short = { ...embedded, STRIPE_WEBHOOK_SECRET: 'whsec_Secret' };
   expect(loadConfig(short).stripe?.webhookSecret).toBe('whsec_Secret');
+});
+
+it("starts npm start's embedded stack on Stripe as docs/stripe.md sets it: fault injection simply off", () => {
+  const { DATABASE_URL: _, ...embedded } = STRIPE;
+  expect(loadConfig(embedded)).toMatchObject({ thirdParties: 'stripe', faultsEnabled: false });
+  // On the local fakes the embedded stack injects faults by default, and may be told not to.
+  expect(loadConfig({ ...embedded, THIRD_PARTIES: 'fake' })).toMatchObject({ faultsEnabled: true });
+  expect(loadConfig({ ...embedded, THIRD_PARTIES: 'fake', FAULTS_ENABLED: 'false' }).faultsEnabled).toBe(false);
+  // Asked for on Stripe, they are still refused: there is no local payment provider to fail.
+  expect(() => loadConfig({ ...embedded, FAULTS_ENABLED: 'true' })).toThrow(/^FAULTS_ENABLED: .*THIRD_PARTIES=fake$/);
 });
 
 it('keeps no payment callback key with Stripe, and requires one with the local fakes', () => {
@@ -375,6 +385,8 @@ it('creates payments in CURRENCY, and runs the local provider as FAKE_PAYMENTS s
     fakePayments: 'callback-only',
   });
   expect(() => loadConfig({ ...STRIPE, CURRENCY: 'EURO' })).toThrow(/^CURRENCY: must be an ISO 4217 code/);
+  // Only a currency whose smallest charge the service knows: else a total under it could be placed unpayable.
+  expect(() => loadConfig({ ...STRIPE, CURRENCY: 'jpy' })).toThrow(/^CURRENCY: .*supports: aud, cad, /);
   expect(() => loadConfig({ ...STRIPE, FAKE_PAYMENTS: 'sometimes' })).toThrow(/^FAKE_PAYMENTS: /);
 });
 
