@@ -13,7 +13,7 @@ import {
 import { inTransaction, isUniqueViolation, query, type Queryable } from '../lib/sql.js';
 import { lockCoupon, releaseLockedCoupons } from './coupons.js';
 import { asOf, type ActivityDeps } from './deps.js';
-import { businessFailure, isBusinessFailure } from './errors.js';
+import { businessFailure, isBusinessFailure } from '../domain/errors.js';
 import { nowOr, statusMove, statusValue } from '../store/guarded-sql.js';
 import { moveReservedUnits } from './inventory.js';
 import { whatPayingMoves } from './payments.js';

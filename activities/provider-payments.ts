@@ -1,11 +1,10 @@
 import { Prisma } from '@prisma/client';
 import { log } from '@temporalio/activity';
 import type { OrderPayment } from '../domain/messages.js';
-import { THIRD_PARTY_FAILURES } from '../domain/errors.js';
+import { businessFailure, THIRD_PARTY_FAILURES } from '../domain/errors.js';
 import { canTransition, ORDER_TRANSITIONS, type CancelReason, type OrderStatus } from '../domain/statuses.js';
 import { query } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
-import { businessFailure } from './errors.js';
 import { nowOr, statusIn } from '../store/guarded-sql.js';
 import { recordReceivedPayment } from '../store/received-payments.js';
 import type { PaymentRef, ProviderClosing } from '../adapters/ports/payment-provider.js';

@@ -62,34 +62,12 @@ const API_ERRORS = {
   },
 } as const satisfies Record<string, { status: number; message: string }>;
 
-const BUSINESS_STATUS: Record<BusinessErrorCode, number> = {
-  UNKNOWN_SKU: 404,
-  OUT_OF_STOCK: 409,
-  COUPON_UNAVAILABLE: 409,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  TOO_MANY_OPEN_ORDERS: 409,
-  TOO_MANY_UNITS_HELD: 409,
-  ORDER_TOTAL_TOO_LARGE: 422,
-  ORDER_TOTAL_TOO_SMALL: 422,
-  UNKNOWN_ORDER: 404,
-  UNKNOWN_PAYMENT: 404,
-  ORDER_NOT_UNPAID: 409,
-  ORDER_NOT_CLOSING: 409,
-  STEP_NOT_FAILED: 409,
-  REFUND_NOT_FAILED: 409,
-};
-
 export type ErrorCode = keyof typeof API_ERRORS | BusinessErrorCode;
 
 /** Every code the API answers with, its HTTP status and its standard message: the one list. */
 export const ERRORS: Readonly<Record<ErrorCode, { status: number; message: string }>> = {
   ...API_ERRORS,
-  ...(Object.fromEntries(
-    Object.entries(BUSINESS_ERRORS).map(([code, message]) => [
-      code,
-      { status: BUSINESS_STATUS[code as BusinessErrorCode], message },
-    ]),
-  ) as Record<BusinessErrorCode, { status: number; message: string }>),
+  ...BUSINESS_ERRORS,
 };
 
 /** Every error the API answers with: JSON `{error: {code, message, details}}`, never HTML or a stack. */

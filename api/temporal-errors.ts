@@ -1,5 +1,5 @@
-import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/client';
-import { isBusinessErrorCode, type BusinessErrorCode } from '../domain/errors.js';
+import { WorkflowNotFoundError, type ApplicationFailure } from '@temporalio/client';
+import { isBusinessFailure, type BusinessErrorCode } from '../domain/errors.js';
 import { businessError } from './errors.js';
 
 /** Signalling or updating a workflow that has already completed raises WorkflowNotFoundError. */
@@ -28,14 +28,11 @@ export async function callTemporal<T>(
 }
 
 function businessFailureOf(err: unknown): (ApplicationFailure & { type: BusinessErrorCode }) | undefined {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    if (e instanceof ApplicationFailure && isBusinessErrorCode(e.type))
-      return e as ApplicationFailure & { type: BusinessErrorCode };
-  }
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if (isBusinessFailure(e)) return e;
   return undefined;
 }
 
-/** An activity raises a business failure with at most one details object (activities/errors.ts). */
+/** A business failure carries at most one details object (domain/errors.ts). */
 function failureDetails(failure: ApplicationFailure): unknown {
   return failure.details?.[0];
 }

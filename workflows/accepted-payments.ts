@@ -1,4 +1,5 @@
-import { ApplicationFailure, CancellationScope, condition, log, sleep } from '@temporalio/workflow';
+import { CancellationScope, condition, log, sleep } from '@temporalio/workflow';
+import { businessFailure } from '../domain/errors.js';
 import type { PaymentNotice, RefundFailure } from '../domain/messages.js';
 import type { PaymentStatus } from '../domain/statuses.js';
 import { database, money } from './activity-proxies.js';
@@ -84,9 +85,7 @@ export class AcceptedPayments {
 
   /** For the retry update's validator: only a refund this run holds as rejected can be retried. */
   assertRetryable(paymentId: string): void {
-    if (!this.held.has(paymentId)) {
-      throw ApplicationFailure.nonRetryable(`this run holds no rejected refund for ${paymentId}`, 'REFUND_NOT_FAILED');
-    }
+    if (!this.held.has(paymentId)) throw businessFailure('REFUND_NOT_FAILED', { paymentId });
   }
 
   /** An operator's retry: the held refund is tried again at once, by the handler that holds it. */

@@ -1,5 +1,6 @@
-import { ApplicationFailure, condition } from '@temporalio/workflow';
+import { condition } from '@temporalio/workflow';
 import type { RecordedSteps } from '../activities/fulfillment.js';
+import { businessFailure } from '../domain/errors.js';
 import {
   FULFILLMENT_STEP_NAMES,
   FULFILLMENT_STEPS,
@@ -62,9 +63,7 @@ export class Fulfillment {
 
   /** For the retry update's validator: only a FAILED step can be retried. */
   assertRetryable(step: FulfillmentStepName): void {
-    if (this.status[step] !== 'FAILED') {
-      throw ApplicationFailure.nonRetryable(`the ${step} step is ${this.status[step]}, not FAILED`, 'STEP_NOT_FAILED');
-    }
+    if (this.status[step] !== 'FAILED') throw businessFailure('STEP_NOT_FAILED', { step, status: this.status[step] });
   }
 
   /** Resolves once the step has left FAILED, i.e. it is running again. */

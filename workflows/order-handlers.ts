@@ -1,4 +1,5 @@
-import { ApplicationFailure, condition, currentUpdateInfo, setHandler } from '@temporalio/workflow';
+import { condition, currentUpdateInfo, setHandler } from '@temporalio/workflow';
+import { businessFailure } from '../domain/errors.js';
 import {
   cancelSignal,
   extendDeadlineUpdate,
@@ -67,9 +68,7 @@ export function registerOrderHandlers(run: OrderRun): void {
     {
       validator: ({ minutes }) => {
         if (!Number.isInteger(minutes) || minutes <= 0) throw new Error('minutes must be a positive whole number');
-        if (run.status !== 'UNPAID') {
-          throw ApplicationFailure.nonRetryable('the order is no longer unpaid', 'ORDER_NOT_UNPAID');
-        }
+        if (run.status !== 'UNPAID') throw businessFailure('ORDER_NOT_UNPAID', { status: run.status });
       },
     },
   );
@@ -80,26 +79,15 @@ export function registerOrderHandlers(run: OrderRun): void {
       run.forceCancelRequested = true;
       // Decided, or dropped: the closing found the deadline moved, and the run waits for payment again.
       await condition(() => run.status !== 'UNPAID' || !run.forceCancelRequested);
-      if (run.status === 'UNPAID') {
-        throw ApplicationFailure.nonRetryable(
-          'the deadline had moved: the order is waiting for its payment again',
-          'ORDER_NOT_CLOSING',
-        );
-      }
+      // The deadline had moved: the order is waiting for its payment again.
+      if (run.status === 'UNPAID') throw businessFailure('ORDER_NOT_CLOSING');
       // The database still decides: a payment that won meanwhile is not a cancel the operator got.
-      if (run.status !== 'CANCELLED') {
-        throw ApplicationFailure.nonRetryable('the order was paid meanwhile', 'ORDER_NOT_UNPAID');
-      }
+      if (run.status !== 'CANCELLED') throw businessFailure('ORDER_NOT_UNPAID', { status: run.status });
       return { orderId: run.orderId, status: run.status };
     },
     {
       validator: () => {
-        if (run.phase !== 'closing-payment') {
-          throw ApplicationFailure.nonRetryable(
-            'the order is not waiting for its payment to be closed',
-            'ORDER_NOT_CLOSING',
-          );
-        }
+        if (run.phase !== 'closing-payment') throw businessFailure('ORDER_NOT_CLOSING');
       },
     },
   );

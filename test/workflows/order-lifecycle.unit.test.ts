@@ -9,7 +9,7 @@ import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
 import type { Activities } from '../../activities/index.js';
 import type { CancelOrderOutcome } from '../../activities/orders.js';
 import type { PaymentDecision } from '../../activities/payments.js';
-import { THIRD_PARTY_FAILURES } from '../../domain/errors.js';
+import { BUSINESS_ERRORS, THIRD_PARTY_FAILURES } from '../../domain/errors.js';
 import type { ClosingOutcome } from '../../activities/provider-payments.js';
 import {
   forceCancelUpdate,
@@ -345,6 +345,15 @@ describe('OrderLifecycle with stubbed activities', () => {
       ]);
       expect(await waitingFor(orderId)).toBe('OPERATOR');
       expect((await handleOf(orderId).describe()).status.name).toBe('RUNNING');
+      await expect(
+        handleOf(orderId).executeUpdate(retryRefundUpdate, { args: [{ paymentId: 'not-held' }] }),
+      ).rejects.toMatchObject({
+        cause: {
+          type: 'REFUND_NOT_FAILED',
+          message: BUSINESS_ERRORS.REFUND_NOT_FAILED.message,
+          details: [{ paymentId: 'not-held' }],
+        },
+      });
       rejecting = false;
       await handleOf(orderId).executeUpdate(retryRefundUpdate, { args: [{ paymentId }] });
       const status = await result(orderId);
@@ -563,8 +572,9 @@ describe('OrderLifecycle with a provider that cancels payments: provider first a
   it('an operator may force the cancel while the provider is silent, and only then', async () => {
     closingAnswers({ outcome: 'UNAVAILABLE' });
     const end = await withOrder(async (orderId) => {
+      // Refused in the catalogue's words, which the API answers too.
       await expect(handleOf(orderId).executeUpdate(forceCancelUpdate)).rejects.toMatchObject({
-        cause: { type: 'ORDER_NOT_CLOSING' },
+        cause: { type: 'ORDER_NOT_CLOSING', message: BUSINESS_ERRORS.ORDER_NOT_CLOSING.message, nonRetryable: true },
       });
       await env.sleep(30 * MINUTE + 6 * MINUTE);
       expect(await handleOf(orderId).executeUpdate(forceCancelUpdate)).toEqual({ orderId, status: 'CANCELLED' });
