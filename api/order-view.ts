@@ -4,6 +4,7 @@ import {
   FULFILLMENT_STEP_NAMES,
   FULFILLMENT_STEPS,
   INITIAL_STATUS,
+  isUnpaid,
   type FulfillmentStepName,
   type StepStatus,
 } from '../domain/statuses.js';
@@ -48,7 +49,7 @@ function toView(row: OrderRow, now: Date): OrderView {
     row.fulfillment.find((f) => f.step === FULFILLMENT_STEPS[name])?.status ?? INITIAL_STATUS.step;
   // An order past its deadline, or whose payment is being closed, is never offered for payment,
   // even before the cancel has landed.
-  const payable = row.status === 'UNPAID' && row.expiresAt > now && row.closingSince === null;
+  const payable = isUnpaid(row.status) && row.expiresAt > now && row.closingSince === null;
   return {
     id: row.id,
     customerId: row.customerId,

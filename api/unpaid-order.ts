@@ -1,15 +1,17 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { orderWorkflowId } from '../domain/messages.js';
+import { isUnpaid } from '../domain/statuses.js';
 import type { Db } from '../lib/db.js';
 import { mayReach, type Caller } from './auth.js';
 import { businessError } from './errors.js';
 import { callTemporal } from './temporal-errors.js';
 
 /**
- * Acts on an order's workflow only while the order is still unpaid, the one answer to that
- * question: an order the caller may not reach is 404 UNKNOWN_ORDER, as if it did not exist; one
- * that is no longer UNPAID is 409 ORDER_NOT_UNPAID with its status; and so is one whose workflow
- * has ended by the time the call reaches it (paid or cancelled meanwhile).
+ * Acts on an order's workflow only while the order is still unpaid (domain/statuses.ts says which
+ * statuses count): the one check before the call. An order the caller may not reach is 404
+ * UNKNOWN_ORDER, as if it did not exist; one that is no longer unpaid is 409 ORDER_NOT_UNPAID with
+ * its status; and so is one whose workflow has ended by the time the call reaches it, or whose
+ * guarded statement, which decides a race, finds it paid or cancelled meanwhile.
  */
 export async function whileUnpaid<T>(
   { db, temporal }: { db: Db; temporal: Client },
@@ -19,6 +21,6 @@ export async function whileUnpaid<T>(
 ): Promise<T> {
   const order = await db.order.findUnique({ where: { id }, select: { status: true, customerId: true } });
   if (!order || !mayReach(caller, order.customerId)) throw businessError('UNKNOWN_ORDER');
-  if (order.status !== 'UNPAID') throw businessError('ORDER_NOT_UNPAID', { status: order.status });
+  if (!isUnpaid(order.status)) throw businessError('ORDER_NOT_UNPAID', { status: order.status });
   return callTemporal(() => act(temporal.workflow.getHandle(orderWorkflowId(id))), { whenGone: 'ORDER_NOT_UNPAID' });
 }

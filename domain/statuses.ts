@@ -31,11 +31,22 @@ export const INITIAL_STATUS = {
   step: 'PENDING',
 } as const;
 
+/**
+ * The statuses of an order that is still unpaid: it may yet be paid, cancelled or given more time.
+ * Every layer that asks (the API's pre-check, the workflow, the guarded statements) asks this.
+ */
+const STILL_UNPAID = ['UNPAID'] as const satisfies readonly OrderStatus[];
+
+/** `undefined`: no order (yet), which is not unpaid either. */
+export function isUnpaid(status: OrderStatus | undefined): boolean {
+  return (STILL_UNPAID as readonly (OrderStatus | undefined)[]).includes(status);
+}
+
 export const ORDER_TRANSITIONS = {
-  pay: { from: ['UNPAID'], to: 'PAID' },
-  cancel: { from: ['UNPAID'], to: 'CANCELLED' },
+  pay: { from: STILL_UNPAID, to: 'PAID' },
+  cancel: { from: STILL_UNPAID, to: 'CANCELLED' },
   /** An admin moves the deadline: only while the order is unpaid. */
-  extend: { from: ['UNPAID'], to: 'UNPAID' },
+  extend: { from: STILL_UNPAID, to: 'UNPAID' },
 } as const satisfies Record<string, Transition<OrderStatus>>;
 export type OrderTransition = keyof typeof ORDER_TRANSITIONS;
 

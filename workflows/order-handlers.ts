@@ -1,5 +1,6 @@
 import { condition, currentUpdateInfo, setHandler } from '@temporalio/workflow';
 import { businessFailure } from '../domain/errors.js';
+import { isUnpaid } from '../domain/statuses.js';
 import {
   cancelSignal,
   extendDeadlineUpdate,
@@ -66,9 +67,10 @@ export function registerOrderHandlers(run: OrderRun): void {
       return extended;
     },
     {
+      // Whether the order is still unpaid the API asked before it called, and the guarded statement
+      // decides: a payment landing in between is refused there (ORDER_NOT_UNPAID).
       validator: ({ minutes }) => {
         if (!Number.isInteger(minutes) || minutes <= 0) throw new Error('minutes must be a positive whole number');
-        if (run.status !== 'UNPAID') throw businessFailure('ORDER_NOT_UNPAID', { status: run.status });
       },
     },
   );
@@ -78,9 +80,9 @@ export function registerOrderHandlers(run: OrderRun): void {
     async () => {
       run.forceCancelRequested = true;
       // Decided, or dropped: the closing found the deadline moved, and the run waits for payment again.
-      await condition(() => run.status !== 'UNPAID' || !run.forceCancelRequested);
+      await condition(() => !isUnpaid(run.status) || !run.forceCancelRequested);
       // The deadline had moved: the order is waiting for its payment again.
-      if (run.status === 'UNPAID') throw businessFailure('ORDER_NOT_CLOSING');
+      if (isUnpaid(run.status)) throw businessFailure('ORDER_NOT_CLOSING');
       // The database still decides: a payment that won meanwhile is not a cancel the operator got.
       if (run.status !== 'CANCELLED') throw businessFailure('ORDER_NOT_UNPAID', { status: run.status });
       return { orderId: run.orderId, status: run.status };
