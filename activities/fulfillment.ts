@@ -1,20 +1,13 @@
 import { Prisma } from '@prisma/client';
 import { Context, log } from '@temporalio/activity';
-import {
-  FULFILLMENT_STEP_NAMES,
-  FULFILLMENT_STEPS,
-  STEP_TRANSITIONS,
-  type FulfillmentStep,
-  type FulfillmentStepName,
-  type StepStatus,
-  type Transition,
-} from '../domain/statuses.js';
+import { STEP_TRANSITIONS, type FulfillmentStep, type StepStatus, type Transition } from '../domain/statuses.js';
 import { query } from '../lib/sql.js';
 import type { ActivityDeps } from './deps.js';
+import { stepOf, storedStep, type StoredStep } from '../store/fulfillment-steps.js';
 import { statusMove } from '../store/guarded-sql.js';
 
 /** Each step of a paid order as recorded, for a run that adopts it; a step without a row has not begun. */
-export type RecordedSteps = Partial<Record<FulfillmentStepName, { status: StepStatus; error: string | null }>>;
+export type RecordedSteps = Partial<Record<FulfillmentStep, { status: StepStatus; error: string | null }>>;
 
 interface PaidOrder {
   id: string;
@@ -40,7 +33,7 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
       db.pool,
       Prisma.sql`
         UPDATE fulfillment_steps SET ${move.set}, ${columns}
-        WHERE order_id = ${orderId}::uuid AND step = ${step}::"FulfillmentStep" AND ${move.guard}`,
+        WHERE order_id = ${orderId}::uuid AND step = ${storedStep(step)}::"FulfillmentStep" AND ${move.guard}`,
     );
     return rowCount;
   }
@@ -67,7 +60,7 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
       db.pool,
       Prisma.sql`
         SELECT o.id, o.customer_id AS "customerId", o.total_cents AS "totalCents", s.status AS "stepStatus"
-        FROM orders o LEFT JOIN fulfillment_steps s ON s.order_id = o.id AND s.step = ${step}::"FulfillmentStep"
+        FROM orders o LEFT JOIN fulfillment_steps s ON s.order_id = o.id AND s.step = ${storedStep(step)}::"FulfillmentStep"
         WHERE o.id = ${orderId}::uuid`,
     );
     const order = rows[0];
@@ -76,25 +69,25 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
       log.info('fulfillment step found done by an earlier attempt', { orderId, step });
       return;
     }
-    await effect(order, `${orderId}:${step}`);
+    await effect(order, `${orderId}:${storedStep(step)}`);
     await moveStep(orderId, step, STEP_TRANSITIONS.complete, Prisma.sql`completed_at = now(), last_error = NULL`);
   }
 
   return {
     async issueInvoice(orderId: string): Promise<void> {
-      await runStep(orderId, FULFILLMENT_STEPS.invoice, (order, idempotencyKey) =>
+      await runStep(orderId, 'invoice', (order, idempotencyKey) =>
         deps.invoices.issue({ idempotencyKey, orderId, customerId: order.customerId, amountCents: order.totalCents }),
       );
     },
 
     async sendPaymentNotification(orderId: string): Promise<void> {
-      await runStep(orderId, FULFILLMENT_STEPS.notification, (order, idempotencyKey) =>
+      await runStep(orderId, 'notification', (order, idempotencyKey) =>
         deps.notifier.send({ idempotencyKey, orderId, customerId: order.customerId, template: 'PAYMENT_RECEIVED' }),
       );
     },
 
     async awardLoyaltyPoints(orderId: string): Promise<void> {
-      await runStep(orderId, FULFILLMENT_STEPS.loyalty, (order, idempotencyKey) =>
+      await runStep(orderId, 'loyalty', (order, idempotencyKey) =>
         deps.loyalty.award({
           idempotencyKey,
           orderId,
@@ -124,7 +117,7 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
       if (failed === 0) {
         const { rows } = await query<{ status: StepStatus }>(
           db.pool,
-          Prisma.sql`SELECT status FROM fulfillment_steps WHERE order_id = ${input.orderId}::uuid AND step = ${input.step}::"FulfillmentStep"`,
+          Prisma.sql`SELECT status FROM fulfillment_steps WHERE order_id = ${input.orderId}::uuid AND step = ${storedStep(input.step)}::"FulfillmentStep"`,
         );
         if (rows[0]?.status === 'DONE') {
           log.warn('fulfillment step given up on had completed after all: nothing to retry', input);
@@ -137,15 +130,12 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
 
     /** The steps as recorded, for a run that takes over an order paid in an earlier run or without one. */
     async loadFulfillment(orderId: string): Promise<RecordedSteps> {
-      const { rows } = await query<{ step: FulfillmentStep; status: StepStatus; last_error: string | null }>(
+      const { rows } = await query<{ step: StoredStep; status: StepStatus; last_error: string | null }>(
         db.pool,
         Prisma.sql`SELECT step, status, last_error FROM fulfillment_steps WHERE order_id = ${orderId}::uuid`,
       );
       const recorded: RecordedSteps = {};
-      for (const row of rows) {
-        const name = FULFILLMENT_STEP_NAMES.find((candidate) => FULFILLMENT_STEPS[candidate] === row.step)!;
-        recorded[name] = { status: row.status, error: row.last_error };
-      }
+      for (const row of rows) recorded[stepOf(row.step)] = { status: row.status, error: row.last_error };
       return recorded;
     },
 

@@ -14,6 +14,7 @@ import {
 } from '../domain/statuses.js';
 import { inTransaction, query, type Queryable } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
+import { storedStep } from '../store/fulfillment-steps.js';
 import { nowOr, statusMove } from '../store/guarded-sql.js';
 import { moveReservedUnits } from './inventory.js';
 import { reopenRefund } from '../store/refund-reopening.js';
@@ -223,7 +224,7 @@ export function whatPayingMoves(paid: string): Prisma.Sql {
         FROM ${moving} WHERE c.order_id = ${moving}.id AND ${redeem.guard}),
       owed AS (
         INSERT INTO fulfillment_steps (order_id, step)
-        SELECT ${moving}.id, step FROM ${moving}, unnest(${Object.values(FULFILLMENT_STEPS)}::"FulfillmentStep"[]) AS step
+        SELECT ${moving}.id, step FROM ${moving}, unnest(${FULFILLMENT_STEPS.map(storedStep)}::"FulfillmentStep"[]) AS step
         ON CONFLICT DO NOTHING)`;
 }
 

@@ -1,13 +1,13 @@
 import type { Prisma } from '@prisma/client';
 import type { Db } from '../lib/db.js';
 import {
-  FULFILLMENT_STEP_NAMES,
   FULFILLMENT_STEPS,
   INITIAL_STATUS,
   isUnpaid,
-  type FulfillmentStepName,
+  type FulfillmentStep,
   type StepStatus,
 } from '../domain/statuses.js';
+import { storedStep } from '../store/fulfillment-steps.js';
 import { orderWorkflowId } from '../domain/messages.js';
 import type { OrderView } from './responses.js';
 
@@ -45,8 +45,8 @@ async function databaseNow(db: Db): Promise<Date> {
 
 /** What GET /orders and GET /orders/:id answer with; its shape is documented in api/responses.ts. */
 function toView(row: OrderRow, now: Date): OrderView {
-  const stepStatus = (name: FulfillmentStepName): StepStatus =>
-    row.fulfillment.find((f) => f.step === FULFILLMENT_STEPS[name])?.status ?? INITIAL_STATUS.step;
+  const stepStatus = (step: FulfillmentStep): StepStatus =>
+    row.fulfillment.find((f) => f.step === storedStep(step))?.status ?? INITIAL_STATUS.step;
   // An order past its deadline, or whose payment is being closed, is never offered for payment,
   // even before the cancel has landed.
   const payable = isUnpaid(row.status) && row.expiresAt > now && row.closingSince === null;
@@ -80,8 +80,8 @@ function toView(row: OrderRow, now: Date): OrderView {
     // Fulfillment only starts once an order is paid; before that there is nothing to show.
     fulfillment:
       row.status === 'PAID'
-        ? (Object.fromEntries(FULFILLMENT_STEP_NAMES.map((name) => [name, stepStatus(name)])) as Record<
-            FulfillmentStepName,
+        ? (Object.fromEntries(FULFILLMENT_STEPS.map((step) => [step, stepStatus(step)])) as Record<
+            FulfillmentStep,
             StepStatus
           >)
         : null,

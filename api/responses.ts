@@ -3,7 +3,7 @@ import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
 import {
   CANCEL_REASONS,
   COUPON_STATUSES,
-  FULFILLMENT_STEP_NAMES,
+  FULFILLMENT_STEPS,
   ORDER_STATUSES,
   PAYMENT_STATUSES,
   STEP_STATUSES,
@@ -125,8 +125,8 @@ export const OrderView = z
     ),
     fulfillment: z
       .strictObject(
-        Object.fromEntries(FULFILLMENT_STEP_NAMES.map((step) => [step, StepStatus])) as Record<
-          (typeof FULFILLMENT_STEP_NAMES)[number],
+        Object.fromEntries(FULFILLMENT_STEPS.map((step) => [step, StepStatus])) as Record<
+          (typeof FULFILLMENT_STEPS)[number],
           typeof StepStatus
         >,
       )
@@ -149,7 +149,7 @@ export const OpenOrdersExtended = z.strictObject({
   minutes: z.int(),
 });
 
-export const StepRetried = z.strictObject({ step: z.enum(FULFILLMENT_STEP_NAMES), status: StepStatus });
+export const StepRetried = z.strictObject({ step: z.enum(FULFILLMENT_STEPS), status: StepStatus });
 
 export const RefundRetried = z.strictObject({ paymentId: z.string(), status: z.enum(PAYMENT_STATUSES) });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
-import { FULFILLMENT_STEP_NAMES, ORDER_STATUSES } from '../domain/statuses.js';
+import { FULFILLMENT_STEPS, ORDER_STATUSES } from '../domain/statuses.js';
 
 /**
  * The shapes of everything the API accepts. Amounts are integer cents; ids are bounded strings.
@@ -131,7 +131,7 @@ export const StripeEventBody = z
 
 export const RetryStepParams = z.object({
   id: orderId,
-  step: z.enum(FULFILLMENT_STEP_NAMES),
+  step: z.enum(FULFILLMENT_STEPS),
 });
 
 export const RetryRefundParams = z.object({ id: orderId, paymentId: id });

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CancelReason, FulfillmentStepName, OrderStatus, PaymentStatus, StepStatus } from './statuses.js';
+import type { CancelReason, FulfillmentStep, OrderStatus, PaymentStatus, StepStatus } from './statuses.js';
 
 /**
  * The names and payloads shared by the workflow, the worker and the API: a client and the
@@ -138,7 +138,7 @@ export interface LifecycleStatus {
   waitingFor: string;
   payments: Array<{ paymentId: string; status: PaymentStatus }>;
   /** Null until the order is paid. */
-  fulfillment: Record<FulfillmentStepName, StepStatus> | null;
+  fulfillment: Record<FulfillmentStep, StepStatus> | null;
   /** What an operator must do for this order (NeedsAttention), in words; empty when nothing. */
   needsAttention: string[];
   /** What the run waits on out of the ordinary (WaitingFor), since when, and the last answer; empty when nothing. */
@@ -171,8 +171,8 @@ export const retryRefundUpdate = defineUpdate<{ paymentId: string; status: Payme
 );
 /** An operator re-drives a FAILED fulfillment step once its cause is fixed. */
 export const retryFulfillmentStepUpdate = defineUpdate<
-  { step: FulfillmentStepName; status: StepStatus },
-  [{ step: FulfillmentStepName }]
+  { step: FulfillmentStep; status: StepStatus },
+  [{ step: FulfillmentStep }]
 >('retryFulfillmentStep');
 
 export const RECONCILIATION_WORKFLOW_TYPE = 'ReconcileStrandedOrders';

@@ -79,11 +79,12 @@ export const COUPON_TRANSITIONS = {
   release: { from: ['LOCKED'], to: 'AVAILABLE' },
 } as const satisfies Record<string, Transition<CouponStatus>>;
 
-/** After payment, each of these runs as its own step; the API names them in lower case. */
-export const FULFILLMENT_STEPS = { invoice: 'INVOICE', notification: 'NOTIFICATION', loyalty: 'LOYALTY' } as const;
-export type FulfillmentStepName = keyof typeof FULFILLMENT_STEPS;
-export type FulfillmentStep = (typeof FULFILLMENT_STEPS)[FulfillmentStepName];
-export const FULFILLMENT_STEP_NAMES = Object.keys(FULFILLMENT_STEPS) as FulfillmentStepName[];
+/**
+ * After payment, each of these runs as its own step, by this name in the API, the workflow and its
+ * activities; only the database spells it otherwise (store/fulfillment-steps.ts).
+ */
+export const FULFILLMENT_STEPS = ['invoice', 'notification', 'loyalty'] as const;
+export type FulfillmentStep = (typeof FULFILLMENT_STEPS)[number];
 
 export const STEP_STATUSES = ['PENDING', 'DONE', 'FAILED'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];

@@ -1,5 +1,6 @@
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Activities } from '../activities/index.js';
+import { storedStep } from '../store/fulfillment-steps.js';
 import type { WorkerMetrics } from './metrics.js';
 
 type Result<K extends keyof Activities> = Awaited<ReturnType<Activities[K]>>;
@@ -36,7 +37,7 @@ const OBSERVERS: { [K in keyof Activities]?: (metrics: WorkerMetrics, input: Inp
   },
   // A step given up on that completed after all is no dead letter (activities/fulfillment.ts).
   markStepFailed(metrics, input, result) {
-    if (result.status === 'FAILED' && result.changed) metrics.fulfillmentFailures.inc({ step: input.step });
+    if (result.status === 'FAILED' && result.changed) metrics.fulfillmentFailures.inc({ step: storedStep(input.step) });
   },
 };
 

@@ -1,12 +1,7 @@
 import { condition } from '@temporalio/workflow';
 import type { RecordedSteps } from '../activities/fulfillment.js';
 import { businessFailure } from '../domain/errors.js';
-import {
-  FULFILLMENT_STEP_NAMES,
-  FULFILLMENT_STEPS,
-  type FulfillmentStepName,
-  type StepStatus,
-} from '../domain/statuses.js';
+import { FULFILLMENT_STEPS, type FulfillmentStep, type StepStatus } from '../domain/statuses.js';
 import { database, fulfillment } from './activity-proxies.js';
 import type { Attention } from './attention.js';
 import { failureKind, rootCauseMessage } from './failures.js';
@@ -14,7 +9,7 @@ import type { KeepTrying } from './keep-trying.js';
 import type { Waits } from './waits.js';
 
 /** The activity that performs each fulfillment step. */
-const PERFORM: Record<FulfillmentStepName, keyof typeof fulfillment> = {
+const PERFORM: Record<FulfillmentStep, keyof typeof fulfillment> = {
   invoice: 'issueInvoice',
   notification: 'sendPaymentNotification',
   loyalty: 'awardLoyaltyPoints',
@@ -28,12 +23,12 @@ const PERFORM: Record<FulfillmentStepName, keyof typeof fulfillment> = {
  * database being down dead-letters nothing: the step is tried again until it gets through.
  */
 export class Fulfillment {
-  readonly status: Record<FulfillmentStepName, StepStatus> = {
+  readonly status: Record<FulfillmentStep, StepStatus> = {
     invoice: 'PENDING',
     notification: 'PENDING',
     loyalty: 'PENDING',
   };
-  private readonly retryRequested = new Set<FulfillmentStepName>();
+  private readonly retryRequested = new Set<FulfillmentStep>();
 
   constructor(
     private readonly orderId: string,
@@ -45,7 +40,7 @@ export class Fulfillment {
   ) {}
 
   async run(): Promise<void> {
-    await Promise.all(FULFILLMENT_STEP_NAMES.map((step) => this.runStep(step)));
+    await Promise.all(FULFILLMENT_STEPS.map((step) => this.runStep(step)));
   }
 
   /**
@@ -54,7 +49,7 @@ export class Fulfillment {
    * and a FAILED one is the dead letter it was, waiting for an operator's retry.
    */
   resume(recorded: RecordedSteps): void {
-    for (const step of FULFILLMENT_STEP_NAMES) {
+    for (const step of FULFILLMENT_STEPS) {
       const seen = recorded[step];
       if (seen?.status === 'DONE') this.move(step, 'DONE', null);
       if (seen?.status === 'FAILED') this.move(step, 'FAILED', seen.error ?? 'no error recorded');
@@ -62,18 +57,18 @@ export class Fulfillment {
   }
 
   /** For the retry update's validator: only a FAILED step can be retried. */
-  assertRetryable(step: FulfillmentStepName): void {
+  assertRetryable(step: FulfillmentStep): void {
     if (this.status[step] !== 'FAILED') throw businessFailure('STEP_NOT_FAILED', { step, status: this.status[step] });
   }
 
   /** Resolves once the step has left FAILED, i.e. it is running again. */
-  async retry(step: FulfillmentStepName): Promise<StepStatus> {
+  async retry(step: FulfillmentStep): Promise<StepStatus> {
     this.retryRequested.add(step);
     await condition(() => this.status[step] !== 'FAILED');
     return this.status[step];
   }
 
-  private async runStep(step: FulfillmentStepName): Promise<void> {
+  private async runStep(step: FulfillmentStep): Promise<void> {
     const { orderId } = this;
     for (;;) {
       if (this.status[step] === 'DONE') return;
@@ -87,7 +82,7 @@ export class Fulfillment {
           const error = rootCauseMessage(err);
           this.move(step, 'FAILED', error);
           const recorded = await this.keepTrying.mustSucceed('markStepFailed', () =>
-            database.markStepFailed({ orderId, step: FULFILLMENT_STEPS[step], error }),
+            database.markStepFailed({ orderId, step, error }),
           );
           // An attempt given up on (timed out while still running) may have completed after all.
           if (recorded.status === 'DONE') {
@@ -99,15 +94,13 @@ export class Fulfillment {
       // FAILED: the dead letter, until an operator retries the step.
       await condition(() => this.retryRequested.has(step));
       this.retryRequested.delete(step);
-      await this.keepTrying.mustSucceed('reopenStep', () =>
-        database.reopenStep({ orderId, step: FULFILLMENT_STEPS[step] }),
-      );
+      await this.keepTrying.mustSucceed('reopenStep', () => database.reopenStep({ orderId, step }));
       this.move(step, 'PENDING', null);
     }
   }
 
   /** `error`: why a step is FAILED, the dead letter an operator must act on. */
-  private move(step: FulfillmentStepName, status: StepStatus, error: string | null): void {
+  private move(step: FulfillmentStep, status: StepStatus, error: string | null): void {
     this.status[step] = status;
     if (error === null) {
       this.attention.note(`fulfillment:${step}`, null);

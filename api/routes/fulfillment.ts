@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db.js';
+import { storedStep } from '../../store/fulfillment-steps.js';
 import { orderWorkflowId, retryFulfillmentStepUpdate } from '../../domain/messages.js';
-import { FULFILLMENT_STEPS } from '../../domain/statuses.js';
 import type { Handler } from '../endpoint.js';
 import { businessError } from '../errors.js';
 import type { StepRetried } from '../responses.js';
@@ -17,7 +17,7 @@ export const retryFulfillmentStep: Handler<
 > = async ({ params: { id, step } }, { db, temporal }) => {
   const order = await db.order.findUnique({
     where: { id },
-    select: { fulfillment: { where: { step: FULFILLMENT_STEPS[step] }, select: { status: true } } },
+    select: { fulfillment: { where: { step: storedStep(step) }, select: { status: true } } },
   });
   if (!order) throw businessError('UNKNOWN_ORDER');
   const current = order.fulfillment[0]?.status ?? null;
