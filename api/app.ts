@@ -11,7 +11,7 @@ import { couponAttemptLimit, type CouponAttempts } from './coupon-attempts.js';
 import { webUiCors, type WebUiCors } from './cors.js';
 import { customerTokenVerifier, type VerifyCustomerToken } from './customer-token.js';
 import { withDeps, type Endpoint } from './endpoint.js';
-import { CALLBACK_ENDPOINTS, DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from './endpoint-table.js';
+import { CALLBACK_ENDPOINTS, DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from './endpoints.js';
 import { errorHandler, notFound } from './errors.js';
 import { healthCheck, type HealthCheck } from './health-check.js';
 import { createApiMetrics, type ApiMetrics } from './metrics.js';
@@ -87,7 +87,7 @@ export interface FaultInjection {
   endpoints: Endpoint[];
 }
 
-/** What the handlers of the API's own endpoints (api/endpoint-table.ts) may need. */
+/** What the handlers of the API's own endpoints (api/endpoints.ts) may need. */
 export interface ApiDeps extends AppDeps {
   faultsEnabled: boolean;
   metrics: ApiMetrics;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
-import type { ApiDeps } from './app.js';
-import { operation, route, type Endpoint } from './endpoint.js';
+import { contract, type HandlerOf } from './endpoint.js';
 import {
   CancelRequested,
   CodecPayloads,
@@ -24,19 +23,6 @@ import {
   StripeEventAcknowledged,
   UiConfig,
 } from './responses.js';
-import { getCoupon, getProduct, putCoupon, putProduct } from './routes/catalog.js';
-import { decodePayloads, encodePayloads } from './routes/codec.js';
-import { extendOpenOrders } from './routes/extend-open-orders.js';
-import { retryFulfillmentStep } from './routes/fulfillment.js';
-import { health } from './routes/health.js';
-import { metricsText } from './routes/metrics.js';
-import { openApiJson } from './routes/openapi.js';
-import { endOperatorSession, startOperatorSession } from './routes/operator-session.js';
-import { simulatePayment, uiConfig } from './routes/orders-page.js';
-import { cancelOrder, extendDeadline, forceCancel, getOrder, listOrders, placeOrder } from './routes/orders.js';
-import { acceptPayment } from './routes/payments.js';
-import { retryRefund } from './routes/refunds.js';
-import { acceptStripeEvent, STRIPE_WEBHOOK_PATH } from './routes/stripe-webhook.js';
 import {
   CodecBody,
   CouponBody,
@@ -58,319 +44,272 @@ import {
 import { CODEC_BODY_LIMIT_KB } from './request-body.js';
 import { PAYMENT_CALLBACK_PATH } from './webhook-signature.js';
 
-/** A route whose handlers need some of what createApp hands them. */
-const apiRoute = route<ApiDeps>;
+/** Where Stripe posts its events: the URL of the webhook endpoint set up in Stripe's dashboard. */
+export const STRIPE_WEBHOOK_PATH = '/webhooks/stripe';
 
 /**
- * Every route of the API, each declared once: its path, and for each method it takes, who may
- * call, what it accepts, what it answers and its handler (api/routes/). createApp mounts this
- * table (api/mount-endpoints.ts) and the OpenAPI document describes it (api/openapi.ts);
- * test/api/openapi-errors.test.ts fails when a route answers a code, a status or a body that its
- * entry does not document. A path's `:id` is always an order's id.
+ * Every endpoint of the API, each declared once, keyed by its handler's name: its method and path,
+ * who may call, what it accepts and what it answers. Each handler takes its type from its entry
+ * (ApiHandler), so a schema or an access changes here only; api/endpoints.ts pairs the entries with
+ * their handlers (api/routes/) for createApp to mount (api/mount-endpoints.ts), and the OpenAPI
+ * document describes them (api/openapi.ts); test/api/openapi-errors.test.ts fails when a route
+ * answers a code, a status or a body that its entry does not document. A path's `:id` is always an
+ * order's id.
  */
-export const ENDPOINTS: Endpoint<ApiDeps>[] = [
-  ...apiRoute('/healthz', {
-    get: operation({
-      summary: 'Whether the database and Temporal answer',
-      description:
-        'From one probe shared by every caller, at most about a second old: a crowd of callers costs one probe a second.',
-      access: 'public',
-      success: { status: 200, description: 'both answer', schema: Health },
-      otherResponses: [{ status: 503, description: 'one of them does not: its field is "down"', schema: Health }],
-      errors: [],
-      handler: health,
-    }),
+export const ENDPOINT_TABLE = {
+  health: contract({
+    method: 'get',
+    path: '/healthz',
+    summary: 'Whether the database and Temporal answer',
+    description:
+      'From one probe shared by every caller, at most about a second old: a crowd of callers costs one probe a second.',
+    access: 'public',
+    success: { status: 200, description: 'both answer', schema: Health },
+    otherResponses: [{ status: 503, description: 'one of them does not: its field is "down"', schema: Health }],
+    errors: [],
   }),
-  ...apiRoute('/metrics', {
-    get: operation({
-      summary: 'Prometheus metrics of the API process',
-      access: 'scraper',
-      success: { status: 200, description: 'Prometheus text format', schema: z.string(), contentType: 'text/plain' },
-      errors: [],
-      handler: metricsText,
-    }),
+  metricsText: contract({
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics of the API process',
+    access: 'scraper',
+    success: { status: 200, description: 'Prometheus text format', schema: z.string(), contentType: 'text/plain' },
+    errors: [],
   }),
-  ...apiRoute('/openapi.json', {
-    get: operation({
-      summary: 'This document',
-      access: 'public',
-      success: {
-        status: 200,
-        description: 'the OpenAPI 3.1 document of the routes this process mounts',
-        schema: OpenApiJson,
-      },
-      errors: [],
-      handler: openApiJson,
-    }),
+  openApiJson: contract({
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This document',
+    access: 'public',
+    success: {
+      status: 200,
+      description: 'the OpenAPI 3.1 document of the routes this process mounts',
+      schema: OpenApiJson,
+    },
+    errors: [],
   }),
-  ...apiRoute('/products/:sku', {
-    put: operation({
-      summary: 'Create or update a product',
-      description: '`stock` sets the units available now.',
-      access: 'operator',
-      params: SkuParam,
-      body: ProductBody,
-      success: { status: 200, description: 'the product', schema: ProductView },
-      errors: [],
-      handler: putProduct,
-    }),
-    get: operation({
-      summary: 'A product and what is available of it',
-      description:
-        'Anyone may ask. With the admin token the answer adds the sales figures, `reserved` and `sold`; ' +
-        'a token, when one is sent, must be valid (the admin token or a customer token), else 401.',
-      access: 'public',
-      tokenOptional: true,
-      params: SkuParam,
-      success: {
-        status: 200,
-        description: 'the product: to an operator `Product`, to anyone else `ProductAvailability`',
-        schema: ProductRead,
-      },
-      errors: ['UNKNOWN_SKU'],
-      handler: getProduct,
-    }),
+  putProduct: contract({
+    method: 'put',
+    path: '/products/:sku',
+    summary: 'Create or update a product',
+    description: '`stock` sets the units available now.',
+    access: 'operator',
+    params: SkuParam,
+    body: ProductBody,
+    success: { status: 200, description: 'the product', schema: ProductView },
+    errors: [],
   }),
-  ...apiRoute('/coupons/:code', {
-    put: operation({
-      summary: 'Create a single-use coupon, for anyone or for one customer, or change it',
-      description:
-        "With `customerId`, only that customer's orders can use the coupon: another customer's order is refused with " +
-        "409 COUPON_UNAVAILABLE, as for a code that does not exist. Without it, a new coupon is anyone's and an existing " +
-        'one keeps its customer. Its customer cannot change once an order holds or used it (409 COUPON_IN_USE).',
-      access: 'operator',
-      params: CouponParam,
-      body: CouponBody,
-      success: { status: 200, description: 'the coupon', schema: CouponView },
-      errors: ['COUPON_IN_USE'],
-      handler: putCoupon,
-    }),
-    get: operation({
-      summary: 'A coupon and whether it is used',
-      access: 'operator',
-      params: CouponParam,
-      success: { status: 200, description: 'the coupon', schema: CouponView },
-      errors: ['UNKNOWN_COUPON'],
-      handler: getCoupon,
-    }),
+  getProduct: contract({
+    method: 'get',
+    path: '/products/:sku',
+    summary: 'A product and what is available of it',
+    description:
+      'Anyone may ask. With the admin token the answer adds the sales figures, `reserved` and `sold`; ' +
+      'a token, when one is sent, must be valid (the admin token or a customer token), else 401.',
+    access: 'public',
+    tokenOptional: true,
+    params: SkuParam,
+    success: {
+      status: 200,
+      description: 'the product: to an operator `Product`, to anyone else `ProductAvailability`',
+      schema: ProductRead,
+    },
+    errors: ['UNKNOWN_SKU'],
   }),
-  ...apiRoute('/orders', {
-    post: operation({
-      summary: 'Place an order: reserve its stock and lock its coupon, all or nothing',
-      description:
-        "A customer's token places orders for that customer (`customerId` optional; another is 403); the admin token must name the customer. " +
-        'The same Idempotency-Key with the same body returns the same order, with another body 422. ' +
-        `A total above ${MAX_ORDER_TOTAL_CENTS} cents, the largest that can be paid, is 422 ORDER_TOTAL_TOO_LARGE; ` +
-        "one above 0 and below the payment provider's smallest charge in the currency (50 cents in EUR) is 422 ORDER_TOTAL_TOO_SMALL. " +
-        'A total of 0 (a coupon covers it) is PAID at placement, with no payment, and its fulfillment runs.',
-      access: 'customerOrOperator',
-      rateLimit: 'placements',
-      headers: IdempotencyKeyHeaders,
-      body: CreateOrderBody,
-      success: {
-        status: 201,
-        description: 'the order, UNPAID until paid or cancelled (PAID at once when its total is 0)',
-        schema: PlacedOrderView,
-      },
-      errors: [
-        'CUSTOMER_MISMATCH',
-        'UNKNOWN_SKU',
-        'OUT_OF_STOCK',
-        'COUPON_UNAVAILABLE',
-        'TOO_MANY_COUPON_ATTEMPTS',
-        'TOO_MANY_OPEN_ORDERS',
-        'TOO_MANY_UNITS_HELD',
-        'ORDER_TOTAL_TOO_LARGE',
-        'ORDER_TOTAL_TOO_SMALL',
-        'IDEMPOTENCY_KEY_REUSED',
-      ],
-      handler: placeOrder,
-    }),
-    get: operation({
-      summary: 'Orders, newest first',
-      description:
-        "A customer's token lists only that customer's orders (another `customerId` is 403); the admin token lists everyone's.",
-      access: 'customerOrOperator',
-      operatorSession: true,
-      rateLimit: 'reads',
-      query: ListOrdersQuery,
-      success: { status: 200, description: 'the orders', schema: OrderList },
-      errors: ['CUSTOMER_MISMATCH'],
-      handler: listOrders,
-    }),
+  putCoupon: contract({
+    method: 'put',
+    path: '/coupons/:code',
+    summary: 'Create a single-use coupon, for anyone or for one customer, or change it',
+    description:
+      "With `customerId`, only that customer's orders can use the coupon: another customer's order is refused with " +
+      "409 COUPON_UNAVAILABLE, as for a code that does not exist. Without it, a new coupon is anyone's and an existing " +
+      'one keeps its customer. Its customer cannot change once an order holds or used it (409 COUPON_IN_USE).',
+    access: 'operator',
+    params: CouponParam,
+    body: CouponBody,
+    success: { status: 200, description: 'the coupon', schema: CouponView },
+    errors: ['COUPON_IN_USE'],
   }),
-  ...apiRoute('/orders/extend', {
-    post: operation({
-      summary: 'Move the deadline of every open order (optionally of one customer, or due before a time)',
-      description:
-        'For a payment provider incident: one guarded statement adds `minutes` to every UNPAID order not yet due that matches. ' +
-        'Each workflow learns its new deadline when its timer fires, and waits again.',
-      access: 'operator',
-      body: ExtendOpenOrdersBody,
-      success: { status: 200, description: 'how many orders were extended', schema: OpenOrdersExtended },
-      errors: [],
-      handler: extendOpenOrders,
-    }),
+  getCoupon: contract({
+    method: 'get',
+    path: '/coupons/:code',
+    summary: 'A coupon and whether it is used',
+    access: 'operator',
+    params: CouponParam,
+    success: { status: 200, description: 'the coupon', schema: CouponView },
+    errors: ['UNKNOWN_COUPON'],
   }),
-  ...apiRoute('/orders/:id', {
-    get: operation({
-      summary: 'An order, its payments and its fulfillment',
-      description: "Another customer's order is 404, as if it did not exist.",
-      access: 'customerOrOperator',
-      rateLimit: 'reads',
-      params: OrderIdParam,
-      success: { status: 200, description: 'the order', schema: OrderView },
-      errors: ['UNKNOWN_ORDER'],
-      handler: getOrder,
-    }),
+  placeOrder: contract({
+    method: 'post',
+    path: '/orders',
+    summary: 'Place an order: reserve its stock and lock its coupon, all or nothing',
+    description:
+      "A customer's token places orders for that customer (`customerId` optional; another is 403); the admin token must name the customer. " +
+      'The same Idempotency-Key with the same body returns the same order, with another body 422. ' +
+      `A total above ${MAX_ORDER_TOTAL_CENTS} cents, the largest that can be paid, is 422 ORDER_TOTAL_TOO_LARGE; ` +
+      "one above 0 and below the payment provider's smallest charge in the currency (50 cents in EUR) is 422 ORDER_TOTAL_TOO_SMALL. " +
+      'A total of 0 (a coupon covers it) is PAID at placement, with no payment, and its fulfillment runs.',
+    access: 'customerOrOperator',
+    rateLimit: 'placements',
+    headers: IdempotencyKeyHeaders,
+    body: CreateOrderBody,
+    success: {
+      status: 201,
+      description: 'the order, UNPAID until paid or cancelled (PAID at once when its total is 0)',
+      schema: PlacedOrderView,
+    },
+    errors: [
+      'CUSTOMER_MISMATCH',
+      'UNKNOWN_SKU',
+      'OUT_OF_STOCK',
+      'COUPON_UNAVAILABLE',
+      'TOO_MANY_COUPON_ATTEMPTS',
+      'TOO_MANY_OPEN_ORDERS',
+      'TOO_MANY_UNITS_HELD',
+      'ORDER_TOTAL_TOO_LARGE',
+      'ORDER_TOTAL_TOO_SMALL',
+      'IDEMPOTENCY_KEY_REUSED',
+    ],
   }),
-  ...apiRoute('/orders/:id/cancel', {
-    post: operation({
-      summary: 'Cancel an unpaid order (the same guarded path as the timeout)',
-      description: "Another customer's order is 404, as if it did not exist.",
-      access: 'customerOrOperator',
-      rateLimit: 'reads',
-      params: OrderIdParam,
-      success: { status: 202, description: "the cancel is with the order's workflow", schema: CancelRequested },
-      errors: ['UNKNOWN_ORDER', 'ORDER_NOT_UNPAID'],
-      handler: cancelOrder,
-    }),
+  listOrders: contract({
+    method: 'get',
+    path: '/orders',
+    summary: 'Orders, newest first',
+    description:
+      "A customer's token lists only that customer's orders (another `customerId` is 403); the admin token lists everyone's.",
+    access: 'customerOrOperator',
+    operatorSession: true,
+    rateLimit: 'reads',
+    query: ListOrdersQuery,
+    success: { status: 200, description: 'the orders', schema: OrderList },
+    errors: ['CUSTOMER_MISMATCH'],
   }),
-  ...apiRoute('/orders/:id/extend', {
-    post: operation({
-      summary: "Move an unpaid order's deadline",
-      description:
-        'With an Idempotency-Key, the same request sent again (its answer lost) answers the same deadline and adds the minutes once.',
-      access: 'operator',
-      params: OrderIdParam,
-      headers: IdempotencyKeyHeaders,
-      body: ExtendBody,
-      success: { status: 200, description: 'the new deadline', schema: DeadlineExtended },
-      errors: ['UNKNOWN_ORDER', 'ORDER_NOT_UNPAID'],
-      handler: extendDeadline,
-    }),
+  extendOpenOrders: contract({
+    method: 'post',
+    path: '/orders/extend',
+    summary: 'Move the deadline of every open order (optionally of one customer, or due before a time)',
+    description:
+      'For a payment provider incident: one guarded statement adds `minutes` to every UNPAID order not yet due that matches. ' +
+      'Each workflow learns its new deadline when its timer fires, and waits again.',
+    access: 'operator',
+    body: ExtendOpenOrdersBody,
+    success: { status: 200, description: 'how many orders were extended', schema: OpenOrdersExtended },
+    errors: [],
   }),
-  ...apiRoute('/orders/:id/force-cancel', {
-    post: operation({
-      summary: 'Cancel an order whose payment the provider cannot close now',
-      description:
-        'At the deadline the payment is closed at the provider before the order is cancelled. While the provider does not ' +
-        'answer, the order is held (NeedsAttention after 5 minutes); this cancels it without the provider. A payment that ' +
-        'still arrives is refunded. Only for an order in that state: otherwise 409 ORDER_NOT_CLOSING.',
-      access: 'operator',
-      params: OrderIdParam,
-      success: { status: 200, description: 'the order as its run left it', schema: ForceCancelled },
-      errors: ['UNKNOWN_ORDER', 'ORDER_NOT_UNPAID', 'ORDER_NOT_CLOSING'],
-      handler: forceCancel,
-    }),
+  getOrder: contract({
+    method: 'get',
+    path: '/orders/:id',
+    summary: 'An order, its payments and its fulfillment',
+    description: "Another customer's order is 404, as if it did not exist.",
+    access: 'customerOrOperator',
+    rateLimit: 'reads',
+    params: OrderIdParam,
+    success: { status: 200, description: 'the order', schema: OrderView },
+    errors: ['UNKNOWN_ORDER'],
   }),
-  ...apiRoute('/orders/:id/fulfillment/:step/retry', {
-    post: operation({
-      summary: 'Re-drive a FAILED fulfillment step (the dead letter)',
-      access: 'operator',
-      params: RetryStepParams,
-      success: {
-        status: 202,
-        description: 'the step has left FAILED (running again, or already DONE); it completes exactly once',
-        schema: StepRetried,
-      },
-      errors: ['UNKNOWN_ORDER', 'STEP_NOT_FAILED'],
-      handler: retryFulfillmentStep,
-    }),
+  cancelOrder: contract({
+    method: 'post',
+    path: '/orders/:id/cancel',
+    summary: 'Cancel an unpaid order (the same guarded path as the timeout)',
+    description: "Another customer's order is 404, as if it did not exist.",
+    access: 'customerOrOperator',
+    rateLimit: 'reads',
+    params: OrderIdParam,
+    success: { status: 202, description: "the cancel is with the order's workflow", schema: CancelRequested },
+    errors: ['UNKNOWN_ORDER', 'ORDER_NOT_UNPAID'],
   }),
-  ...apiRoute('/orders/:id/payments/:paymentId/refund/retry', {
-    post: operation({
-      summary: 'Re-drive a refund the payment provider rejected (REFUND_FAILED)',
-      access: 'operator',
-      params: RetryRefundParams,
-      success: { status: 202, description: 'the refund is REFUND_PENDING again', schema: RefundRetried },
-      errors: ['UNKNOWN_PAYMENT', 'REFUND_NOT_FAILED'],
-      handler: retryRefund,
-    }),
+  extendDeadline: contract({
+    method: 'post',
+    path: '/orders/:id/extend',
+    summary: "Move an unpaid order's deadline",
+    description:
+      'With an Idempotency-Key, the same request sent again (its answer lost) answers the same deadline and adds the minutes once.',
+    access: 'operator',
+    params: OrderIdParam,
+    headers: IdempotencyKeyHeaders,
+    body: ExtendBody,
+    success: { status: 200, description: 'the new deadline', schema: DeadlineExtended },
+    errors: ['UNKNOWN_ORDER', 'ORDER_NOT_UNPAID'],
   }),
-  ...apiRoute('/ui/config', {
-    get: operation({
-      summary: 'What the orders page needs to know about this deployment',
-      access: 'operator',
-      operatorSession: true,
-      success: { status: 200, description: 'the Web UI link, namespace and mode', schema: UiConfig },
-      errors: [],
-      handler: uiConfig,
-    }),
+  forceCancel: contract({
+    method: 'post',
+    path: '/orders/:id/force-cancel',
+    summary: 'Cancel an order whose payment the provider cannot close now',
+    description:
+      'At the deadline the payment is closed at the provider before the order is cancelled. While the provider does not ' +
+      'answer, the order is held (NeedsAttention after 5 minutes); this cancels it without the provider. A payment that ' +
+      'still arrives is refunded. Only for an order in that state: otherwise 409 ORDER_NOT_CLOSING.',
+    access: 'operator',
+    params: OrderIdParam,
+    success: { status: 200, description: 'the order as its run left it', schema: ForceCancelled },
+    errors: ['UNKNOWN_ORDER', 'ORDER_NOT_UNPAID', 'ORDER_NOT_CLOSING'],
   }),
-  ...apiRoute('/operator/session', {
-    post: operation({
-      summary: 'Sign in: trade the admin token for an operator session cookie',
-      description:
-        "The orders page sends the admin token here once and keeps the answer's cookie instead: HttpOnly, SameSite=Strict, " +
-        "Secure (except on npm start's plain-http stack), HMAC-signed and expiring after OPERATOR_SESSION_TTL (8 h). " +
-        'The cookie opens what the page and the Temporal Web UI call (those operations list the `operatorSession` scheme); ' +
-        'a call with it that is not GET must be `Content-Type: application/json`. Changing ADMIN_TOKEN ends every session.',
-      access: 'operator',
-      success: {
-        status: 200,
-        description: 'signed in: `Set-Cookie` carries the session',
-        schema: OperatorSessionStarted,
-      },
-      errors: [],
-      handler: startOperatorSession,
-    }),
-    delete: operation({
-      summary: 'Sign out: the browser drops the operator session cookie',
-      access: 'public',
-      success: { status: 204, description: 'signed out: `Set-Cookie` removes the session cookie' },
-      errors: [],
-      handler: endOperatorSession,
-    }),
+  retryFulfillmentStep: contract({
+    method: 'post',
+    path: '/orders/:id/fulfillment/:step/retry',
+    summary: 'Re-drive a FAILED fulfillment step (the dead letter)',
+    access: 'operator',
+    params: RetryStepParams,
+    success: {
+      status: 202,
+      description: 'the step has left FAILED (running again, or already DONE); it completes exactly once',
+      schema: StepRetried,
+    },
+    errors: ['UNKNOWN_ORDER', 'STEP_NOT_FAILED'],
   }),
-  ...codecRoute('/codec/decode', 'Decrypt payloads for the Temporal Web UI', decodePayloads, ['PAYLOAD_NOT_DECODABLE']),
-  ...codecRoute(
+  retryRefund: contract({
+    method: 'post',
+    path: '/orders/:id/payments/:paymentId/refund/retry',
+    summary: 'Re-drive a refund the payment provider rejected (REFUND_FAILED)',
+    access: 'operator',
+    params: RetryRefundParams,
+    success: { status: 202, description: 'the refund is REFUND_PENDING again', schema: RefundRetried },
+    errors: ['UNKNOWN_PAYMENT', 'REFUND_NOT_FAILED'],
+  }),
+  uiConfig: contract({
+    method: 'get',
+    path: '/ui/config',
+    summary: 'What the orders page needs to know about this deployment',
+    access: 'operator',
+    operatorSession: true,
+    success: { status: 200, description: 'the Web UI link, namespace and mode', schema: UiConfig },
+    errors: [],
+  }),
+  startOperatorSession: contract({
+    method: 'post',
+    path: '/operator/session',
+    summary: 'Sign in: trade the admin token for an operator session cookie',
+    description:
+      "The orders page sends the admin token here once and keeps the answer's cookie instead: HttpOnly, SameSite=Strict, " +
+      "Secure (except on npm start's plain-http stack), HMAC-signed and expiring after OPERATOR_SESSION_TTL (8 h). " +
+      'The cookie opens what the page and the Temporal Web UI call (those operations list the `operatorSession` scheme); ' +
+      'a call with it that is not GET must be `Content-Type: application/json`. Changing ADMIN_TOKEN ends every session.',
+    access: 'operator',
+    success: {
+      status: 200,
+      description: 'signed in: `Set-Cookie` carries the session',
+      schema: OperatorSessionStarted,
+    },
+    errors: [],
+  }),
+  endOperatorSession: contract({
+    method: 'delete',
+    path: '/operator/session',
+    summary: 'Sign out: the browser drops the operator session cookie',
+    access: 'public',
+    success: { status: 204, description: 'signed out: `Set-Cookie` removes the session cookie' },
+    errors: [],
+  }),
+  decodePayloads: codecContract('/codec/decode', 'Decrypt payloads for the Temporal Web UI', ['PAYLOAD_NOT_DECODABLE']),
+  encodePayloads: codecContract(
     '/codec/encode',
     'Encrypt payloads for the Temporal Web UI (a signal or start it sends)',
-    encodePayloads,
     [],
   ),
-];
-
-/**
- * The codec server's two routes (the Temporal codec-server protocol, docs/temporal.md): called by the
- * Web UI from its own origin with the browser's cookies, so they take the operator session and answer
- * CORS for that origin only. Their body is every payload of what the UI shows at once: up to 4 MB.
- */
-function codecRoute(
-  path: string,
-  summary: string,
-  handler: typeof decodePayloads,
-  errors: 'PAYLOAD_NOT_DECODABLE'[],
-): Endpoint<ApiDeps>[] {
-  return apiRoute(path, {
-    post: operation({
-      summary,
-      description:
-        'The Temporal codec-server protocol: `{payloads: [{metadata, data}]}` with base64 bytes, answered in the same form and order. ' +
-        "Runs the service's own payload codec (AES-256-GCM, PAYLOAD_ENCRYPTION_KEYS); a payload that is not encrypted is decoded as it is. " +
-        'Operators only: the admin token or the operator session cookie. CORS for CODEC_CORS_ORIGIN (the Web UI) alone, with credentials; ' +
-        'its preflight (OPTIONS) is answered 204.',
-      access: 'operator',
-      operatorSession: true,
-      crossOrigin: true,
-      bodyLimitKb: CODEC_BODY_LIMIT_KB,
-      headers: NamespaceHeaders,
-      body: CodecBody,
-      success: { status: 200, description: 'the payloads, run through the codec', schema: CodecPayloads },
-      errors,
-      handler,
-    }),
-  });
-}
-
-/**
- * The contract's payment webhook, mounted only for a provider that signs with PAYMENT_WEBHOOK_SECRET
- * (the local fakes). With Stripe it is not mounted (404): Stripe's events come to its own webhook, and
- * a second key that could mark orders paid would be one more secret to lose for nothing.
- */
-export const CALLBACK_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute(PAYMENT_CALLBACK_PATH, {
-  post: operation({
+  /** Mounted only for a provider that signs with PAYMENT_WEBHOOK_SECRET (api/endpoints.ts says why). */
+  acceptPayment: contract({
+    method: 'post',
+    path: PAYMENT_CALLBACK_PATH,
     summary: "The payment provider's webhook",
     description:
       'Signed, see the security scheme; the signature is checked before the body is parsed. 202 once the payment is durably with ' +
@@ -381,13 +320,11 @@ export const CALLBACK_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute(PAYMENT_CALLBACK
     body: PaymentCallbackBody,
     success: { status: 202, description: 'the payment is durably handed over', schema: PaymentAccepted },
     errors: ['UNKNOWN_ORDER'],
-    handler: acceptPayment,
   }),
-});
-
-/** Routes mounted only when Stripe's webhook signing secret is configured (STRIPE_WEBHOOK_SECRET, with THIRD_PARTIES=stripe). */
-export const STRIPE_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute(STRIPE_WEBHOOK_PATH, {
-  post: operation({
+  /** Mounted only when Stripe's webhook signing secret is configured (STRIPE_WEBHOOK_SECRET, with THIRD_PARTIES=stripe). */
+  acceptStripeEvent: contract({
+    method: 'post',
+    path: STRIPE_WEBHOOK_PATH,
     summary: "Stripe's webhook: its events about payments and refunds",
     description:
       'Signed by Stripe, see the security scheme; the official client checks the signature on the raw body before it is read. ' +
@@ -404,13 +341,11 @@ export const STRIPE_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute(STRIPE_WEBHOOK_PAT
       schema: StripeEventAcknowledged,
     },
     errors: [],
-    handler: acceptStripeEvent,
   }),
-});
-
-/** Routes mounted only with FAULTS_ENABLED, beside the local fakes' fault injection (dev/fakes/fault-endpoints.ts). */
-export const DEV_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute('/dev/orders/:id/simulate-payment', {
-  post: operation({
+  /** Mounted only with FAULTS_ENABLED, beside the local fakes' fault injection (dev/fakes/fault-endpoints.ts). */
+  simulatePayment: contract({
+    method: 'post',
+    path: '/dev/orders/:id/simulate-payment',
     summary: "The orders page's pay button: the server signs a callback and posts it to its own webhook",
     access: 'operator',
     operatorSession: true,
@@ -418,6 +353,34 @@ export const DEV_ENDPOINTS: Endpoint<ApiDeps>[] = apiRoute('/dev/orders/:id/simu
     params: OrderIdParam,
     success: { status: 202, description: 'the webhook accepted the simulated payment', schema: SimulatedPayment },
     errors: ['UNKNOWN_ORDER', 'CALLBACK_REFUSED'],
-    handler: simulatePayment,
   }),
-});
+};
+
+/** The type of the handler of the table's entry `K`, which needs `D` of what createApp hands over. */
+export type ApiHandler<K extends keyof typeof ENDPOINT_TABLE, D> = HandlerOf<(typeof ENDPOINT_TABLE)[K], D>;
+
+/**
+ * The codec server's two routes (the Temporal codec-server protocol, docs/temporal.md): called by the
+ * Web UI from its own origin with the browser's cookies, so they take the operator session and answer
+ * CORS for that origin only. Their body is every payload of what the UI shows at once: up to 4 MB.
+ */
+function codecContract(path: string, summary: string, errors: 'PAYLOAD_NOT_DECODABLE'[]) {
+  return contract({
+    method: 'post',
+    path,
+    summary,
+    description:
+      'The Temporal codec-server protocol: `{payloads: [{metadata, data}]}` with base64 bytes, answered in the same form and order. ' +
+      "Runs the service's own payload codec (AES-256-GCM, PAYLOAD_ENCRYPTION_KEYS); a payload that is not encrypted is decoded as it is. " +
+      'Operators only: the admin token or the operator session cookie. CORS for CODEC_CORS_ORIGIN (the Web UI) alone, with credentials; ' +
+      'its preflight (OPTIONS) is answered 204.',
+    access: 'operator',
+    operatorSession: true,
+    crossOrigin: true,
+    bodyLimitKb: CODEC_BODY_LIMIT_KB,
+    headers: NamespaceHeaders,
+    body: CodecBody,
+    success: { status: 200, description: 'the payloads, run through the codec', schema: CodecPayloads },
+    errors,
+  });
+}

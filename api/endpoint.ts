@@ -137,35 +137,33 @@ export interface ParsedInput {
   localPort: number;
 }
 
-/** What one method does on a path, with its handler, which needs `D`. */
-export interface Operation<D = unknown> extends OperationDoc {
+/** One method on one path, with its handler, which needs `D`: what the router mounts and the document describes as one operation. */
+export interface Endpoint<D = unknown> extends OperationDoc {
+  method: Method;
+  /** As the router mounts it, e.g. `/orders/:id`. */
+  path: string;
   /** Called only with input its schemas accepted (api/mount-endpoints.ts). */
   handler: (input: ParsedInput, deps: D) => Promise<unknown>;
 }
 
-/** One method on one path: what the router mounts and the document describes as one operation. */
-export interface Endpoint<D = unknown> extends Operation<D> {
-  method: Method;
-  /** As the router mounts it, e.g. `/orders/:id`. */
-  path: string;
-}
-
-/** A path and the endpoints of the methods it takes; any other method there answers 405. */
-export function route<D>(path: string, operations: Partial<Record<Method, Operation<D>>>): Endpoint<D>[] {
-  return Object.entries(operations).map(([method, op]) => ({ ...op, method: method as Method, path }));
-}
-
 type Schema<T extends z.ZodType> = T | undefined;
 
-type Declaration<
-  D,
-  A extends Access,
-  P extends Schema<z.ZodObject>,
-  Q extends Schema<z.ZodObject>,
-  H extends Schema<z.ZodObject>,
-  B extends Schema<z.ZodType>,
-  R extends Schema<z.ZodType>,
+/**
+ * An endpoint's entry in the table (api/endpoint-table.ts): where it is, and what the document says
+ * of it — who may call, what it accepts, what it answers — without its handler, whose type follows
+ * from it (HandlerOf).
+ */
+export type Contract<
+  A extends Access = Access,
+  P extends Schema<z.ZodObject> = Schema<z.ZodObject>,
+  Q extends Schema<z.ZodObject> = Schema<z.ZodObject>,
+  H extends Schema<z.ZodObject> = Schema<z.ZodObject>,
+  B extends Schema<z.ZodType> = Schema<z.ZodType>,
+  R extends Schema<z.ZodType> = Schema<z.ZodType>,
 > = Omit<OperationDoc, 'access' | 'rateLimit' | 'tokenOptional' | keyof InputSchemas | 'success'> & {
+  method: Method;
+  /** As the router mounts it, e.g. `/orders/:id`; a path's other methods answer 405. */
+  path: string;
   access: A;
   /** Only where no token is required: elsewhere one always is. */
   tokenOptional?: A extends 'public' ? boolean : never;
@@ -176,25 +174,34 @@ type Declaration<
   headers?: H;
   body?: B;
   success: DocumentedResponse<R>;
-  handler: Handler<{ params: P; query: Q; headers: H; body: B }, A, D, R>;
 };
 
-/**
- * Declares what a method does on a path: the compiler holds its handler to the input its schemas
- * parse, the caller its access establishes, and the body its success schema describes.
- */
-export function operation<
-  D,
+/** Declares an entry of the table, keeping its access and schemas as types for its handler. */
+export function contract<
   A extends Access,
   P extends Schema<z.ZodObject> = undefined,
   Q extends Schema<z.ZodObject> = undefined,
   H extends Schema<z.ZodObject> = undefined,
   B extends Schema<z.ZodType> = undefined,
   R extends Schema<z.ZodType> = undefined,
->(declaration: Declaration<D, A, P, Q, H, B, R>): Operation<D> {
-  // The mount parses every input part with the schemas declared here before calling the handler,
-  // so the handler's narrower input type holds at run time.
-  return declaration as unknown as Operation<D>;
+>(entry: Contract<A, P, Q, H, B, R>): Contract<A, P, Q, H, B, R> {
+  return entry;
+}
+
+/** The handler an entry calls for, which needs `D`: its input, caller and success body follow from the entry. */
+export type HandlerOf<C, D> =
+  C extends Contract<infer A, infer P, infer Q, infer H, infer B, infer R>
+    ? Handler<Declared<{ params: P; query: Q; headers: H; body: B }>, A, D, R>
+    : never;
+
+/** The input parts an entry declares a schema for: the ones its handler reads. */
+type Declared<S> = { [K in keyof S as S[K] extends undefined ? never : K]: S[K] };
+
+/** An entry with its handler: ready to be given its dependencies and mounted. */
+export function handled<C extends Contract, D>(entry: C, handler: HandlerOf<C, D>): Endpoint<D> {
+  // The mount parses every input part with the entry's schemas before calling the handler, so
+  // the handler's narrower input type holds at run time.
+  return { ...entry, handler } as unknown as Endpoint<D>;
 }
 
 /** The endpoints with the dependencies their handlers need: ready to mount. */

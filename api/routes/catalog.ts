@@ -1,10 +1,9 @@
 import { statusIn } from '../../store/guarded-sql.js';
 import { COUPON_TRANSITIONS } from '../../domain/statuses.js';
 import type { Db } from '../../lib/db.js';
-import type { Handler } from '../endpoint.js';
+import type { ApiHandler } from '../endpoint-table.js';
 import { ApiError } from '../errors.js';
-import type { CouponView, ProductRead, ProductView } from '../responses.js';
-import type { CouponBody, CouponParam, ProductBody, SkuParam } from '../schemas.js';
+import type { CouponView, ProductView } from '../responses.js';
 
 interface ProductRow {
   sku: string;
@@ -15,12 +14,7 @@ interface ProductRow {
   sold: number;
 }
 
-export const putProduct: Handler<
-  { params: typeof SkuParam; body: typeof ProductBody },
-  'operator',
-  { db: Db },
-  typeof ProductView
-> = async ({ params: { sku }, body }, { db }) => {
+export const putProduct: ApiHandler<'putProduct', { db: Db }> = async ({ params: { sku }, body }, { db }) => {
   // `stock` sets the units available now; stock_added follows by the difference in the same
   // statement, so it stays equal to available + reserved + sold while orders race this call.
   const [row] = await db.$queryRaw<ProductRow[]>`
@@ -37,7 +31,7 @@ export const putProduct: Handler<
  * Anyone may ask, so on the public pool (api/app.ts, `publicDb`). Only an operator sees the sales
  * figures (`reserved`, `sold`): to anyone else, a customer included, they would tell how the shop sells.
  */
-export const getProduct: Handler<{ params: typeof SkuParam }, 'public', { publicDb: Db }, typeof ProductRead> = async (
+export const getProduct: ApiHandler<'getProduct', { publicDb: Db }> = async (
   { params: { sku }, caller },
   { publicDb },
 ) => {
@@ -62,12 +56,7 @@ interface CouponRow {
  * customer, cannot interleave: both update the row). Without `customerId` an existing coupon keeps
  * its customer, so a call that only changes the discount never opens a customer's coupon to anyone.
  */
-export const putCoupon: Handler<
-  { params: typeof CouponParam; body: typeof CouponBody },
-  'operator',
-  { db: Db },
-  typeof CouponView
-> = async ({ params: { code }, body }, { db }) => {
+export const putCoupon: ApiHandler<'putCoupon', { db: Db }> = async ({ params: { code }, body }, { db }) => {
   const keepCustomer = body.customerId === undefined;
   // `coupons.status`: the existing row's, not the proposed one's (EXCLUDED), which has a status too.
   const [row] = await db.$queryRaw<CouponRow[]>`
@@ -90,10 +79,7 @@ export const putCoupon: Handler<
   };
 };
 
-export const getCoupon: Handler<{ params: typeof CouponParam }, 'operator', { db: Db }, typeof CouponView> = async (
-  { params: { code } },
-  { db },
-) => {
+export const getCoupon: ApiHandler<'getCoupon', { db: Db }> = async ({ params: { code } }, { db }) => {
   const coupon = await db.coupon.findUnique({ where: { code } });
   if (!coupon) throw new ApiError('UNKNOWN_COUPON');
   return couponView(coupon);

@@ -1,9 +1,9 @@
 import { ValueError, type Payload, type PayloadCodec } from '@temporalio/common';
 import type { z } from 'zod';
-import type { Handler } from '../endpoint.js';
+import type { ApiHandler } from '../endpoint-table.js';
 import { ApiError } from '../errors.js';
 import type { CodecPayloads } from '../responses.js';
-import type { CodecBody, CodecPayload, NamespaceHeaders } from '../schemas.js';
+import type { CodecPayload } from '../schemas.js';
 
 /**
  * The codec server the Temporal Web UI calls (its config's `codec.endpoint`): the payloads it shows are
@@ -11,12 +11,7 @@ import type { CodecBody, CodecPayload, NamespaceHeaders } from '../schemas.js';
  * and nothing else does. Operators only: the admin token, or the operator session cookie the browser
  * sends along (`includeCredentials`).
  */
-type CodecHandler = Handler<
-  { headers: typeof NamespaceHeaders; body: typeof CodecBody },
-  'operator',
-  { payloadCodec: PayloadCodec },
-  typeof CodecPayloads
->;
+type CodecHandler = ApiHandler<'decodePayloads' | 'encodePayloads', { payloadCodec: PayloadCodec }>;
 
 export const decodePayloads: CodecHandler = async ({ body }, { payloadCodec }) => ({
   payloads: (await payloadCodec.decode(body.payloads.map(fromJson)).catch(notDecodable)).map(toJson),

@@ -3,10 +3,8 @@ import { statusMove } from '../../store/guarded-sql.js';
 import { ORDER_TRANSITIONS } from '../../domain/statuses.js';
 import type { Db } from '../../lib/db.js';
 import { inTransaction, query } from '../../lib/sql.js';
-import type { Handler } from '../endpoint.js';
+import type { ApiHandler } from '../endpoint-table.js';
 import type { Logger } from '../../lib/logger.js';
-import type { OpenOrdersExtended } from '../responses.js';
-import type { ExtendOpenOrdersBody } from '../schemas.js';
 
 /**
  * Holds the deadline during a provider incident: every open order (of one customer, or due before
@@ -15,11 +13,9 @@ import type { ExtendOpenOrdersBody } from '../schemas.js';
  * each learns its new deadline when its timer fires and the guarded cancel answers NOT_DUE, and
  * waits again (workflows/order-lifecycle.ts); the Web UI's OrderExpiresAt follows then.
  */
-export const extendOpenOrders: Handler<
-  { body: typeof ExtendOpenOrdersBody },
-  'operator',
-  { db: Db; logger: Logger; clock?: (() => Promise<Date>) | undefined },
-  typeof OpenOrdersExtended
+export const extendOpenOrders: ApiHandler<
+  'extendOpenOrders',
+  { db: Db; logger: Logger; clock?: (() => Promise<Date>) | undefined }
 > = async ({ body }, deps) => {
   const now = deps.clock ? await deps.clock() : null;
   const { rowCount } = await inTransaction(deps.db.pool, async (tx) => {

@@ -2,19 +2,15 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db.js';
 import { storedStep } from '../../store/fulfillment-steps.js';
 import { orderWorkflowId, retryFulfillmentStepUpdate } from '../../domain/messages.js';
-import type { Handler } from '../endpoint.js';
+import type { ApiHandler } from '../endpoint-table.js';
 import { businessError } from '../errors.js';
-import type { StepRetried } from '../responses.js';
-import type { RetryStepParams } from '../schemas.js';
 import { callTemporal } from '../temporal-errors.js';
 
 /** An operator re-drives a dead-lettered step once its cause is fixed; it then completes exactly once. */
-export const retryFulfillmentStep: Handler<
-  { params: typeof RetryStepParams },
-  'operator',
-  { db: Db; temporal: Client },
-  typeof StepRetried
-> = async ({ params: { id, step } }, { db, temporal }) => {
+export const retryFulfillmentStep: ApiHandler<'retryFulfillmentStep', { db: Db; temporal: Client }> = async (
+  { params: { id, step } },
+  { db, temporal },
+) => {
   const order = await db.order.findUnique({
     where: { id },
     select: { fulfillment: { where: { step: storedStep(step) }, select: { status: true } } },

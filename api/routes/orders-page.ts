@@ -3,10 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import express, { type RequestHandler } from 'express';
 import type { Db } from '../../lib/db.js';
-import type { Handler } from '../endpoint.js';
+import type { ApiHandler } from '../endpoint-table.js';
 import { ApiError, businessError } from '../errors.js';
-import type { SimulatedPayment, UiConfig } from '../responses.js';
-import type { OrderIdParam } from '../schemas.js';
 import { sendPaymentCallback } from '../webhook-signature.js';
 
 const PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
@@ -19,11 +17,9 @@ const PUBLIC_DIR = fileURLToPath(new URL('../public', import.meta.url));
 export const ordersPageFiles: RequestHandler = express.static(PUBLIC_DIR, { index: 'index.html', redirect: false });
 
 /** What the page needs to know about this deployment; dev mode (FAULTS_ENABLED) offers "simulate payment". */
-export const uiConfig: Handler<
-  Record<never, never>,
-  'operator',
-  { temporal: Client; temporalUiUrl: string; faultsEnabled: boolean },
-  typeof UiConfig
+export const uiConfig: ApiHandler<
+  'uiConfig',
+  { temporal: Client; temporalUiUrl: string; faultsEnabled: boolean }
 > = async (_input, { temporal, temporalUiUrl, faultsEnabled }) => ({
   temporalUiUrl,
   namespace: temporal.options.namespace,
@@ -31,12 +27,10 @@ export const uiConfig: Handler<
 });
 
 /** Dev only: the secret stays on the server; the browser asks, the server signs and calls its own webhook. */
-export const simulatePayment: Handler<
-  { params: typeof OrderIdParam },
-  'operator',
-  { db: Db; webhookSecret?: string | undefined },
-  typeof SimulatedPayment
-> = async ({ params: { id }, localPort }, { db, webhookSecret }) => {
+export const simulatePayment: ApiHandler<'simulatePayment', { db: Db; webhookSecret?: string | undefined }> = async (
+  { params: { id }, localPort },
+  { db, webhookSecret },
+) => {
   // Mounted with fault injection, which only the local fakes have, and they always have the secret.
   if (webhookSecret === undefined) throw new Error('the payment callback is not mounted: no payment to simulate');
   const order = await db.order.findUnique({ where: { id }, select: { totalCents: true } });

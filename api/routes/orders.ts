@@ -18,19 +18,12 @@ import type { OrderLifecycle } from '../../workflows/order-lifecycle.js';
 import { actingFor, mayReach, type Caller } from '../auth.js';
 import type { CheckoutPriority } from '../checkout-priority.js';
 import type { CouponAttempts } from '../coupon-attempts.js';
-import type { Handler } from '../endpoint.js';
+import type { ApiHandler } from '../endpoint-table.js';
 import { ApiError, businessError } from '../errors.js';
 import { findOrderView, listOrderViews } from '../order-view.js';
 import { newOrderId } from '../order-ids.js';
-import type {
-  CancelRequested,
-  DeadlineExtended,
-  ForceCancelled,
-  OrderList,
-  OrderView,
-  PlacedOrderView,
-} from '../responses.js';
-import type { CreateOrderBody, ExtendBody, IdempotencyKeyHeaders, ListOrdersQuery, OrderIdParam } from '../schemas.js';
+import type { OrderView } from '../responses.js';
+import type { CreateOrderBody } from '../schemas.js';
 import { callTemporal } from '../temporal-errors.js';
 import { whileUnpaid } from '../unpaid-order.js';
 
@@ -43,12 +36,10 @@ export interface PlaceOrderDeps {
   couponAttempts: CouponAttempts;
 }
 
-export const placeOrder: Handler<
-  { headers: typeof IdempotencyKeyHeaders; body: typeof CreateOrderBody },
-  'customerOrOperator',
-  PlaceOrderDeps,
-  typeof PlacedOrderView
-> = async ({ headers, body: { customerId: named, ...body }, caller }, deps) => {
+export const placeOrder: ApiHandler<'placeOrder', PlaceOrderDeps> = async (
+  { headers, body: { customerId: named, ...body }, caller },
+  deps,
+) => {
   const customerId = actingFor(caller, named);
   if (customerId === undefined) {
     throw new ApiError('VALIDATION_FAILED', undefined, {
@@ -94,23 +85,13 @@ export const placeOrder: Handler<
   return { ...placed, payment, workflowId: orderWorkflowId(orderId) };
 };
 
-export const listOrders: Handler<
-  { query: typeof ListOrdersQuery },
-  'customerOrOperator',
-  { db: Db },
-  typeof OrderList
-> = async ({ query, caller }, { db }) => {
+export const listOrders: ApiHandler<'listOrders', { db: Db }> = async ({ query, caller }, { db }) => {
   // Without a customerId an operator lists everyone's orders; a customer, always only their own.
   const orders = await listOrderViews(db, { ...query, customerId: actingFor(caller, query.customerId) });
   return { orders: orders.map((order) => shownTo(caller, order)) };
 };
 
-export const getOrder: Handler<
-  { params: typeof OrderIdParam },
-  'customerOrOperator',
-  { db: Db },
-  typeof OrderView
-> = async ({ params: { id }, caller }, { db }) => {
+export const getOrder: ApiHandler<'getOrder', { db: Db }> = async ({ params: { id }, caller }, { db }) => {
   const order = await findOrderView(db, id);
   if (!order || !mayReach(caller, order.customerId)) throw businessError('UNKNOWN_ORDER');
   return shownTo(caller, order);
@@ -122,20 +103,15 @@ function shownTo(caller: Caller, order: OrderView): OrderView {
 }
 
 /** The provider cannot say whether the customer paid: an operator cancels anyway (a payment still arriving is refunded). */
-export const forceCancel: Handler<
-  { params: typeof OrderIdParam },
-  'operator',
-  { db: Db; temporal: Client },
-  typeof ForceCancelled
-> = async ({ params: { id }, caller }, deps) =>
-  whileUnpaid(deps, id, caller, (workflow) => workflow.executeUpdate(forceCancelUpdate));
+export const forceCancel: ApiHandler<'forceCancel', { db: Db; temporal: Client }> = async (
+  { params: { id }, caller },
+  deps,
+) => whileUnpaid(deps, id, caller, (workflow) => workflow.executeUpdate(forceCancelUpdate));
 
-export const cancelOrder: Handler<
-  { params: typeof OrderIdParam },
-  'customerOrOperator',
-  { db: Db; temporal: Client },
-  typeof CancelRequested
-> = async ({ params: { id }, caller }, deps) => {
+export const cancelOrder: ApiHandler<'cancelOrder', { db: Db; temporal: Client }> = async (
+  { params: { id }, caller },
+  deps,
+) => {
   await whileUnpaid(deps, id, caller, (workflow) => workflow.signal(cancelSignal));
   return { id, cancelRequested: true };
 };
@@ -145,12 +121,10 @@ export const cancelOrder: Handler<
  * again after its answer was lost gets the same answer, and the minutes are added once: Temporal
  * keeps an update's outcome by its id, and the order applies an extension id once.
  */
-export const extendDeadline: Handler<
-  { params: typeof OrderIdParam; headers: typeof IdempotencyKeyHeaders; body: typeof ExtendBody },
-  'operator',
-  { db: Db; temporal: Client },
-  typeof DeadlineExtended
-> = async ({ params: { id }, headers, body: { minutes }, caller }, deps) => {
+export const extendDeadline: ApiHandler<'extendDeadline', { db: Db; temporal: Client }> = async (
+  { params: { id }, headers, body: { minutes }, caller },
+  deps,
+) => {
   const key = headers['Idempotency-Key'];
   return whileUnpaid(deps, id, caller, (workflow) =>
     workflow.executeUpdate(extendDeadlineUpdate, {

@@ -4,11 +4,9 @@ import type { Logger } from '../../lib/logger.js';
 import type { ApiMetrics } from '../metrics.js';
 import { orderWorkflowId } from '../../domain/messages.js';
 import { handOverPayment } from '../../handover/payment-handover.js';
-import type { Handler } from '../endpoint.js';
+import type { ApiHandler } from '../endpoint-table.js';
 import { businessError } from '../errors.js';
 import { recordReceivedPayment, type VerifiedPayment } from '../../store/received-payments.js';
-import type { PaymentAccepted } from '../responses.js';
-import type { PaymentCallbackBody } from '../schemas.js';
 
 export interface PaymentDeps {
   db: Db;
@@ -23,12 +21,7 @@ export interface PaymentDeps {
 /**
  * The payment provider's webhook; its signature was checked on the raw body before it was parsed.
  */
-export const acceptPayment: Handler<
-  { body: typeof PaymentCallbackBody },
-  'paymentProvider',
-  PaymentDeps,
-  typeof PaymentAccepted
-> = async ({ body: callback }, deps) => {
+export const acceptPayment: ApiHandler<'acceptPayment', PaymentDeps> = async ({ body: callback }, deps) => {
   if (!(await acceptVerifiedPayment(deps, callback))) throw businessError('UNKNOWN_ORDER');
   return { accepted: true, paymentId: callback.paymentId };
 };

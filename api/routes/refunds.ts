@@ -13,10 +13,8 @@ import {
   type RefundFailure,
 } from '../../domain/messages.js';
 import type { SettleFailedRefund } from '../../workflows/failed-refund.js';
-import type { Handler } from '../endpoint.js';
+import type { ApiHandler } from '../endpoint-table.js';
 import { ApiError, businessError } from '../errors.js';
-import type { RefundRetried } from '../responses.js';
-import type { RetryRefundParams } from '../schemas.js';
 import { callTemporal } from '../temporal-errors.js';
 import type { PaymentDeps } from './payments.js';
 
@@ -29,12 +27,10 @@ import type { PaymentDeps } from './payments.js';
  * guarded statement and handed to a new late settlement, as the sweep does with a refund owed
  * whose run was lost.
  */
-export const retryRefund: Handler<
-  { params: typeof RetryRefundParams },
-  'operator',
-  { db: Db; temporal: Client; taskQueue: string },
-  typeof RefundRetried
-> = async ({ params: { id, paymentId } }, { db, temporal, taskQueue }) => {
+export const retryRefund: ApiHandler<'retryRefund', { db: Db; temporal: Client; taskQueue: string }> = async (
+  { params: { id, paymentId } },
+  { db, temporal, taskQueue },
+) => {
   const payment = await db.payment.findUnique({
     where: { paymentId },
     select: { orderId: true, status: true, amountCents: true },

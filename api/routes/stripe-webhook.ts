@@ -1,11 +1,7 @@
-import type { Handler } from '../endpoint.js';
-import type { StripeEventAcknowledged } from '../responses.js';
-import { PaymentCallbackBody, type StripeEventBody } from '../schemas.js';
+import type { ApiHandler } from '../endpoint-table.js';
+import { PaymentCallbackBody } from '../schemas.js';
 import { acceptVerifiedPayment, type PaymentDeps } from './payments.js';
 import { acceptRefundFailure } from './refunds.js';
-
-/** Where Stripe posts its events: the URL of the webhook endpoint set up in Stripe's dashboard. */
-export const STRIPE_WEBHOOK_PATH = '/webhooks/stripe';
 
 /**
  * Stripe's webhook; the SDK checked the signature on the raw body and read the event (api/auth.ts).
@@ -16,12 +12,10 @@ export const STRIPE_WEBHOOK_PATH = '/webhooks/stripe';
  * how an event of another type, or a payment that is not one of this service's orders, is read.
  * Only a failed hand-over is a 5xx, so that Stripe tries again.
  */
-export const acceptStripeEvent: Handler<
-  { body: typeof StripeEventBody },
-  'stripe',
-  PaymentDeps,
-  typeof StripeEventAcknowledged
-> = async ({ body, caller: { event } }, deps) => {
+export const acceptStripeEvent: ApiHandler<'acceptStripeEvent', PaymentDeps> = async (
+  { body, caller: { event } },
+  deps,
+) => {
   const ignored = (level: 'info' | 'warn', why: string, context: object = {}) => {
     deps.logger[level]({ eventId: body.id, eventType: body.type, ...context }, `Stripe event ignored: ${why}`);
     return { eventId: body.id, outcome: 'IGNORED' as const };

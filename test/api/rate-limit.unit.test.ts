@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../api/endpoint-table.js';
+import { ENDPOINTS } from '../../api/endpoints.js';
 import { signCustomerToken } from '../../dev/customer-token.js';
 import { ADMIN_TOKEN, appWithoutBackends, CUSTOMER_JWT_SECRET, listening } from '../helpers/app-without-backends.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
+import { STRIPE_WEBHOOK_PATH } from '../../api/endpoint-table.js';
 import { failedRefundWorkflowId, latePaymentWorkflowId, orderWorkflowId } from '../../domain/messages.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../../domain/order-total.js';
 import { NeedsAttentionKey } from '../../domain/search-attributes.js';

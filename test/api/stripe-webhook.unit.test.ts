@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
+import { STRIPE_WEBHOOK_PATH } from '../../api/endpoint-table.js';
 import { PAYMENT_CALLBACK_PATH, signedHeaders } from '../../api/webhook-signature.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../../domain/order-total.js';
 import { FakeStripeAccount } from '../../dev/fakes/stripe/account.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SIGNED_BODY_ACCESS, type Endpoint } from '../../api/endpoint.js';
-import { CALLBACK_ENDPOINTS, DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from '../../api/endpoint-table.js';
+import { CALLBACK_ENDPOINTS, DEV_ENDPOINTS, ENDPOINTS, STRIPE_ENDPOINTS } from '../../api/endpoints.js';
 import { ERRORS } from '../../api/errors.js';
 import { FAULT_ENDPOINTS } from '../../dev/fakes/fault-endpoints.js';
 import { codeIn, readDoc, tableRows } from '../helpers/markdown.js';

@@ -15,7 +15,7 @@ import {
 } from '../../domain/messages.js';
 import { recordReceivedPayment } from '../../store/received-payments.js';
 import type { PaymentStatus } from '../../domain/statuses.js';
-import { STRIPE_WEBHOOK_PATH } from '../../api/routes/stripe-webhook.js';
+import { STRIPE_WEBHOOK_PATH } from '../../api/endpoint-table.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
 import { chargeFakePayment, findFakePayment } from '../../dev/fakes/payment-provider.js';
 import { signedRefundFailure } from '../../dev/fakes/stripe/events.js';
