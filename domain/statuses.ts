@@ -33,7 +33,8 @@ export const INITIAL_STATUS = {
 
 /**
  * The statuses of an order that is still unpaid: it may yet be paid, cancelled or given more time.
- * Every layer that asks (the API's pre-check, the workflow, the guarded statements) asks this.
+ * The API's check before it calls the workflow asks this, and every guarded statement takes its
+ * `WHERE` from it through the transitions below; the guarded statement decides a race.
  */
 const STILL_UNPAID = ['UNPAID'] as const satisfies readonly OrderStatus[];
 
