@@ -68,8 +68,12 @@ const ROOM_RULES = {
   ],
   handover: [
     {
-      regex: into('activities', 'adapters', 'api', 'store', 'worker', 'workflows'),
-      message: 'handover/ is shared by the API and the activities: it imports only domain/ and lib/.',
+      regex: into('activities', 'api', 'worker', 'workflows'),
+      message: 'handover/ is shared by the API and the activities: it imports only store/, ports, domain/ and lib/.',
+    },
+    {
+      regex: '^(\\.\\./)+adapters/(?!ports/)',
+      message: 'handover/ reads a provider through its port (adapters/ports/), never an adapter.',
     },
   ],
   adapters: [

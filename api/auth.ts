@@ -4,8 +4,8 @@ import {
   SIGNATURE_HEADER as STRIPE_SIGNATURE_HEADER,
   StripeEventShapeError,
   StripeSignatureError,
-  type StripeEvent,
 } from '../adapters/stripe/events.js';
+import type { ProviderEvent } from '../adapters/ports/payment-provider.js';
 import { bearerTokenOf, secretCheck } from '../lib/bearer-tokens.js';
 import type { Access } from './endpoint.js';
 import { InvalidCustomerToken, type VerifyCustomerToken } from './customer-token.js';
@@ -26,7 +26,7 @@ export type Caller = { role: 'operator' } | { role: 'customer'; customerId: stri
  */
 export interface StripeDelivery {
   role: 'stripe';
-  event: StripeEvent | undefined;
+  event: ProviderEvent | undefined;
 }
 
 /** What the credential checks compare against. */
@@ -163,7 +163,7 @@ function requireStripeSignature(webhookSecret: string | undefined): RequestHandl
   if (webhookSecret === undefined) throw new Error("Stripe's webhook is mounted only with its signing secret");
   return (req, res, next) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    let event: StripeEvent | undefined;
+    let event: ProviderEvent | undefined;
     try {
       event = readStripeEvent(raw, req.get(STRIPE_SIGNATURE_HEADER) ?? '', webhookSecret);
     } catch (err) {

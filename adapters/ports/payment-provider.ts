@@ -83,3 +83,32 @@ export interface ProviderPayment {
   /** Set once SUCCEEDED. */
   paidAt: string | undefined;
 }
+
+/** The payment events the service reads; a provider sends each at least once, in any order. */
+export const PAYMENT_EVENT_TYPES = [
+  'payment_intent.succeeded',
+  'payment_intent.processing',
+  'payment_intent.payment_failed',
+  'payment_intent.canceled',
+] as const;
+export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
+
+export interface PaymentEvent {
+  /** The provider's event id: the same event delivered again, or read again, has the same id. */
+  eventId: string;
+  type: PaymentEventType;
+  payment: ProviderPayment;
+}
+
+/**
+ * A refund the provider had accepted that did not give the money back: the card issuer turned it
+ * down, or a refund waiting for the customer's action expired or was cancelled.
+ */
+export interface RefundFailedEvent {
+  eventId: string;
+  type: 'refund.failed';
+  refund: { refundRef: string; paymentId: string; reason: string };
+}
+
+/** An event of the provider's as the service reads it, whether its webhook posted it or a sweep listed it. */
+export type ProviderEvent = PaymentEvent | RefundFailedEvent;

@@ -1,43 +1,19 @@
 import Stripe from 'stripe';
-import type { ProviderPayment } from '../ports/payment-provider.js';
+import {
+  PAYMENT_EVENT_TYPES,
+  type PaymentEventType,
+  type ProviderEvent,
+  type RefundFailedEvent,
+} from '../ports/payment-provider.js';
 import { checkEnvelope, checkIntent, checkRefund } from './event-shape.js';
 export { StripeEventShapeError } from './event-shape.js';
 import { toProviderPayment } from './intents.js';
 import { REFUND_NOT_GIVEN } from './refunds.js';
 
-/** The PaymentIntent events the service reads (besides the refund events below); Stripe sends each at least once, in any order. */
-export const PAYMENT_EVENT_TYPES = [
-  'payment_intent.succeeded',
-  'payment_intent.processing',
-  'payment_intent.payment_failed',
-  'payment_intent.canceled',
-] as const;
-export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
-
 /** The header Stripe signs its posts with. */
 export const SIGNATURE_HEADER = 'Stripe-Signature';
 /** How old a signature may be (Stripe's own default): a captured post cannot be replayed later. */
 export const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
-
-export interface PaymentEvent {
-  /** Stripe's event id: the same event redelivered has the same id. */
-  eventId: string;
-  type: PaymentEventType;
-  payment: ProviderPayment;
-}
-
-/**
- * A refund Stripe had accepted that did not give the money back: the card issuer turned it down
- * (`refund.failed`), or a refund waiting for the customer's action expired or was cancelled
- * (`refund.updated` to `canceled`, for which Stripe sends no `refund.failed`).
- */
-export interface RefundFailedEvent {
-  eventId: string;
-  type: 'refund.failed';
-  refund: { refundRef: string; paymentId: string; reason: string };
-}
-
-export type StripeEvent = PaymentEvent | RefundFailedEvent;
 
 /** The body or the `Stripe-Signature` header is not what Stripe signed with the webhook secret. */
 export class StripeSignatureError extends Error {
@@ -54,7 +30,7 @@ export function readStripeEvent(
   rawBody: string | Buffer,
   signature: string,
   webhookSecret: string,
-): StripeEvent | undefined {
+): ProviderEvent | undefined {
   let event: Stripe.Event;
   try {
     event = Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret, SIGNATURE_TOLERANCE_SECONDS);
@@ -62,6 +38,16 @@ export function readStripeEvent(
     if (err instanceof Stripe.errors.StripeSignatureVerificationError) throw new StripeSignatureError(err.message);
     throw err;
   }
+  return toProviderEvent(event);
+}
+
+/**
+ * A Stripe event in the port's words, however it came (posted and verified, or listed with the
+ * secret key); undefined for one the service does not act on. A failed refund is `refund.failed`,
+ * or `refund.updated` to `canceled` (for which Stripe sends no `refund.failed`). An event that is
+ * not of the shape its type promises throws StripeEventShapeError.
+ */
+export function toProviderEvent(event: Stripe.Event): ProviderEvent | undefined {
   checkEnvelope(event);
   if (event.type === 'refund.failed' || event.type === 'refund.updated') checkRefund(event.data.object);
   if (event.type === 'refund.failed') return refundFailed(event);

@@ -2,11 +2,9 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../../lib/db.js';
 import type { Logger } from '../../lib/logger.js';
 import type { ApiMetrics } from '../metrics.js';
-import { orderWorkflowId } from '../../domain/messages.js';
-import { handOverPayment } from '../../handover/payment-handover.js';
+import { acceptVerifiedPayment } from '../../handover/provider-events.js';
 import type { ApiHandler } from '../endpoint-table.js';
 import { businessError } from '../errors.js';
-import { recordReceivedPayment, type VerifiedPayment } from '../../store/received-payments.js';
 
 export interface PaymentDeps {
   db: Db;
@@ -25,24 +23,3 @@ export const acceptPayment: ApiHandler<'acceptPayment', PaymentDeps> = async ({ 
   if (!(await acceptVerifiedPayment(deps, callback))) throw businessError('UNKNOWN_ORDER');
   return { accepted: true, paymentId: callback.paymentId };
 };
-
-/**
- * What every webhook does with a payment its signature vouches for, once: it is recorded first
- * (store/received-payments.ts), since what settles it is that record, so the hand-over to Temporal
- * names the payment and carries nothing to trust. Resolves true once the payment is durably with
- * Temporal; false, having changed nothing, when no such order exists. A redelivery does it again
- * with one effect: the first record stays, and Temporal's side drops the second notice.
- */
-export async function acceptVerifiedPayment(deps: PaymentDeps, payment: VerifiedPayment): Promise<boolean> {
-  const arrivedAt = deps.clock ? await deps.clock() : null;
-  if (!(await recordReceivedPayment(deps.db.pool, payment, arrivedAt))) return false;
-
-  // Once durably with Temporal the webhook succeeds; any other failure is a 500, and the provider redelivers.
-  await handOverPayment(deps.temporal, deps.taskQueue, payment);
-  deps.metrics.paymentsAccepted.inc();
-  deps.logger.info(
-    { orderId: payment.orderId, paymentId: payment.paymentId, workflowId: orderWorkflowId(payment.orderId) },
-    'payment accepted',
-  );
-  return true;
-}

@@ -1,22 +1,17 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { startLateSettlement } from '../../handover/payment-handover.js';
 import { reopenRefund } from '../../store/refund-reopening.js';
 import { anyRunning } from '../../handover/workflow-runs.js';
 import type { Db } from '../../lib/db.js';
 import {
-  FAILED_REFUND_WORKFLOW_TYPE,
   failedRefundWorkflowId,
   latePaymentWorkflowId,
   orderWorkflowId,
-  refundFailedSignal,
   retryRefundUpdate,
-  type RefundFailure,
 } from '../../domain/messages.js';
-import type { SettleFailedRefund } from '../../workflows/failed-refund.js';
 import type { ApiHandler } from '../endpoint-table.js';
 import { ApiError, businessError } from '../errors.js';
 import { callTemporal } from '../temporal-errors.js';
-import type { PaymentDeps } from './payments.js';
 
 /**
  * An operator re-drives a refund the provider rejected for good (REFUND_FAILED) once the cause is
@@ -70,36 +65,3 @@ export const retryRefund: ApiHandler<'retryRefund', { db: Db; temporal: Client; 
   );
   return { paymentId, status: 'REFUND_PENDING' };
 };
-
-/**
- * A refund the provider failed after accepting it (Stripe's `refund.failed`), handed to the
- * payment's SettleFailedRefund run, which lets the database decide whether it still applies and
- * holds the money owed for an operator. Resolves true once Temporal has it (a redelivery hands it
- * over again, to no new effect); false, having changed nothing, for a payment that is none of ours.
- */
-export async function acceptRefundFailure(
-  { db, temporal, taskQueue, logger }: Pick<PaymentDeps, 'db' | 'temporal' | 'taskQueue' | 'logger'>,
-  refund: Omit<RefundFailure, 'orderId'>,
-): Promise<boolean> {
-  const payment = await db.payment.findUnique({ where: { paymentId: refund.paymentId }, select: { orderId: true } });
-  if (!payment) return false;
-  const failure: RefundFailure = { orderId: payment.orderId, ...refund };
-  const workflowId = failedRefundWorkflowId(refund.paymentId);
-  try {
-    await temporal.workflow.signalWithStart<typeof SettleFailedRefund, [RefundFailure]>(FAILED_REFUND_WORKFLOW_TYPE, {
-      workflowId,
-      taskQueue,
-      args: [{ orderId: failure.orderId, paymentId: failure.paymentId }],
-      signal: refundFailedSignal,
-      signalArgs: [failure],
-      staticSummary: `Refund ${refund.refundRef} of payment ${refund.paymentId} for order ${failure.orderId} failed: owed again`,
-    });
-  } catch (err) {
-    // Two deliveries raced to start the run, and a server may answer the loser so (the time-skipping
-    // test server does): the run is there now, so the signal goes to it.
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    await temporal.workflow.getHandle(workflowId).signal(refundFailedSignal, failure);
-  }
-  logger.warn({ ...failure }, 'a refund failed after the provider accepted it: handed over to be held for an operator');
-  return true;
-}

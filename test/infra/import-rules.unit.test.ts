@@ -36,6 +36,7 @@ describe('forbidden imports fail lint', () => {
     ['workflows/x.ts', "import { handOverPayment } from '../handover/payment-handover.js';", /only the types/],
     ['lib/x.ts', "import { ORDER_STATUSES } from '../domain/statuses.js';", /lib\/ holds leaves/],
     ['lib/config/x.ts', "import { statusMove } from '../../store/guarded-sql.js';", /lib\/ holds leaves/],
+    ['handover/x.ts', "import { toProviderEvent } from '../adapters/stripe/events.js';", /through its port/],
   ])('%s: %s', async (filePath, importLine, why) => {
     const errors = await importErrors(filePath, `${importLine}\nexport const used = 1;\n`);
     expect(errors).toEqual([expect.stringMatching(why)]);
@@ -50,6 +51,8 @@ describe('allowed imports pass', () => {
     ['api/x.ts', "import type { OrderLifecycle } from '../workflows/order-lifecycle.js';"],
     ['api/x.ts', "import { trace } from '@opentelemetry/api';"],
     ['activities/x.ts', "import type { ThirdParties } from '../adapters/ports/index.js';"],
+    ['activities/x.ts', "import { acceptProviderEvent } from '../handover/provider-events.js';"],
+    ['handover/x.ts', "import { recordReceivedPayment } from '../store/received-payments.js';"],
     ['workflows/x.ts', "import type { Activities } from '../activities/index.js';"],
     ['worker/x.ts', "import { createActivities } from '../activities/index.js';"],
     ['dev/x.ts', "import { createFakeThirdParties } from './fakes/index.js';"],
