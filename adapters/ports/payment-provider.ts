@@ -18,6 +18,12 @@ export interface PaymentProvider {
   cancelPayment(request: PaymentRef): Promise<ProviderClosing>;
   /** Gives a captured payment back to the customer; the same paymentId is refunded at most once. */
   refund(request: RefundRequest): Promise<{ refundRef: string }>;
+  /**
+   * The provider's recent payment and refund events that its webhook may not have delivered (Stripe:
+   * those not yet delivered, or given up on; a provider that cannot tell lists them all), for the
+   * provider sweep to feed through the webhook's own path. Throws as the other calls do.
+   */
+  listEvents(request: EventsRequest): Promise<EventsPage>;
 }
 
 export interface NewPayment {
@@ -112,3 +118,25 @@ export interface RefundFailedEvent {
 
 /** An event of the provider's as the service reads it, whether its webhook posted it or a sweep listed it. */
 export type ProviderEvent = PaymentEvent | RefundFailedEvent;
+
+/**
+ * Where a listing of the provider's events starts: those created at or after `createdSince`, and,
+ * to go on with a listing cut short, only those listed after `startingAfter` (an event's id).
+ */
+export interface EventsRequest {
+  /** ISO 8601. */
+  createdSince: string;
+  startingAfter: string | undefined;
+  /** At most this many events in the page. */
+  limit: number;
+}
+
+export interface EventsPage {
+  /**
+   * Newest first. `event` is undefined for a listed event the service does not act on; its id and
+   * time still count for where the listing goes on.
+   */
+  events: Array<{ eventId: string; createdAt: string; event: ProviderEvent | undefined }>;
+  /** More events older than the last one listed remain in the window. */
+  hasMore: boolean;
+}

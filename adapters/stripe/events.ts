@@ -10,6 +10,9 @@ export { StripeEventShapeError } from './event-shape.js';
 import { toProviderPayment } from './intents.js';
 import { REFUND_NOT_GIVEN } from './refunds.js';
 
+/** The event types the service reads: the webhook gets them posted, the provider sweep lists them. */
+export const READ_EVENT_TYPES = [...PAYMENT_EVENT_TYPES, 'refund.failed', 'refund.updated'] as const;
+
 /** The header Stripe signs its posts with. */
 export const SIGNATURE_HEADER = 'Stripe-Signature';
 /** How old a signature may be (Stripe's own default): a captured post cannot be replayed later. */

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type Stripe from 'stripe';
 import type {
   CreatedPayment,
+  EventsPage,
+  EventsRequest,
   NewPayment,
   PaymentProvider,
   PaymentRef,
@@ -27,6 +29,7 @@ import {
   succeededPayment,
   toProviderPayment,
 } from './intents.js';
+import { READ_EVENT_TYPES, toProviderEvent } from './events.js';
 import { findOwnRefund, REFUND_NOT_GIVEN, type OwnRefunds } from './refunds.js';
 
 /** The payment's life on Stripe's PaymentIntents, one intent per order. */
@@ -109,6 +112,31 @@ export class StripePaymentProvider implements PaymentProvider {
         throw rejection(`Stripe refused to refund payment ${paymentId}: refund ${refund.id} is ${refund.status}`);
       return { refundRef: refund.id };
     });
+  }
+
+  /**
+   * Stripe's events of the types the webhook reads that it has not delivered (`delivery_success:
+   * false`: still pending, or given up on at some endpoint), newest first as Stripe lists them.
+   * Stripe keeps events for 30 days.
+   */
+  async listEvents({ createdSince, startingAfter, limit }: EventsRequest): Promise<EventsPage> {
+    const page = await callStripe('list its events', () =>
+      this.stripe.events.list({
+        created: { gte: Math.floor(Date.parse(createdSince) / 1000) },
+        types: [...READ_EVENT_TYPES],
+        delivery_success: false,
+        limit,
+        ...(startingAfter === undefined ? {} : { starting_after: startingAfter }),
+      }),
+    );
+    return {
+      events: page.data.map((event) => ({
+        eventId: event.id,
+        createdAt: new Date(event.created * 1000).toISOString(),
+        event: toProviderEvent(event),
+      })),
+      hasMore: page.has_more,
+    };
   }
 
   /** Newest first, as Stripe lists them; none: no intent has that id, or none was made for the order. */

@@ -3,6 +3,8 @@ import { Prisma } from '@prisma/client';
 import type { PaymentProvider } from '../../adapters/ports/index.js';
 import type {
   CreatedPayment,
+  EventsPage,
+  EventsRequest,
   NewPayment,
   PaymentRef,
   ProviderClosing,
@@ -96,8 +98,72 @@ export class FakePaymentProvider implements PaymentProvider {
 
   async refund(request: RefundRequest): Promise<{ refundRef: string }> {
     await this.recorder.record('payments', 'refund', request.paymentId, request);
-    return { refundRef: `fake-refund-${request.paymentId}` };
+    return { refundRef: fakeRefundRef(request.paymentId) };
   }
+
+  /**
+   * Every event in fakes.provider_events: the fake delivers no webhook of its own (the callback is
+   * posted by whoever plays the customer), so it cannot tell which were delivered. Neither faulted
+   * nor recorded: the sweep's listing is not one of the effects the checker counts.
+   */
+  async listEvents({ createdSince, startingAfter, limit }: EventsRequest): Promise<EventsPage> {
+    const after =
+      startingAfter === undefined
+        ? Prisma.empty
+        : Prisma.sql`AND (e.created_at, e.seq) < (SELECT created_at, seq FROM fakes.provider_events WHERE event_id = ${startingAfter})`;
+    const { rows } = await query<{
+      event_id: string;
+      type: 'payment_intent.succeeded' | 'refund.failed';
+      payment_id: string;
+      refund_ref: string | null;
+      reason: string | null;
+      created_at: Date;
+    }>(
+      this.db.pool,
+      Prisma.sql`
+        SELECT e.event_id, e.type, e.payment_id, e.refund_ref, e.reason, e.created_at
+        FROM fakes.provider_events e
+        WHERE e.created_at >= ${new Date(createdSince)} ${after}
+        ORDER BY e.created_at DESC, e.seq DESC
+        LIMIT ${limit + 1}`,
+    );
+    const events = await Promise.all(
+      rows.slice(0, limit).map(async (row) => {
+        const eventId = row.event_id;
+        if (row.type === 'refund.failed') {
+          const refund = { refundRef: row.refund_ref!, paymentId: row.payment_id, reason: row.reason! };
+          return { eventId, createdAt: row.created_at.toISOString(), event: { eventId, type: row.type, refund } };
+        }
+        const payment = await findFakePayment(this.db.pool, { paymentId: row.payment_id });
+        return {
+          eventId,
+          createdAt: row.created_at.toISOString(),
+          event: payment && { eventId, type: row.type, payment: { ...payment, status: 'SUCCEEDED' as const } },
+        };
+      }),
+    );
+    return { events, hasMore: rows.length > limit };
+  }
+}
+
+const fakeRefundRef = (paymentId: string): string => `fake-refund-${paymentId}`;
+
+/**
+ * The provider fails a refund it had made (a card issuer turning it down days later), and keeps
+ * the event; nothing posts it, as when its webhook is lost. Returns the event's id.
+ */
+export async function failFakeRefund(
+  db: Pick<Db, 'pool'>,
+  failure: { paymentId: string; reason: string },
+): Promise<string> {
+  const eventId = `evt_fake_${randomBytes(12).toString('hex')}`;
+  await query(
+    db.pool,
+    Prisma.sql`
+      INSERT INTO fakes.provider_events (event_id, type, payment_id, refund_ref, reason)
+      VALUES (${eventId}, 'refund.failed', ${failure.paymentId}, ${fakeRefundRef(failure.paymentId)}, ${failure.reason})`,
+  );
+  return eventId;
 }
 
 /** One payment per order, named after it, so the customer side (`npm run pay`) can find it. */
@@ -113,6 +179,7 @@ export type FakeCharge =
 /**
  * The customer pays the order's payment (`amountCents`: what the card was charged; a test may send a
  * wrong amount). Only an OPEN or PROCESSING payment can succeed, so a cancelled order cannot be paid.
+ * The provider keeps the payment's event (listEvents), whether or not its webhook is then posted.
  */
 export async function chargeFakePayment(
   db: Pick<Db, 'pool'>,
@@ -122,8 +189,12 @@ export async function chargeFakePayment(
   const { rowCount } = await query(
     db.pool,
     Prisma.sql`
-      UPDATE fakes.payment_intents SET state = 'SUCCEEDED', amount_received = ${charge.amountCents}, paid_at = now()
-      WHERE ${matches(ref)} AND state IN ('OPEN', 'PROCESSING')`,
+      WITH paid AS (
+        UPDATE fakes.payment_intents SET state = 'SUCCEEDED', amount_received = ${charge.amountCents}, paid_at = now()
+        WHERE ${matches(ref)} AND state IN ('OPEN', 'PROCESSING')
+        RETURNING payment_id, paid_at)
+      INSERT INTO fakes.provider_events (event_id, type, payment_id, created_at)
+      SELECT 'evt_' || payment_id || '_succeeded', 'payment_intent.succeeded', payment_id, paid_at FROM paid`,
   );
   const payment = await findFakePayment(db.pool, ref);
   if (!payment) return { outcome: 'NO_PAYMENT' };

@@ -46,3 +46,16 @@ CREATE TABLE IF NOT EXISTS fakes.payment_intents (
   cancelled_at    timestamptz(3),
   created_at      timestamptz(3) NOT NULL DEFAULT now()
 );
+
+-- The fake provider's events, kept for its listing (listEvents) as a provider keeps them for a
+-- sweep to read: a payment that succeeded, a refund that failed after it was made.
+CREATE TABLE IF NOT EXISTS fakes.provider_events (
+  seq        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  event_id   text NOT NULL UNIQUE,
+  type       text NOT NULL CHECK (type IN ('payment_intent.succeeded', 'refund.failed')),
+  payment_id text NOT NULL,
+  refund_ref text,
+  reason     text,
+  created_at timestamptz(3) NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS provider_events_created_at_idx ON fakes.provider_events (created_at, seq);

@@ -191,6 +191,7 @@ async function heldForSilentProvider(): Promise<Order> {
     createPayment: (request) => cancellable.createPayment(request),
     cancelPayment: async () => ({ outcome: 'UNAVAILABLE' }),
     refund: (request) => cancellable.refund(request),
+    listEvents: (request) => cancellable.listEvents(request),
   };
   try {
     const order = await placeOrder(h, { sku: f.sku, quantity: 1, customerId: 'forcer' });

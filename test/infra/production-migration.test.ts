@@ -40,6 +40,6 @@ it("creates no fake table and no `fakes` schema on an empty database; only the f
   await applyFakesSchema(url); // every dev start applies it again
   expect(await fakeThings(url)).toEqual({
     schemas: ['fakes'],
-    tables: ['fakes.calls', 'fakes.effects', 'fakes.faults', 'fakes.payment_intents'],
+    tables: ['fakes.calls', 'fakes.effects', 'fakes.faults', 'fakes.payment_intents', 'fakes.provider_events'],
   });
 });

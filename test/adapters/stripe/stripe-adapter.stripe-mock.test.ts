@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createStripeClient } from '../../../adapters/stripe/client.js';
+import { READ_EVENT_TYPES } from '../../../adapters/stripe/events.js';
 import { StripePaymentProvider } from '../../../adapters/stripe/payment-provider.js';
 import { THIRD_PARTY_FAILURES } from '../../../domain/errors.js';
 import { startStripeMock, type RunningStripeMock } from '../../../dev/stripe-mock.js';
@@ -91,4 +92,33 @@ it('refunds: lists the payment’s refunds, then creates one with an idempotency
     { method: 'GET', path: '/v1/refunds', status: 200, idempotencyKey: undefined },
     { method: 'POST', path: '/v1/refunds', status: 200, idempotencyKey: 'refund-pi_123-0' },
   ]);
+});
+
+it('lists the undelivered events of the types the webhook reads, from a time and after an event', async () => {
+  const queries: string[] = [];
+  const onRequest = (r: Stripe.RequestEvent) => queries.push(decodeURIComponent(r.path));
+  stripe.on('request', onRequest);
+  const since = new Date('2026-12-01T10:00:00Z');
+  const page = await provider
+    .listEvents({ createdSince: since.toISOString(), startingAfter: 'evt_123', limit: 100 })
+    .finally(() => stripe.off('request', onRequest));
+  // stripe-mock's canned event is of a type the webhook does not read: listed, with nothing to act on.
+  expect(page.events.length).toBeGreaterThan(0);
+  for (const listed of page.events) {
+    expect(listed).toEqual({
+      eventId: expect.stringMatching(/^evt_/),
+      createdAt: expect.any(String),
+      event: undefined,
+    });
+  }
+  expect(exchanges).toEqual([{ method: 'GET', path: '/v1/events', status: 200, idempotencyKey: undefined }]);
+  const sent = new URLSearchParams(queries[0]!.split('?')[1]);
+  expect(Object.fromEntries([...sent].filter(([key]) => !key.startsWith('types')))).toEqual({
+    'created[gte]': String(since.getTime() / 1000),
+    delivery_success: 'false',
+    limit: '100',
+    starting_after: 'evt_123',
+  });
+  const types = [...sent].filter(([key]) => key.startsWith('types')).map(([, value]) => value);
+  expect(types.sort()).toEqual([...READ_EVENT_TYPES].sort());
 });
