@@ -4,6 +4,7 @@ import { createNotificationActivities } from './notifications.js';
 import { createOrderActivities } from './orders.js';
 import { createPaymentActivities } from './payments.js';
 import { createProviderPaymentActivities } from './provider-payments.js';
+import { createProviderSweepActivities } from './provider-sweep.js';
 import { createReconciliationActivities } from './reconciliation.js';
 
 export type { ActivityDeps } from './deps.js';
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createNotificationActivities(deps),
     ...createFulfillmentActivities(deps),
     ...createReconciliationActivities(deps),
+    ...createProviderSweepActivities(deps),
   };
 }
 

@@ -178,6 +178,15 @@ export const retryFulfillmentStepUpdate = defineUpdate<
 export const RECONCILIATION_WORKFLOW_TYPE = 'ReconcileStrandedOrders';
 export const RECONCILIATION_SCHEDULE_ID = 'reconcile-stranded-orders';
 
+export const PROVIDER_SWEEP_WORKFLOW_TYPE = 'SweepProviderEvents';
+export const PROVIDER_SWEEP_SCHEDULE_ID = 'sweep-provider-events';
+
+/** What the provider sweep's schedule hands each sweep. */
+export interface ProviderSweepInput {
+  /** The task queue the payments it hands over are settled on. */
+  taskQueue: string;
+}
+
 export interface ReconciliationInput {
   /**
    * How long an order may wait for its run before the sweep looks at it: an UNPAID order past its

@@ -28,6 +28,11 @@ const OBSERVERS: { [K in keyof Activities]?: (metrics: WorkerMetrics, input: Inp
     metrics.reconciliationHits.inc(result.adopted.length + result.handedOver.length);
     metrics.unsettledAfterSettlement.inc(result.unsettledAfterSettlement.length);
   },
+  sweepProviderEvents(metrics, _input, result) {
+    metrics.providerSweeps.inc();
+    metrics.providerEventsFed.inc({ kind: 'payment' }, result.paymentsFed.length);
+    metrics.providerEventsFed.inc({ kind: 'refund_failure' }, result.refundFailuresFed.length);
+  },
   // Counted once: a local activity run again (its workflow task lost) finds the row already moved.
   recordRefundFailure(metrics, _input, result) {
     if (result.recorded) metrics.refundFailures.inc();

@@ -12,6 +12,7 @@ import { startTracing, type Tracing } from '../lib/tracing.js';
 import { createOrderWorker } from './create-worker.js';
 import { temporalLogger } from './temporal-logger.js';
 import { startMetricsServer } from './metrics-server.js';
+import { ensureProviderSweepSchedule } from './provider-sweep-schedule.js';
 import { ensureReconciliationSchedule } from './reconciliation-schedule.js';
 import { setCurrentVersion } from './deployment.js';
 import { loadThirdParties } from './third-parties.js';
@@ -72,6 +73,10 @@ async function main(): Promise<void> {
       taskQueue: config.temporal.taskQueue,
       ...config.reconciliation,
     });
+    const providerSweepSchedule = await ensureProviderSweepSchedule(client, {
+      taskQueue: config.temporal.taskQueue,
+      everyMs: config.providerSweepEveryMs,
+    });
     const workflowCode = await loadWorkflowBundle(tracing !== undefined);
     const worker = await createOrderWorker({
       connection,
@@ -101,6 +106,7 @@ async function main(): Promise<void> {
         metricsPort: config.workerMetricsPort,
         tracing: Boolean(tracing),
         reconciliationSchedule: schedule,
+        providerSweepSchedule,
         workflowCode: workflowCode.prebuilt ? 'prebuilt bundle' : 'bundled at start',
         deployment: version.deploymentName,
         buildId: version.buildId,

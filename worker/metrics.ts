@@ -47,6 +47,17 @@ export function createWorkerMetrics() {
       help: 'Payments a sweep found still unsettled (RECEIVED or REFUND_PENDING) although their settlement completed, counted each time a pass of the sweeps comes round to one: nothing will settle them, a person must (alert on any increase)',
       registers,
     }),
+    providerSweeps: new Counter({
+      name: 'provider_sweeps_total',
+      help: "Provider sweeps completed (the payment provider's undelivered events read and fed through the webhook's path)",
+      registers,
+    }),
+    providerEventsFed: new Counter({
+      name: 'provider_sweep_events_fed_total',
+      help: "Provider events of orders and payments of ours a sweep fed through the webhook's path, by kind: each one an undelivered webhook (or one fed again, to no effect)",
+      labelNames: ['kind'] as const,
+      registers,
+    }),
     refundFailures: new Counter({
       name: 'refund_failures_total',
       help: 'Refunds the payment provider rejected for good, or failed after accepting them, recorded as REFUND_FAILED for an operator',

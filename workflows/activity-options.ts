@@ -67,3 +67,12 @@ export const sweepOptions: ActivityOptions = {
   startToCloseTimeout: '10s',
   retry: { ...retryable, initialInterval: '200ms', maximumInterval: '1m', maximumAttempts: 3 },
 };
+
+/**
+ * The provider sweep: a page of the provider's events (up to 20 s on Stripe) and a hand-over per
+ * event; one that cannot run now is the next tick's job, and goes on from the same cursor.
+ */
+export const providerSweepOptions: ActivityOptions = {
+  startToCloseTimeout: '1m',
+  retry: { ...retryable, initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 3 },
+};

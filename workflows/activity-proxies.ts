@@ -6,6 +6,7 @@ import {
   fulfillmentOptions,
   moneyOptions,
   noticeOptions,
+  providerSweepOptions,
   sweepOptions,
 } from './activity-options.js';
 
@@ -48,3 +49,5 @@ export const fulfillment =
   );
 
 export const sweep = proxyActivities<Pick<Activities, 'sweepStrandedOrders'>>(sweepOptions);
+
+export const providerSweep = proxyActivities<Pick<Activities, 'sweepProviderEvents'>>(providerSweepOptions);

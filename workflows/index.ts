@@ -3,3 +3,4 @@ export { OrderLifecycle } from './order-lifecycle.js';
 export { SettleLatePayment } from './late-payment.js';
 export { SettleFailedRefund } from './failed-refund.js';
 export { ReconcileStrandedOrders } from './reconciliation.js';
+export { SweepProviderEvents } from './provider-sweep.js';

@@ -1,14 +1,15 @@
 import { z } from 'zod';
-import { duration, nonEmpty } from './env.js';
+import { ConfigError, duration, nonEmpty } from './env.js';
 import { DEV_ORDER_ID_SECRET, hmacKey, secret } from './secrets.js';
 
-/** The orders' own rules: their ids, how long one may stay unpaid, and the sweep that catches stranded ones. */
+/** The orders' own rules: their ids, how long one may stay unpaid, and the sweeps that catch stranded ones and lost events. */
 export const OrdersSchema = z.object({
   PAYMENT_WINDOW: nonEmpty.default('30m'),
   // Addition (docs/api.md, "Who may call what"): order ids.
   ORDER_ID_SECRET: hmacKey.optional(),
   RECONCILE_EVERY: nonEmpty.default('2m'),
   RECONCILE_GRACE: nonEmpty.default('1m'),
+  PROVIDER_SWEEP_EVERY: nonEmpty.default('1m'),
 });
 
 export interface OrderSettings {
@@ -21,9 +22,14 @@ export interface OrderSettings {
     /** How far past its deadline an UNPAID order must be before the sweep considers it stranded. */
     graceMs: number;
   };
+  /** How often the provider sweep reads the payment provider's undelivered events (PROVIDER_SWEEP_EVERY). */
+  providerSweepEveryMs: number;
 }
 
 export function orderSettings(e: z.infer<typeof OrdersSchema>, embedded: boolean): OrderSettings {
+  const providerSweepEveryMs = duration('PROVIDER_SWEEP_EVERY', e.PROVIDER_SWEEP_EVERY);
+  if (providerSweepEveryMs < 10_000 || providerSweepEveryMs > 3_600_000)
+    throw new ConfigError('PROVIDER_SWEEP_EVERY: must be from 10s to 1h');
   return {
     orderIdSecret: secret('ORDER_ID_SECRET', e.ORDER_ID_SECRET, DEV_ORDER_ID_SECRET, embedded),
     paymentWindowMs: duration('PAYMENT_WINDOW', e.PAYMENT_WINDOW),
@@ -31,5 +37,6 @@ export function orderSettings(e: z.infer<typeof OrdersSchema>, embedded: boolean
       everyMs: duration('RECONCILE_EVERY', e.RECONCILE_EVERY),
       graceMs: duration('RECONCILE_GRACE', e.RECONCILE_GRACE),
     },
+    providerSweepEveryMs,
   };
 }

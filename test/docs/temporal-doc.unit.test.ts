@@ -33,6 +33,7 @@ describe('docs/temporal.md names what the code defines', () => {
         messages.LATE_PAYMENT_WORKFLOW_TYPE,
         messages.FAILED_REFUND_WORKFLOW_TYPE,
         messages.RECONCILIATION_WORKFLOW_TYPE,
+        messages.PROVIDER_SWEEP_WORKFLOW_TYPE,
       ].sort(),
     );
     const idOf = Object.fromEntries(rows.map(([type, id]) => [codeIn(type!), id!]));
@@ -42,6 +43,7 @@ describe('docs/temporal.md names what the code defines', () => {
       `\`${messages.failedRefundWorkflowId('<paymentId>')}\``,
     );
     expect(idOf[messages.RECONCILIATION_WORKFLOW_TYPE]).toContain(`\`${messages.RECONCILIATION_SCHEDULE_ID}\``);
+    expect(idOf[messages.PROVIDER_SWEEP_WORKFLOW_TYPE]).toContain(`\`${messages.PROVIDER_SWEEP_SCHEDULE_ID}\``);
   });
 
   it('lists every signal, update and query, and only those', () => {
