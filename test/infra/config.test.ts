@@ -430,3 +430,10 @@ it("reads the operator session's lifetime and the codec endpoints' one CORS orig
   );
   expect(() => loadConfig({ CODEC_CORS_ORIGIN: 'ftp://ops' })).toThrow(/^CODEC_CORS_ORIGIN:/);
 });
+
+it('PROVIDER_SWEEP_EVERY: a minute by default, from 10 seconds to an hour', () => {
+  expect(loadConfig({}).providerSweepEveryMs).toBe(60_000);
+  expect(loadConfig({ PROVIDER_SWEEP_EVERY: '5m' }).providerSweepEveryMs).toBe(300_000);
+  expect(() => loadConfig({ PROVIDER_SWEEP_EVERY: '5s' })).toThrow(/^PROVIDER_SWEEP_EVERY: must be from 10s to 1h/);
+  expect(() => loadConfig({ PROVIDER_SWEEP_EVERY: '2h' })).toThrow(/^PROVIDER_SWEEP_EVERY: must be from 10s to 1h/);
+});
