@@ -123,4 +123,25 @@ describe('provider sweep', () => {
       status: 'REFUND_FAILED',
     });
   });
+
+  it('reads a window of several pages in one pass, every event once, events of one instant included', async () => {
+    // 250 failed refunds of payments none of ours, all created in the same instant: three pages.
+    await h.db.$executeRaw`
+      INSERT INTO fakes.provider_events (event_id, type, payment_id, refund_ref, reason)
+      SELECT 'evt_bulk_' || n, 'refund.failed', 'pi_not_ours_' || n, 're_bulk_' || n, 'expired_or_canceled_card'
+      FROM generate_series(1, 250) AS n`;
+    const { createdSince } = await h.db.providerEventCursor.findUniqueOrThrow({ where: { id: 'provider-events' } });
+    const inWindow = await h.db.$queryRaw<Array<{ count: bigint }>>`
+      SELECT count(*) AS count FROM fakes.provider_events WHERE created_at >= ${createdSince}`;
+
+    const result = await sweep();
+    expect(result.passEnded).toBe(true);
+    expect(result.refundFailuresFed.filter((id) => id.startsWith('pi_not_ours_'))).toEqual([]); // ignored
+    expect(result.listed).toBe(Number(inWindow[0]!.count));
+    expect(result.listed).toBeGreaterThan(250);
+    expect(await h.db.providerEventCursor.findUniqueOrThrow({ where: { id: 'provider-events' } })).toMatchObject({
+      startingAfter: null,
+      passStartedAt: null,
+    });
+  });
 });
