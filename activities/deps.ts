@@ -1,12 +1,14 @@
-import type { Currency } from '../lib/currencies.js';
 import type { Db } from '../lib/db.js';
 import type { ThirdParties } from '../adapters/ports/index.js';
+import type { PaymentAccount } from '../lib/config/third-parties.js';
 
 export interface ActivityDeps extends ThirdParties {
   db: Db;
   paymentWindowMs: number;
-  /** ISO 4217, lower case (CURRENCY): what payments are created in. */
-  currency: Currency;
+  /** Whose money pays an order: its currency (CURRENCY) is what orders are placed and payments created in. */
+  paymentAccount: PaymentAccount;
+  /** How long money taken for no order of ours is held before it is refunded (UNCLAIMED_REFUND_GRACE). */
+  unclaimedRefundGraceMs: number;
   /** Unpaid orders one customer may hold at once (MAX_OPEN_ORDERS_PER_CUSTOMER); 0: no limit. */
   maxOpenOrdersPerCustomer: number;
   /** Units of one product one customer may hold in unpaid orders (MAX_UNPAID_UNITS_PER_PRODUCT); 0: no limit. */

@@ -306,15 +306,20 @@ async function placeWithin(
   if (totalCents > MAX_ORDER_TOTAL_CENTS) {
     throw businessFailure('ORDER_TOTAL_TOO_LARGE', { totalCents, maxTotalCents: MAX_ORDER_TOTAL_CENTS });
   }
-  const minTotalCents = MINIMUM_CHARGE_CENTS[deps.currency];
+  const minTotalCents = MINIMUM_CHARGE_CENTS[deps.paymentAccount.currency];
   if (totalCents > 0 && totalCents < minTotalCents) {
-    throw businessFailure('ORDER_TOTAL_TOO_SMALL', { totalCents, minTotalCents, currency: deps.currency });
+    throw businessFailure('ORDER_TOTAL_TOO_SMALL', {
+      totalCents,
+      minTotalCents,
+      currency: deps.paymentAccount.currency,
+    });
   }
   const { rows } = await query<{ total_cents: number; expires_at: Date }>(
     tx,
     Prisma.sql`
-      INSERT INTO orders (id, customer_id, status, total_cents, coupon_code, created_at, expires_at, idempotency_key, request_hash)
+      INSERT INTO orders (id, customer_id, status, total_cents, currency, coupon_code, created_at, expires_at, idempotency_key, request_hash)
       VALUES (${request.orderId}::uuid, ${request.customerId}, ${statusValue('orders', INITIAL_STATUS.order)}, ${totalCents},
+              ${deps.paymentAccount.currency},
               ${request.couponCode ?? null}, ${nowOr(now)},
               ${nowOr(now)} + ${deps.paymentWindowMs} * interval '1 millisecond',
               ${request.idempotencyKey ?? null}, ${request.requestHash})

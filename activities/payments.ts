@@ -39,7 +39,8 @@ export function createPaymentActivities(deps: ActivityDeps) {
      * Decides a payment the webhook recorded (RECEIVED): if it pays an unpaid order the exact
      * amount, marks the order PAID, redeems the coupon and turns
      * reserved units into sold ones — one transaction (payWithin: one statement after the
-     * payment's row is locked). Otherwise the payment is owed back: REFUND_PENDING, with the reason.
+     * payment's row is locked). Otherwise, or when it was recorded as not the order's own money
+     * (store/received-payments.ts), the payment is owed back: REFUND_PENDING, with the reason.
      * Amount and arrival come from the row, never from the notice; a payment already decided
      * changes nothing, and one the webhook never recorded for this order is NOT_RECEIVED.
      *
@@ -55,7 +56,7 @@ export function createPaymentActivities(deps: ActivityDeps) {
         const { rows } = await query<ReceivedPayment>(
           tx,
           Prisma.sql`
-            SELECT payment_id, order_id, amount_cents, status, received_at FROM payments
+            SELECT payment_id, order_id, amount_cents, status, received_at, refusal FROM payments
             WHERE payment_id = ${notice.paymentId} AND order_id::text = ${notice.orderId}
             FOR UPDATE`,
         );
@@ -69,7 +70,8 @@ export function createPaymentActivities(deps: ActivityDeps) {
           return { outcome: seen === 'CAPTURED' ? 'PAID' : 'REFUND_PENDING', paymentStatus: seen, duplicate: true };
         }
         const deadlineCounts = !paymentProvider.cancelsPayments;
-        if (await payWithin(tx, payment, now, deadlineCounts))
+        // Not the order's own money (recorded with its refusal): never pays it, whatever the amount.
+        if (payment.refusal === null && (await payWithin(tx, payment, now, deadlineCounts)))
           return { outcome: 'PAID', paymentStatus: 'CAPTURED', duplicate: false };
         const reason = await recordRefundReason(tx, payment);
         log.warn('payment will be refunded', { orderId: payment.order_id, paymentId: payment.payment_id, ...reason });
@@ -175,6 +177,8 @@ interface ReceivedPayment {
   status: PaymentStatus;
   /** By the database clock (or the tests' clock), when the webhook accepted it: the deadline is judged at arrival. */
   received_at: Date;
+  /** Why it is not the order's own money, as recorded: it never pays the order. */
+  refusal: RefundReason | null;
 }
 
 /**
@@ -239,11 +243,12 @@ async function recordRefundReason(
   );
   const order = rows[0]!;
   const reason: RefundReason =
-    order.status === 'PAID'
+    payment.refusal ??
+    (order.status === 'PAID'
       ? 'ALREADY_PAID'
       : order.total_cents !== payment.amount_cents
         ? 'AMOUNT_MISMATCH'
-        : 'ORDER_NOT_PAYABLE';
+        : 'ORDER_NOT_PAYABLE');
   const oweBack = statusMove('payments', PAYMENT_TRANSITIONS.oweBack);
   // A payment owed back does not pay its order, so it no longer refuses the order's cancel (the
   // in-time mark names only a payment that pays): else the cancel would wait on it forever. Only a

@@ -58,11 +58,20 @@ export function createProviderPaymentActivities(deps: ActivityDeps) {
       const answer = await paymentProvider.cancelPayment(ref);
       if (answer.outcome !== 'PAID_AT_PROVIDER') return answer;
       const paid = answer.payment;
-      await recordReceivedPayment(db.pool, { ...paid, orderId: input.orderId }, now);
-      log.info('the provider had taken the payment already: it pays the order', {
-        orderId: input.orderId,
-        paymentId: paid.paymentId,
-      });
+      // Judged as the webhook judges it: only the order's own money pays it, anything else is refunded.
+      const recorded = await recordReceivedPayment(
+        db.pool,
+        { ...paid, orderId: input.orderId },
+        now,
+        deps.paymentAccount,
+      );
+      const refusal = recorded.known ? recorded.refusal : null;
+      log.info(
+        refusal === null
+          ? 'the provider had taken the payment already: it pays the order'
+          : 'the provider had taken a payment that is not the order’s own money: it will be refunded',
+        { orderId: input.orderId, paymentId: paid.paymentId, refusal },
+      );
       return { outcome: 'PAID_AT_PROVIDER', paymentId: paid.paymentId };
     },
   };
@@ -108,7 +117,7 @@ export async function openPayment(deps: ActivityDeps, orderId: string): Promise<
   const created = await paymentProvider.createPayment({
     orderId,
     amountCents: order.total_cents,
-    currency: deps.currency,
+    currency: deps.paymentAccount.currency,
     customerId: order.customer_id,
   });
   // Kept only while the order is still open for payment. The closing may have begun during the

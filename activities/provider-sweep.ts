@@ -12,6 +12,8 @@ export interface ProviderSweepResult {
   paymentsFed: string[];
   /** Payments whose refund failure was fed, to be held for an operator (again, to no new effect). */
   refundFailuresFed: string[];
+  /** Unclaimed payments (money for no order of ours) this sweep recorded, to be refunded after their grace. */
+  unclaimedRecorded: string[];
   /** This sweep ended a pass over the window: the next one starts a new pass, from later. */
   passEnded: boolean;
 }
@@ -94,6 +96,9 @@ export function createProviderSweepActivities(deps: ActivityDeps) {
     async sweepProviderEvents(input: ProviderSweepInput): Promise<ProviderSweepResult> {
       const started = Date.now();
       const budgetMs = TIME_BUDGET_SHARE * Context.current().info.startToCloseTimeoutMs;
+      // Set when the event fed last recorded money for no order of ours: counted once, when first
+      // recorded, since one fed again is not recorded again.
+      let recordedUnclaimed = false;
       const intake: IntakeDeps = {
         db,
         temporal: getClient(),
@@ -102,9 +107,18 @@ export function createProviderSweepActivities(deps: ActivityDeps) {
           info: (context, message) => log.info(message, { ...context }),
           warn: (context, message) => log.warn(message, { ...context }),
         },
+        paymentAccount: deps.paymentAccount,
+        unclaimedRefundGraceMs: deps.unclaimedRefundGraceMs,
+        metrics: { unclaimedPayments: { inc: () => (recordedUnclaimed = true) } },
         clock: deps.clock,
       };
-      const result: ProviderSweepResult = { listed: 0, paymentsFed: [], refundFailuresFed: [], passEnded: false };
+      const result: ProviderSweepResult = {
+        listed: 0,
+        paymentsFed: [],
+        refundFailuresFed: [],
+        unclaimedRecorded: [],
+        passEnded: false,
+      };
       let cursor = await readCursor();
       for (let page = 0; page < PAGES_PER_SWEEP && (page === 0 || Date.now() < started + budgetMs); page++) {
         const passStartedAt = cursor.passStartedAt ?? (await databaseNow());
@@ -117,6 +131,9 @@ export function createProviderSweepActivities(deps: ActivityDeps) {
         for (const { event } of listed.events) {
           if (!event) continue;
           const outcome = await acceptProviderEvent(intake, event);
+          if (recordedUnclaimed && event.type === 'payment_intent.succeeded')
+            result.unclaimedRecorded.push(event.payment.paymentId);
+          recordedUnclaimed = false;
           if (outcome === 'PAYMENT_ACCEPTED' && event.type === 'payment_intent.succeeded')
             result.paymentsFed.push(event.payment.paymentId);
           if (outcome === 'REFUND_FAILURE_ACCEPTED' && event.type === 'refund.failed')

@@ -22,8 +22,9 @@ import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, statusIn } from '../store/guarded-sql.js';
 import { handOverPayment } from '../handover/payment-handover.js';
 import { anyRunning, isRunning } from '../handover/workflow-runs.js';
+import { refundDueUnclaimedPayments, type UnclaimedRefunds } from './unclaimed-payments.js';
 
-export interface SweepResult {
+export interface SweepResult extends UnclaimedRefunds {
   /** Orders examined: UNPAID past deadline plus grace, PAID with fulfillment unfinished that long after payment. */
   scanned: number;
   /** Those whose workflow was not running, now handed to a new OrderLifecycle run. */
@@ -208,6 +209,8 @@ export function createReconciliationActivities(deps: ActivityDeps) {
       // The payments first, within half the budget: money waits on them, and thousands of orders held
       // by live runs could otherwise spend it all. The orders get what is left.
       const payments = await handOverUnsettledPayments(input, dueBefore, () => Date.now() < started + budgetMs / 2);
+      // Then money taken for no order of ours whose grace has passed, within the same half.
+      const unclaimed = await refundDueUnclaimedPayments(deps, now, () => Date.now() < started + budgetMs / 2);
       const inTime = () => Date.now() < started + budgetMs;
       const after = input.resumeAfter
         ? Prisma.sql`WHERE (since, id) > (${input.resumeAfter.since}::timestamptz, ${input.resumeAfter.orderId}::uuid)`
@@ -251,6 +254,7 @@ export function createReconciliationActivities(deps: ActivityDeps) {
             ? { since: last.since.toISOString(), orderId: last.id }
             : null,
         ...payments,
+        ...unclaimed,
       };
     },
   };

@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { CustomerTokenSettings, OperatorSessionSettings } from '../lib/config/auth.js';
 import type { TrustProxy } from '../lib/config/http.js';
+import type { PaymentAccount } from '../lib/config/third-parties.js';
 import type { Db } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
 import { CheckoutPriority } from './checkout-priority.js';
@@ -80,6 +81,10 @@ export interface AppDeps {
   codecCorsOrigin: string;
   /** When a payment arrived; unset: the database clock. Tests on the time-skipping server pass its clock. */
   clock?: () => Promise<Date>;
+  /** Whose money pays an order (lib/config/third-parties.ts paymentAccount): the webhooks refund any other. */
+  paymentAccount: PaymentAccount;
+  /** How long money for no order of ours is held before it is refunded (config: UNCLAIMED_REFUND_GRACE). */
+  unclaimedRefundGraceMs: number;
 }
 
 /** Endpoints that only dev and tests mount, their handlers' dependencies bound (withDeps). */

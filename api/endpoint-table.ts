@@ -22,6 +22,7 @@ import {
   StepRetried,
   StripeEventAcknowledged,
   UiConfig,
+  UnclaimedPaymentList,
 } from './responses.js';
 import {
   CodecBody,
@@ -40,6 +41,7 @@ import {
   RetryStepParams,
   SkuParam,
   StripeEventBody,
+  UnclaimedPaymentsQuery,
 } from './schemas.js';
 import { CODEC_BODY_LIMIT_KB } from './request-body.js';
 import { PAYMENT_CALLBACK_PATH } from './webhook-signature.js';
@@ -266,6 +268,17 @@ export const ENDPOINT_TABLE = {
     success: { status: 202, description: 'the refund is REFUND_PENDING again', schema: RefundRetried },
     errors: ['UNKNOWN_PAYMENT', 'REFUND_NOT_FAILED'],
   }),
+  listUnclaimedPayments: contract({
+    method: 'get',
+    path: '/payments/unclaimed',
+    summary: 'Money the provider took for no order of ours, newest first',
+    description:
+      "A succeeded payment whose metadata names no order this service has is recorded here (HELD), counted in `unclaimed_payments_recorded_total`, and refunded by the reconciliation sweep once `UNCLAIMED_REFUND_GRACE` has passed since it arrived (REFUNDED). A refund the provider refuses leaves it REFUND_FAILED, with the provider's error, for an operator.",
+    access: 'operator',
+    query: UnclaimedPaymentsQuery,
+    success: { status: 200, description: 'the unclaimed payments', schema: UnclaimedPaymentList },
+    errors: [],
+  }),
   uiConfig: contract({
     method: 'get',
     path: '/ui/config',
@@ -331,7 +344,9 @@ export const ENDPOINT_TABLE = {
       "A `payment_intent.succeeded` for an order takes the same path as `POST /payments/callback`: 200 once the payment is durably with the order's workflow " +
       '(or, for an order whose workflow has ended, with a settlement of its own), 500 if it could not be handed over, and Stripe redelivers. ' +
       'A `refund.failed`, or a `refund.updated` to `canceled` or `failed`, for a refund of this service is 200 `REFUND_FAILURE_ACCEPTED`: the refund is marked failed for an operator. ' +
-      'Any other event, and a payment for no order of this service, is 200 `IGNORED` (logged), since a redelivery would not change it. ' +
+      "A payment counts for its order only if it is the order's own money: in the order's currency, in the configured key's mode (`livemode`), on no Connect account unless `STRIPE_CONNECT_ACCOUNT` names it, and the intent the order recorded (docs/stripe.md); any other is refunded by the order's run, never pays it. " +
+      'A succeeded payment for no order of this service is 200 `UNCLAIMED_RECORDED`: listed by `GET /payments/unclaimed` and refunded after `UNCLAIMED_REFUND_GRACE`. ' +
+      'Any other event is 200 `IGNORED` (logged), since a redelivery would not change it. ' +
       'Redeliveries and events out of order have one effect. Mounted only when `STRIPE_WEBHOOK_SECRET` is configured (`THIRD_PARTIES=stripe`), 404 otherwise.',
     access: 'stripe',
     body: StripeEventBody,

@@ -14,6 +14,7 @@ import { cancelOrder, extendDeadline, forceCancel, getOrder, listOrders, placeOr
 import { acceptPayment } from './routes/payments.js';
 import { retryRefund } from './routes/refunds.js';
 import { acceptStripeEvent } from './routes/stripe-webhook.js';
+import { listUnclaimedPayments } from './routes/unclaimed-payments.js';
 
 /**
  * The endpoints of the table (api/endpoint-table.ts), each with its handler (api/routes/), in the
@@ -37,6 +38,7 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
   handled(TABLE.forceCancel, forceCancel),
   handled(TABLE.retryFulfillmentStep, retryFulfillmentStep),
   handled(TABLE.retryRefund, retryRefund),
+  handled(TABLE.listUnclaimedPayments, listUnclaimedPayments),
   handled(TABLE.uiConfig, uiConfig),
   handled(TABLE.startOperatorSession, startOperatorSession),
   handled(TABLE.endOperatorSession, endOperatorSession),

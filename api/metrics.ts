@@ -110,6 +110,11 @@ export function createApiMetrics(db: Db) {
       help: 'Signed payment callbacks durably handed to Temporal (202)',
       registers: [registry],
     }),
+    unclaimedPayments: new Counter({
+      name: 'unclaimed_payments_recorded_total',
+      help: 'Payments the provider took for no order of ours, recorded to be refunded after UNCLAIMED_REFUND_GRACE',
+      registers: [registry],
+    }),
   };
 }
 export type ApiMetrics = ReturnType<typeof createApiMetrics>;

@@ -5,6 +5,7 @@ import {
   COUPON_STATUSES,
   FULFILLMENT_STEPS,
   ORDER_STATUSES,
+  UNCLAIMED_STATUSES,
   PAYMENT_STATUSES,
   STEP_STATUSES,
 } from '../domain/statuses.js';
@@ -158,7 +159,27 @@ export const PaymentAccepted = z.strictObject({ accepted: z.literal(true), payme
 /** What the Stripe webhook did with an event: handed its payment over durably, or ignored it (logged). */
 export const StripeEventAcknowledged = z.strictObject({
   eventId: z.string(),
-  outcome: z.enum(['PAYMENT_ACCEPTED', 'REFUND_FAILURE_ACCEPTED', 'IGNORED']),
+  outcome: z.enum(['PAYMENT_ACCEPTED', 'UNCLAIMED_RECORDED', 'REFUND_FAILURE_ACCEPTED', 'IGNORED']),
+});
+
+export const UnclaimedPaymentList = z.strictObject({
+  payments: z
+    .array(
+      z.strictObject({
+        paymentId: z.string(),
+        namedOrder: z.string().nullable().meta({ description: 'the order its metadata names, as it is; null: none' }),
+        amountCents: z.number().int(),
+        currency: z.string(),
+        livemode: z.boolean(),
+        connectAccount: z.string().nullable(),
+        status: z.enum(UNCLAIMED_STATUSES),
+        receivedAt: timestamp,
+        refundDueAt: timestamp,
+        refundRef: z.string().nullable(),
+        refundError: z.string().nullable(),
+      }),
+    )
+    .meta({ description: 'newest first' }),
 });
 
 export const OpenApiJson = z.record(z.string(), z.unknown());

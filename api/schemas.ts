@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
-import { FULFILLMENT_STEPS, ORDER_STATUSES } from '../domain/statuses.js';
+import { FULFILLMENT_STEPS, ORDER_STATUSES, UNCLAIMED_STATUSES } from '../domain/statuses.js';
 
 /**
  * The shapes of everything the API accepts. Amounts are integer cents; ids are bounded strings.
@@ -111,6 +111,19 @@ export const PaymentCallbackBody = z.strictObject({
   orderId,
   amountCents: paymentCents,
   paidAt: z.iso.datetime({ offset: true }),
+  currency: z
+    .string()
+    .regex(/^[a-z]{3}$/, 'must be an ISO 4217 code in lower case, e.g. eur')
+    .optional()
+    .meta({
+      description:
+        "What the payment was taken in. A payment in another currency than the order's is refunded, never pays it; absent: not compared.",
+    }),
+});
+
+export const UnclaimedPaymentsQuery = z.object({
+  status: z.enum(UNCLAIMED_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
 });
 
 /**

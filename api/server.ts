@@ -4,6 +4,7 @@ import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors
 import { ConfigError } from '../lib/config/env.js';
 import { loadConfig } from '../lib/config/index.js';
 import { temporalUnreachable } from '../lib/config/temporal.js';
+import { paymentAccount } from '../lib/config/third-parties.js';
 import { createLogger } from '../lib/logger.js';
 import { PayloadEncryptionCodec } from '../lib/payload-encryption.js';
 import { startTracing } from '../lib/tracing.js';
@@ -67,6 +68,8 @@ async function main(): Promise<void> {
       payloadCodec,
       codecCorsOrigin: config.codecCorsOrigin,
       logger,
+      paymentAccount: paymentAccount(config),
+      unclaimedRefundGraceMs: config.unclaimedRefundGraceMs,
     });
 
     const server = createHttpServer(app).listen(config.port, config.listenAddress);

@@ -4,6 +4,7 @@ import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { createOrderActivities } from '../activities/orders.js';
 import { createFakeThirdParties } from '../dev/fakes/index.js';
 import { loadConfig } from '../lib/config/index.js';
+import { paymentAccount } from '../lib/config/third-parties.js';
 import { createDb, type Db } from '../lib/db.js';
 import type { PlaceOrderRequest, PlacedOrder } from '../domain/messages.js';
 
@@ -28,11 +29,13 @@ export function createDirectActivities(
 ): DirectActivities {
   const db = createDb(databaseUrl, { maxConnections: options.maxConnections });
   // The service's default limits: the baseline's placement does the same work (a lock and the counts).
-  const { maxOpenOrdersPerCustomer, maxUnpaidUnitsPerProduct, currency } = loadConfig({});
+  const config = loadConfig({});
+  const { maxOpenOrdersPerCustomer, maxUnpaidUnitsPerProduct } = config;
   const deps: ActivityDeps = {
     db,
     paymentWindowMs: options.paymentWindowMs,
-    currency,
+    paymentAccount: paymentAccount(config),
+    unclaimedRefundGraceMs: config.unclaimedRefundGraceMs,
     maxOpenOrdersPerCustomer,
     maxUnpaidUnitsPerProduct,
     // The bench judges payments by when the signed callback arrived: the callback-only provider.

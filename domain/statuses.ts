@@ -14,8 +14,20 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const CANCEL_REASONS = ['PAYMENT_TIMEOUT', 'CUSTOMER'] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
 
-/** Why a payment is given back instead of paying for its order. */
-export const REFUND_REASONS = ['ORDER_NOT_PAYABLE', 'AMOUNT_MISMATCH', 'ALREADY_PAID'] as const;
+/**
+ * Why a payment is given back instead of paying for its order. The last four are the order's own
+ * money refused (store/received-payments.ts): another currency, the other mode of the provider's
+ * key (live or test), a Connect account not ours, or a payment that is not the order's own.
+ */
+export const REFUND_REASONS = [
+  'ORDER_NOT_PAYABLE',
+  'AMOUNT_MISMATCH',
+  'ALREADY_PAID',
+  'WRONG_CURRENCY',
+  'WRONG_MODE',
+  'FOREIGN_ACCOUNT',
+  'NOT_THE_ORDERS_PAYMENT',
+] as const;
 export type RefundReason = (typeof REFUND_REASONS)[number];
 
 export interface Transition<S extends string> {
@@ -29,6 +41,7 @@ export const INITIAL_STATUS = {
   payment: 'RECEIVED',
   coupon: 'AVAILABLE',
   step: 'PENDING',
+  unclaimed: 'HELD',
 } as const;
 
 /**
@@ -69,6 +82,19 @@ export const PAYMENT_TRANSITIONS = {
   retryRefund: { from: ['REFUND_FAILED'], to: 'REFUND_PENDING' },
 } as const satisfies Record<string, Transition<PaymentStatus>>;
 export type PaymentTransition = keyof typeof PAYMENT_TRANSITIONS;
+
+/**
+ * Money the provider took for no order of ours (an unclaimed payment): HELD for a grace
+ * (UNCLAIMED_REFUND_GRACE) in which an operator may look, then refunded; a refund the provider
+ * rejects leaves it REFUND_FAILED, listed for an operator.
+ */
+export const UNCLAIMED_STATUSES = ['HELD', 'REFUNDED', 'REFUND_FAILED'] as const;
+export type UnclaimedStatus = (typeof UNCLAIMED_STATUSES)[number];
+
+export const UNCLAIMED_TRANSITIONS = {
+  refund: { from: ['HELD'], to: 'REFUNDED' },
+  failRefund: { from: ['HELD'], to: 'REFUND_FAILED' },
+} as const satisfies Record<string, Transition<UnclaimedStatus>>;
 
 export const COUPON_STATUSES = ['AVAILABLE', 'LOCKED', 'REDEEMED'] as const;
 export type CouponStatus = (typeof COUPON_STATUSES)[number];

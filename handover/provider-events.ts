@@ -8,8 +8,10 @@ import {
   type RefundFailure,
 } from '../domain/messages.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
+import type { PaymentAccount } from '../lib/config/third-parties.js';
 import type { Db } from '../lib/db.js';
 import { recordReceivedPayment, type VerifiedPayment } from '../store/received-payments.js';
+import { recordUnclaimedPayment } from '../store/unclaimed-payments.js';
 import { handOverPayment } from './payment-handover.js';
 
 /**
@@ -21,8 +23,15 @@ export interface IntakeDeps {
   temporal: Client;
   taskQueue: string;
   logger: IntakeLog;
-  /** Counts the payments handed to Temporal (the API's callback counter); none: not counted. */
-  metrics?: { paymentsAccepted: { inc(): void } };
+  /** Whose money pays an order (lib/config/third-parties.ts paymentAccount): any other is refunded. */
+  paymentAccount: PaymentAccount;
+  /** How long money taken for no order of ours is held before it is refunded (UNCLAIMED_REFUND_GRACE). */
+  unclaimedRefundGraceMs: number;
+  /**
+   * Counts the payments handed to Temporal (the API's callback counter) and the unclaimed payments
+   * recorded (unclaimed_payments_recorded_total); none: not counted.
+   */
+  metrics?: { paymentsAccepted?: { inc(): void }; unclaimedPayments?: { inc(): void } };
   /** The arrival clock; unset: the database's now(), the clock every deadline guard uses (tests pass the test server's). */
   clock?: (() => Promise<Date>) | undefined;
 }
@@ -33,15 +42,16 @@ export interface IntakeLog {
   warn(context: object, message: string): void;
 }
 
-export type EventOutcome = 'PAYMENT_ACCEPTED' | 'REFUND_FAILURE_ACCEPTED' | 'IGNORED';
+export type EventOutcome = 'PAYMENT_ACCEPTED' | 'UNCLAIMED_RECORDED' | 'REFUND_FAILURE_ACCEPTED' | 'IGNORED';
 
 /**
  * The webhook's own path for a provider event: a succeeded payment is recorded and handed over
- * (acceptVerifiedPayment); a failed refund goes to a run that holds the refund owed again
- * (acceptRefundFailure). Anything else is IGNORED, logged: an event of another type, or a payment
- * that is not one of this service's orders; no delivery of it again could change that. Feeding
- * the same event twice has one effect: the first record stays, and Temporal's side drops the
- * second notice. Throws only when the hand-over failed, for the caller to try again.
+ * (acceptSucceededPayment), its order's run paying it only if it is the order's own money; money
+ * for no order of ours is recorded as unclaimed. A failed refund goes to a run that holds the
+ * refund owed again (acceptRefundFailure). Anything else is IGNORED, logged: an event of another
+ * type; no delivery of it again could change that. Feeding the same event twice has one effect:
+ * the first record stays, and Temporal's side drops the second notice. Throws only when the
+ * hand-over failed, for the caller to try again.
  */
 export async function acceptProviderEvent(deps: IntakeDeps, event: ProviderEvent): Promise<EventOutcome> {
   const ignored = (level: 'info' | 'warn', why: string, context: object = {}) => {
@@ -56,14 +66,35 @@ export async function acceptProviderEvent(deps: IntakeDeps, event: ProviderEvent
   }
   if (event.type !== 'payment_intent.succeeded') return ignored('info', 'no payment to hand over');
 
-  const { paymentId, orderId, amountCents } = event.payment;
-  if (orderId === undefined) return ignored('info', 'the payment names no order (not made by this service)');
-  // Money was taken for no order of ours: no redelivery changes that, an operator must look.
-  const context = { paymentId, orderId, amountCents };
-  const payment = verifiedPayment(event.payment);
-  if (!payment) return ignored('warn', 'not a payment an order of this service can take', context);
-  if (!(await acceptVerifiedPayment(deps, payment))) return ignored('warn', 'no such order', context);
-  return 'PAYMENT_ACCEPTED';
+  const { paidAt } = event.payment;
+  if (paidAt === undefined) return ignored('warn', 'a succeeded payment without its time of payment');
+  return acceptSucceededPayment(deps, { ...event.payment, paidAt });
+}
+
+/**
+ * A succeeded payment as the provider reports it: the order it names takes it
+ * (acceptVerifiedPayment), and the order's run pays or refunds it. Money that names no order of
+ * ours (no order, an id that is not one, or an order we do not have) is recorded as unclaimed,
+ * counted, and refunded once its grace has passed (store/unclaimed-payments.ts). Fed again, either
+ * has one effect.
+ */
+export async function acceptSucceededPayment(
+  deps: IntakeDeps,
+  payment: ProviderPayment & { paidAt: string },
+): Promise<'PAYMENT_ACCEPTED' | 'UNCLAIMED_RECORDED'> {
+  const named = verifiedPayment(payment);
+  if (named && (await acceptVerifiedPayment(deps, named))) return 'PAYMENT_ACCEPTED';
+  const { paymentId, orderId, amountCents, currency, livemode, connectAccount } = payment;
+  const arrivedAt = deps.clock ? await deps.clock() : null;
+  const unclaimed = { paymentId, namedOrder: orderId, amountCents, currency, livemode, connectAccount };
+  if (await recordUnclaimedPayment(deps.db.pool, unclaimed, deps.unclaimedRefundGraceMs, arrivedAt)) {
+    deps.metrics?.unclaimedPayments?.inc();
+    deps.logger.warn(
+      { paymentId, namedOrder: orderId ?? null, amountCents, currency },
+      'money taken for no order of ours: recorded, refunded after its grace (GET /payments/unclaimed)',
+    );
+  }
+  return 'UNCLAIMED_RECORDED';
 }
 
 /**
@@ -75,11 +106,17 @@ export async function acceptProviderEvent(deps: IntakeDeps, event: ProviderEvent
  */
 export async function acceptVerifiedPayment(deps: IntakeDeps, payment: VerifiedPayment): Promise<boolean> {
   const arrivedAt = deps.clock ? await deps.clock() : null;
-  if (!(await recordReceivedPayment(deps.db.pool, payment, arrivedAt))) return false;
+  const recorded = await recordReceivedPayment(deps.db.pool, payment, arrivedAt, deps.paymentAccount);
+  if (!recorded.known) return false;
+  if (recorded.refusal !== null)
+    deps.logger.warn(
+      { orderId: payment.orderId, paymentId: payment.paymentId, refusal: recorded.refusal },
+      "payment refused: not the order's own money, it will be refunded",
+    );
 
   // Once durably with Temporal the webhook succeeds; any other failure is a 500, and the provider redelivers.
   await handOverPayment(deps.temporal, deps.taskQueue, payment);
-  deps.metrics?.paymentsAccepted.inc();
+  deps.metrics?.paymentsAccepted?.inc();
   deps.logger.info(
     { orderId: payment.orderId, paymentId: payment.paymentId, workflowId: orderWorkflowId(payment.orderId) },
     'payment accepted',
@@ -129,9 +166,18 @@ const MAX_PAYMENT_ID_LENGTH = 128;
  * takes, and at most the largest total an order may have. undefined: no order of ours can take it.
  */
 function verifiedPayment(payment: ProviderPayment): VerifiedPayment | undefined {
-  const { paymentId, orderId, amountCents, paidAt } = payment;
+  const { paymentId, orderId, amountCents, paidAt, currency, livemode, connectAccount, customerId } = payment;
   if (orderId === undefined || !UUID.test(orderId) || paidAt === undefined) return undefined;
   if (paymentId.length === 0 || paymentId.length > MAX_PAYMENT_ID_LENGTH) return undefined;
   if (!Number.isInteger(amountCents) || amountCents < 0 || amountCents > MAX_ORDER_TOTAL_CENTS) return undefined;
-  return { paymentId, orderId: orderId.toLowerCase(), amountCents, paidAt };
+  return {
+    paymentId,
+    orderId: orderId.toLowerCase(),
+    amountCents,
+    paidAt,
+    currency,
+    livemode,
+    connectAccount,
+    customerId,
+  };
 }

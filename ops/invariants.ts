@@ -101,6 +101,28 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
        WHERE p.status = 'CAPTURED' AND (p.refund_reason IS NOT NULL OR r.payment_id IS NOT NULL)`,
   },
   {
+    name: 'only-own-money-captured',
+    description:
+      "no CAPTURED payment was refused as not the order's own money, nor is in another currency than its order",
+    query: () => Prisma.sql`
+      SELECT format('payment %s (order %s): CAPTURED, refusal %L, currency %L for an order in %L',
+                    p.payment_id, p.order_id, p.refusal, p.currency, o.currency) AS detail
+        FROM payments p JOIN orders o ON o.id = p.order_id
+       WHERE p.status = 'CAPTURED' AND (p.refusal IS NOT NULL OR p.currency <> o.currency)`,
+  },
+  {
+    name: 'unclaimed-money-accounted',
+    description:
+      'money taken for no order of ours is refunded once its grace has passed (REFUNDED, with its refund), or held for an operator (REFUND_FAILED, with the error)',
+    query: (cutoff) => Prisma.sql`
+      SELECT format('unclaimed payment %s (%s %s): %s, refund due %s, refund %L, error %L', payment_id, amount_cents,
+                    currency, status, refund_due_at, refund_ref, refund_error) AS detail
+        FROM unclaimed_payments
+       WHERE (status = 'HELD' AND refund_due_at < ${cutoff})
+          OR (status = 'REFUNDED' AND (refund_ref IS NULL OR refunded_at IS NULL))
+          OR (status = 'REFUND_FAILED' AND refund_error IS NULL)`,
+  },
+  {
     name: 'paid-order-one-captured-payment',
     description:
       'each PAID order has exactly one CAPTURED payment, for its total (none if its total is 0: paid at placement); no other order has one',

@@ -1,5 +1,12 @@
 import { Prisma } from '@prisma/client';
-import type { CouponStatus, OrderStatus, PaymentStatus, StepStatus, Transition } from '../domain/statuses.js';
+import type {
+  CouponStatus,
+  OrderStatus,
+  PaymentStatus,
+  StepStatus,
+  Transition,
+  UnclaimedStatus,
+} from '../domain/statuses.js';
 
 /**
  * The one way this service writes a status: `SET status = <to>` only `WHERE status = ANY(<from>)`,
@@ -20,6 +27,7 @@ interface StatusOf {
   payments: PaymentStatus;
   coupons: CouponStatus;
   fulfillment_steps: StepStatus;
+  unclaimed_payments: UnclaimedStatus;
 }
 type StatusTable = keyof StatusOf;
 
@@ -29,6 +37,7 @@ const ENUM_OF: Record<StatusTable, string> = {
   payments: '"PaymentStatus"',
   coupons: '"CouponStatus"',
   fulfillment_steps: '"StepStatus"',
+  unclaimed_payments: '"UnclaimedStatus"',
 };
 
 /** `UPDATE <table> SET ${move.set}, … WHERE … AND ${move.guard}`. */

@@ -32,6 +32,7 @@ const OBSERVERS: { [K in keyof Activities]?: (metrics: WorkerMetrics, input: Inp
     metrics.providerSweeps.inc();
     metrics.providerEventsFed.inc({ kind: 'payment' }, result.paymentsFed.length);
     metrics.providerEventsFed.inc({ kind: 'refund_failure' }, result.refundFailuresFed.length);
+    metrics.unclaimedPayments.inc(result.unclaimedRecorded.length);
   },
   // Counted once: a local activity run again (its workflow task lost) finds the row already moved.
   recordRefundFailure(metrics, _input, result) {

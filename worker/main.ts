@@ -4,6 +4,7 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { ConfigError } from '../lib/config/env.js';
 import { loadConfig } from '../lib/config/index.js';
 import { temporalUnreachable } from '../lib/config/temporal.js';
+import { paymentAccount } from '../lib/config/third-parties.js';
 import { createDb } from '../lib/db.js';
 import { createLogger } from '../lib/logger.js';
 import { encryptedDataConverter } from '../lib/payload-encryption.js';
@@ -85,7 +86,8 @@ async function main(): Promise<void> {
       deps: {
         db,
         paymentWindowMs: config.paymentWindowMs,
-        currency: config.currency,
+        paymentAccount: paymentAccount(config),
+        unclaimedRefundGraceMs: config.unclaimedRefundGraceMs,
         maxOpenOrdersPerCustomer: config.maxOpenOrdersPerCustomer,
         maxUnpaidUnitsPerProduct: config.maxUnpaidUnitsPerProduct,
         ...thirdParties,

@@ -58,6 +58,11 @@ export function createWorkerMetrics() {
       labelNames: ['kind'] as const,
       registers,
     }),
+    unclaimedPayments: new Counter({
+      name: 'unclaimed_payments_recorded_total',
+      help: 'Payments the provider took for no order of ours that a provider sweep found first, recorded to be refunded after UNCLAIMED_REFUND_GRACE',
+      registers,
+    }),
     refundFailures: new Counter({
       name: 'refund_failures_total',
       help: 'Refunds the payment provider rejected for good, or failed after accepting them, recorded as REFUND_FAILED for an operator',

@@ -35,5 +35,9 @@ export async function loadThirdParties(config: Config, db: Db): Promise<ThirdPar
   await fakes.assertFakesSchema(db);
   const local = fakes.createFakeThirdParties(db, config.fakePayments);
   if (kind === 'fake') return local;
-  return { ...local, paymentProvider: new StripePaymentProvider(createStripeClient(config.stripe!)) };
+  const stripe = config.stripe!;
+  return {
+    ...local,
+    paymentProvider: new StripePaymentProvider(createStripeClient(stripe), stripe.connectAccount ?? null),
+  };
 }

@@ -1,3 +1,5 @@
+import type { PaymentOrigin } from '../../domain/payment-origin.js';
+
 /**
  * The payment's whole life at the provider: created for a placed order, cancelled at its deadline
  * before the order is (the provider has the last word on whether it was paid), refunded.
@@ -64,7 +66,7 @@ export type ProviderClosing =
   /** The provider could not be reached or did not answer: nothing is known. */
   | { outcome: 'UNAVAILABLE' };
 
-export interface SucceededPayment {
+export interface SucceededPayment extends PaymentOrigin {
   paymentId: string;
   /** What the provider received, which is what a refund gives back. */
   amountCents: number;
@@ -78,13 +80,12 @@ export interface SucceededPayment {
  */
 export type ProviderPaymentStatus = 'OPEN' | 'PROCESSING' | 'SUCCEEDED' | 'CANCELLED';
 
-export interface ProviderPayment {
+export interface ProviderPayment extends PaymentOrigin {
   paymentId: string;
   /** The order it was created for; undefined for a payment this service did not create. */
   orderId: string | undefined;
   /** Asked for at creation; once SUCCEEDED, what was received. */
   amountCents: number;
-  currency: string;
   status: ProviderPaymentStatus;
   /** Set once SUCCEEDED. */
   paidAt: string | undefined;

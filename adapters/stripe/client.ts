@@ -8,11 +8,14 @@ const REQUEST_TIMEOUT_MS = 20_000;
  * The official client, on Stripe's API or on STRIPE_API_BASE (stripe-mock, the local fake). Its own
  * retries are off: the activity is the place a call is retried, with the same idempotency keys.
  * (It still resends once over a connection that closed under it; the keys make that harmless too,
- * and a repeated cancel finds the intent cancelled.)
+ * and a repeated cancel finds the intent cancelled.) With a Connect account, every call acts on it.
  */
-export function createStripeClient(settings: Pick<StripeSettings, 'secretKey' | 'apiBase'>): Stripe {
+export function createStripeClient(
+  settings: Pick<StripeSettings, 'secretKey' | 'apiBase'> & Partial<Pick<StripeSettings, 'connectAccount'>>,
+): Stripe {
   return new Stripe(settings.secretKey, {
     maxNetworkRetries: 0,
+    ...(settings.connectAccount === undefined ? {} : { stripeAccount: settings.connectAccount }),
     timeout: REQUEST_TIMEOUT_MS,
     ...(settings.apiBase === undefined ? {} : endpoint(new URL(settings.apiBase))),
   });

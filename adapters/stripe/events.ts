@@ -58,7 +58,11 @@ export function toProviderEvent(event: Stripe.Event): ProviderEvent | undefined 
   if (!isPaymentEvent(event)) return undefined;
   checkIntent(event.data.object);
   // An event's intent carries its charge's id only: the event's own time stands for the payment's.
-  return { eventId: event.id, type: event.type, payment: toProviderPayment(event.data.object, event.created) };
+  return {
+    eventId: event.id,
+    type: event.type,
+    payment: toProviderPayment(event.data.object, event.account ?? null, event.created),
+  };
 }
 
 function refundFailed(event: Stripe.RefundFailedEvent | Stripe.RefundUpdatedEvent): RefundFailedEvent | undefined {

@@ -36,8 +36,14 @@ function statusOf(status: Stripe.PaymentIntent.Status): ProviderPaymentStatus {
 /**
  * The intent as the port describes a payment. `paidAt` comes from the expanded latest charge;
  * `paidAtFallback` (seconds, e.g. a `payment_intent.succeeded` event's time) when it is not expanded.
+ * `connectAccount`: the account it was read on (an event's `account`, or the one the client acts
+ * on); the intent itself does not say.
  */
-export function toProviderPayment(intent: Stripe.PaymentIntent, paidAtFallback?: number): ProviderPayment {
+export function toProviderPayment(
+  intent: Stripe.PaymentIntent,
+  connectAccount: string | null,
+  paidAtFallback?: number,
+): ProviderPayment {
   const status = statusOf(intent.status);
   const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
   const paidAtSeconds = status === 'SUCCEEDED' ? (charge?.created ?? paidAtFallback) : undefined;
@@ -45,7 +51,10 @@ export function toProviderPayment(intent: Stripe.PaymentIntent, paidAtFallback?:
     paymentId: intent.id,
     orderId: intent.metadata[ORDER_ID_KEY],
     amountCents: status === 'SUCCEEDED' ? intent.amount_received : intent.amount,
-    currency: intent.currency,
+    currency: intent.currency.toLowerCase(),
+    livemode: intent.livemode,
+    connectAccount,
+    customerId: intent.metadata[CUSTOMER_ID_KEY],
     status,
     paidAt: paidAtSeconds === undefined ? undefined : new Date(paidAtSeconds * 1000).toISOString(),
   };
@@ -54,7 +63,8 @@ export function toProviderPayment(intent: Stripe.PaymentIntent, paidAtFallback?:
 export function succeededPayment(payment: ProviderPayment): SucceededPayment {
   if (payment.status !== 'SUCCEEDED' || payment.paidAt === undefined)
     throw new Error(`payment ${payment.paymentId} is ${payment.status}, or its time of payment is unknown`);
-  return { paymentId: payment.paymentId, amountCents: payment.amountCents, paidAt: payment.paidAt };
+  const { paymentId, amountCents, paidAt, currency, livemode, connectAccount, customerId } = payment;
+  return { paymentId, amountCents, paidAt, currency, livemode, connectAccount, customerId };
 }
 
 /** Stripe's search query for the intents created for an order. */

@@ -36,7 +36,11 @@ import { findOwnRefund, REFUND_NOT_GIVEN, type OwnRefunds } from './refunds.js';
 export class StripePaymentProvider implements PaymentProvider {
   readonly cancelsPayments = true;
 
-  constructor(private readonly stripe: Stripe) {}
+  /** `connectAccount`: the account the client acts on (STRIPE_CONNECT_ACCOUNT), which the intents it reads were taken on. */
+  constructor(
+    private readonly stripe: Stripe,
+    private readonly connectAccount: string | null = null,
+  ) {}
 
   /**
    * Under the order's key, so that a repeat answers the first intent (within Stripe's 24 hours; an
@@ -143,7 +147,7 @@ export class StripePaymentProvider implements PaymentProvider {
   private async intentsOf(request: PaymentRef): Promise<ProviderPayment[]> {
     if ('paymentId' in request) {
       try {
-        return [toProviderPayment(await this.retrieve(request.paymentId))];
+        return [toProviderPayment(await this.retrieve(request.paymentId), this.connectAccount)];
       } catch (err) {
         if (isMissing(err)) return [];
         throw err;
@@ -154,7 +158,7 @@ export class StripePaymentProvider implements PaymentProvider {
       query: orderQuery(request.orderId),
       expand: [`data.${PAID_AT_EXPANSION}`],
     });
-    return found.data.map((intent) => toProviderPayment(intent));
+    return found.data.map((intent) => toProviderPayment(intent, this.connectAccount));
   }
 
   private async cancelEach(request: PaymentRef): Promise<ProviderClosing> {
@@ -176,7 +180,7 @@ export class StripePaymentProvider implements PaymentProvider {
         return { outcome: 'CLOSED' };
       } catch (err) {
         if (!isUnexpectedState(err)) throw err;
-        payment = toProviderPayment(await this.retrieve(payment.paymentId));
+        payment = toProviderPayment(await this.retrieve(payment.paymentId), this.connectAccount);
         if (payment.status === 'OPEN') throw err;
       }
     }

@@ -6,8 +6,9 @@ import type { PaymentDeps } from './payments.js';
  * Stripe's webhook; the SDK checked the signature on the raw body and read the event (api/auth.ts).
  * What the event does is the webhook's own path (handover/provider-events.ts), which the provider
  * sweep feeds too. Every event it reads or ignores answers 200: Stripe redelivers anything else for
- * days, and no redelivery could change how an event of another type, or a payment that is not one
- * of this service's orders, is read. Only a failed hand-over is a 5xx, so that Stripe tries again.
+ * days, and no redelivery could change how an event of another type is read; money for no order of
+ * ours is recorded as unclaimed (UNCLAIMED_RECORDED) and refunded after a grace. Only a failed
+ * hand-over is a 5xx, so that Stripe tries again.
  */
 export const acceptStripeEvent: ApiHandler<'acceptStripeEvent', PaymentDeps> = async (
   { body, caller: { event } },

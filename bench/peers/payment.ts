@@ -1,4 +1,5 @@
 import type { PlacedOrder } from '../../domain/messages.js';
+import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
 import { recordReceivedPayment } from '../../store/received-payments.js';
 import type { DirectActivities } from '../direct-placement.js';
 
@@ -13,6 +14,7 @@ export async function payDirectly(direct: DirectActivities, order: PlacedOrder):
     direct.db.pool,
     { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: new Date().toISOString() },
     null,
+    FAKE_PAYMENT_ACCOUNT,
   );
   const decision = await direct.run(direct.activities.settlePayment, { paymentId, orderId: order.id });
   return decision.outcome === 'PAID';

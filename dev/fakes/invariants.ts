@@ -65,6 +65,17 @@ export const FAKE_EFFECT_INVARIANTS: readonly Invariant[] = [
       HAVING count(e.idempotency_key) <> 1`,
   },
   {
+    name: 'unclaimed-refunded-once-at-provider',
+    description: 'the provider refunded each REFUNDED unclaimed payment exactly once, and no HELD one',
+    query: () => Prisma.sql`
+      SELECT format('unclaimed payment %s: %s, %s provider refunds', u.payment_id, u.status, count(e.idempotency_key)) AS detail
+        FROM unclaimed_payments u
+        LEFT JOIN fakes.effects e ON e.service = 'payments' AND e.operation = 'refund' AND e.idempotency_key = u.payment_id
+       WHERE u.status IN ('REFUNDED', 'HELD')
+       GROUP BY u.payment_id, u.status
+      HAVING count(e.idempotency_key) <> CASE WHEN u.status = 'REFUNDED' THEN 1 ELSE 0 END`,
+  },
+  {
     name: 'captured-never-refunded-at-provider',
     description: 'the provider refunded no CAPTURED payment',
     query: () => Prisma.sql`

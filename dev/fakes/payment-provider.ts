@@ -13,7 +13,7 @@ import type {
   RefundRequest,
 } from '../../adapters/ports/payment-provider.js';
 import { THIRD_PARTY_FAILURES } from '../../domain/errors.js';
-import type { FakePaymentsMode } from '../../lib/config/third-parties.js';
+import type { FakePaymentsMode, PaymentAccount } from '../../lib/config/third-parties.js';
 import type { Db } from '../../lib/db.js';
 import { query, type Queryable } from '../../lib/sql.js';
 import type { FakeRecorder } from './recorder.js';
@@ -87,10 +87,7 @@ export class FakePaymentProvider implements PaymentProvider {
       case 'PROCESSING':
         return { outcome: 'PROCESSING' };
       case 'SUCCEEDED':
-        return {
-          outcome: 'PAID_AT_PROVIDER',
-          payment: { paymentId: payment.paymentId, amountCents: payment.amountCents, paidAt: payment.paidAt! },
-        };
+        return { outcome: 'PAID_AT_PROVIDER', payment: { ...payment, paidAt: payment.paidAt! } };
       case 'OPEN':
         throw new Error(`fake payment ${payment.paymentId} is still open after its cancel`);
     }
@@ -166,6 +163,9 @@ export async function failFakeRefund(
   return eventId;
 }
 
+/** The local provider's account: test mode, in euros, on no Connect account. */
+export const FAKE_PAYMENT_ACCOUNT: PaymentAccount = { currency: 'eur', livemode: false, connectAccount: null };
+
 /** One payment per order, named after it, so the customer side (`npm run pay`) can find it. */
 export const fakePaymentId = (orderId: string): string => `pi_fake_${orderId.replaceAll('-', '')}`;
 
@@ -177,20 +177,22 @@ export type FakeCharge =
   | { outcome: 'NO_PAYMENT' };
 
 /**
- * The customer pays the order's payment (`amountCents`: what the card was charged; a test may send a
- * wrong amount). Only an OPEN or PROCESSING payment can succeed, so a cancelled order cannot be paid.
- * The provider keeps the payment's event (listEvents), whether or not its webhook is then posted.
+ * The customer pays the order's payment (`amountCents`: what the card was charged, in `currency`
+ * when given; a test may send a wrong amount or currency). Only an OPEN or PROCESSING payment can
+ * succeed, so a cancelled order cannot be paid. The provider keeps the payment's event
+ * (listEvents), whether or not its webhook is then posted.
  */
 export async function chargeFakePayment(
   db: Pick<Db, 'pool'>,
-  charge: { orderId: string; amountCents: number },
+  charge: { orderId: string; amountCents: number; currency?: string },
 ): Promise<FakeCharge> {
   const ref = { orderId: charge.orderId };
   const { rowCount } = await query(
     db.pool,
     Prisma.sql`
       WITH paid AS (
-        UPDATE fakes.payment_intents SET state = 'SUCCEEDED', amount_received = ${charge.amountCents}, paid_at = now()
+        UPDATE fakes.payment_intents SET state = 'SUCCEEDED', amount_received = ${charge.amountCents}, paid_at = now(),
+          currency = COALESCE(${charge.currency ?? null}::text, currency)
         WHERE ${matches(ref)} AND state IN ('OPEN', 'PROCESSING')
         RETURNING payment_id, paid_at)
       INSERT INTO fakes.provider_events (event_id, type, payment_id, created_at)
@@ -223,6 +225,10 @@ export async function findFakePayment(on: Queryable, request: PaymentRef): Promi
     orderId: row.order_id,
     amountCents: Number(row.amount_received ?? row.amount_cents),
     currency: row.currency,
+    // A test-mode provider on the platform's own account; its payments name no customer.
+    livemode: false,
+    connectAccount: null,
+    customerId: undefined,
     status: row.status,
     paidAt: row.paid_at?.toISOString(),
   };

@@ -62,7 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     ...authSettings(e, embedded),
     ...orderSettings(e, embedded),
-    ...thirdPartySettings(e, embedded),
+    ...thirdPartySettings(e, { embedded, production }),
     ...payloadEncryptionSettings(e, { production, temporalUiUrl: e.TEMPORAL_UI_URL }),
     ...httpSettings(e, { embedded, production }),
     ...databaseSettings(e),

@@ -13,6 +13,12 @@ export const StripeSchema = z.object({
     .regex(/^whsec_\w+$/, "must be a webhook endpoint's signing secret (whsec_…)")
     .optional(),
   STRIPE_API_BASE: z.url().optional(),
+  // Additions (docs/stripe.md, "Only the order's own money pays it").
+  STRIPE_CONNECT_ACCOUNT: z
+    .string()
+    .regex(/^acct_\w+$/, 'must be a Connect account id (acct_…)')
+    .optional(),
+  STRIPE_ALLOW_TEST_KEYS: z.enum(['true', 'false']).default('false'),
 });
 
 export interface StripeSettings {
@@ -22,16 +28,35 @@ export interface StripeSettings {
   webhookSecret: string;
   /** Unset: Stripe's API. Otherwise an origin standing in for it: stripe-mock, the local fake. */
   apiBase: string | undefined;
+  /** The key's mode: a live key (sk_live_…, rk_live_…) takes real money, a test key does not. */
+  livemode: boolean;
+  /** STRIPE_CONNECT_ACCOUNT: the connected account every call acts on; undefined: the platform's own. */
+  connectAccount: string | undefined;
 }
 
-export function stripeSettings(e: z.infer<typeof StripeSchema>, embedded: boolean): StripeSettings {
+export function stripeSettings(
+  e: z.infer<typeof StripeSchema>,
+  { embedded, production }: { embedded: boolean; production: boolean },
+): StripeSettings {
   if (e.STRIPE_SECRET_KEY === undefined) throw new ConfigError('STRIPE_SECRET_KEY: required with THIRD_PARTIES=stripe');
   if (e.STRIPE_WEBHOOK_SECRET === undefined)
     throw new ConfigError('STRIPE_WEBHOOK_SECRET: required with THIRD_PARTIES=stripe');
   // It alone authenticates POST /webhooks/stripe, which pays orders: held to every other secret's rule.
   const webhookSecret = secret('STRIPE_WEBHOOK_SECRET', e.STRIPE_WEBHOOK_SECRET, '', embedded);
   if (e.STRIPE_API_BASE !== undefined) checkStripeApiBase(e.STRIPE_API_BASE, e.STRIPE_SECRET_KEY);
-  return { secretKey: e.STRIPE_SECRET_KEY, webhookSecret, apiBase: e.STRIPE_API_BASE };
+  const livemode = /^[sr]k_live_/.test(e.STRIPE_SECRET_KEY);
+  // A test key in production takes no real money, and its payments would pay no order (wrong mode).
+  if (!livemode && production && e.STRIPE_ALLOW_TEST_KEYS !== 'true')
+    throw new ConfigError(
+      'STRIPE_SECRET_KEY: a test key under NODE_ENV=production takes no real money; use a live key (sk_live_… or rk_live_…), or set STRIPE_ALLOW_TEST_KEYS=true for a deployment meant to run on test mode',
+    );
+  return {
+    secretKey: e.STRIPE_SECRET_KEY,
+    webhookSecret,
+    apiBase: e.STRIPE_API_BASE,
+    livemode,
+    connectAccount: e.STRIPE_CONNECT_ACCOUNT,
+  };
 }
 
 /**

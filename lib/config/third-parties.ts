@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CURRENCIES, type Currency } from '../currencies.js';
-import { ConfigError, nonEmpty } from './env.js';
+import { ConfigError, duration, nonEmpty } from './env.js';
 import { DEV_WEBHOOK_SECRET, NOT_EMBEDDED, secret } from './secrets.js';
 import { StripeSchema, stripeSettings, type StripeSettings } from './stripe.js';
 
@@ -27,6 +27,8 @@ export const ThirdPartiesSchema = z.object({
       error: `must be an ISO 4217 code in lower case that the service supports: ${CURRENCIES.join(', ')}`,
     })
     .default('eur'),
+  // Addition (docs/stripe.md, "Only the order's own money pays it"): how long money for no order is held.
+  UNCLAIMED_REFUND_GRACE: nonEmpty.default('24h'),
   ...StripeSchema.shape,
 });
 
@@ -44,11 +46,16 @@ export interface ThirdPartySettings {
   fakePayments: FakePaymentsMode;
   /** ISO 4217, lower case: every payment is created in it. */
   currency: Currency;
+  /** How long money taken for no order of ours is held for an operator before it is refunded (UNCLAIMED_REFUND_GRACE). */
+  unclaimedRefundGraceMs: number;
   /** The fault-injection endpoints for the local fakes; only with THIRD_PARTIES=fake. */
   faultsEnabled: boolean;
 }
 
-export function thirdPartySettings(e: z.infer<typeof ThirdPartiesSchema>, embedded: boolean): ThirdPartySettings {
+export function thirdPartySettings(
+  e: z.infer<typeof ThirdPartiesSchema>,
+  { embedded, production }: { embedded: boolean; production: boolean },
+): ThirdPartySettings {
   // The fakes and their fault injection belong to the embedded stack, where nothing real is at
   // stake: on by default there, and fault injection refused anywhere else.
   const thirdParties = e.THIRD_PARTIES ?? (embedded ? 'fake' : undefined);
@@ -70,10 +77,29 @@ export function thirdPartySettings(e: z.infer<typeof ThirdPartiesSchema>, embedd
   return {
     webhookSecret,
     thirdParties,
-    stripe: thirdParties === 'stripe' ? stripeSettings(e, embedded) : undefined,
+    stripe: thirdParties === 'stripe' ? stripeSettings(e, { embedded, production }) : undefined,
     fakePayments: e.FAKE_PAYMENTS,
     currency: e.CURRENCY,
+    unclaimedRefundGraceMs: duration('UNCLAIMED_REFUND_GRACE', e.UNCLAIMED_REFUND_GRACE),
     faultsEnabled,
+  };
+}
+
+/**
+ * Whose money pays an order: a payment counts only in this currency, in this mode and on this
+ * Connect account (store/received-payments.ts). The local fakes are a test-mode provider.
+ */
+export interface PaymentAccount {
+  currency: Currency;
+  livemode: boolean;
+  connectAccount: string | null;
+}
+
+export function paymentAccount(config: Pick<ThirdPartySettings, 'currency' | 'stripe'>): PaymentAccount {
+  return {
+    currency: config.currency,
+    livemode: config.stripe?.livemode ?? false,
+    connectAccount: config.stripe?.connectAccount ?? null,
   };
 }
 

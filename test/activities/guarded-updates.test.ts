@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { cancelWithin } from '../../activities/orders.js';
-import { recordReceivedPayment, type VerifiedPayment } from '../../store/received-payments.js';
+import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
+import { recordReceivedPayment, type RecordedPayment, type VerifiedPayment } from '../../store/received-payments.js';
 import { FakeFaults } from '../../dev/fakes/faults.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
 import { findFakePayment } from '../../dev/fakes/payment-provider.js';
@@ -39,7 +40,7 @@ async function placedOrder(stock = 10) {
 
 /** As the webhook does it: the verified payment is recorded (arriving at `arrivedAt`, default the database's now), then settled from that record. */
 async function settle(payment: VerifiedPayment, arrivedAt: Date | null = null) {
-  await recordReceivedPayment(database.prisma.pool, payment, arrivedAt);
+  await recordReceivedPayment(database.prisma.pool, payment, arrivedAt, FAKE_PAYMENT_ACCOUNT);
   return run(acts.settlePayment, { paymentId: payment.paymentId, orderId: payment.orderId });
 }
 
@@ -362,6 +363,7 @@ describe('a payment is decided from the record the webhook made', () => {
       database.prisma.pool,
       { paymentId: `p-${other.order.id}`, orderId: other.order.id, amountCents: 1, paidAt: new Date().toISOString() },
       null,
+      FAKE_PAYMENT_ACCOUNT,
     );
     expect(await run(acts.settlePayment, { paymentId: `forged-${order.id}`, orderId: order.id })).toEqual({
       outcome: 'NOT_RECEIVED',
@@ -381,7 +383,12 @@ describe('a payment is decided from the record the webhook made', () => {
     const { order } = await placedOrder();
     const paymentId = `p-${order.id}`;
     const paidAt = new Date().toISOString();
-    await recordReceivedPayment(database.prisma.pool, { paymentId, orderId: order.id, amountCents: 1, paidAt }, null);
+    await recordReceivedPayment(
+      database.prisma.pool,
+      { paymentId, orderId: order.id, amountCents: 1, paidAt },
+      null,
+      FAKE_PAYMENT_ACCOUNT,
+    );
     // Redelivered with the right amount: the first, signed record stands.
     expect(await settle({ paymentId, orderId: order.id, amountCents: order.totalCents, paidAt })).toMatchObject({
       outcome: 'REFUND_PENDING',
@@ -404,7 +411,10 @@ describe("a payment recorded while the deadline's cancel runs", () => {
       // The webhook's statement has run before the deadline; its commit comes only once the cancel runs.
       await webhook.query('BEGIN');
       const verified = { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: arrivedAt.toISOString() };
-      expect(await recordReceivedPayment(webhook, verified, arrivedAt)).toBe(true);
+      expect(await recordReceivedPayment(webhook, verified, arrivedAt, FAKE_PAYMENT_ACCOUNT)).toMatchObject({
+        known: true,
+        refusal: null,
+      });
       let cancelDone = false;
       const afterDeadline = new Date(Date.parse(order.expiresAt) + 100);
       const cancel = cancelWithin(
@@ -437,7 +447,7 @@ describe("a payment recorded while the deadline's cancel runs", () => {
     );
     const deadline = rows[0]!.expires_at;
     const cancelling = await database.prisma.pool.connect();
-    let recording: Promise<boolean> | undefined;
+    let recording: Promise<RecordedPayment> | undefined;
     try {
       // The deadline's cancel holds the order's row; the webhook's statement starts before the deadline.
       await cancelling.query('BEGIN');
@@ -450,13 +460,14 @@ describe("a payment recorded while the deadline's cancel runs", () => {
         database.prisma.pool,
         { paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents, paidAt },
         null,
+        FAKE_PAYMENT_ACCOUNT,
       );
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline.getTime() - Date.now()) + 200));
       await cancelling.query('COMMIT');
     } finally {
       cancelling.release();
     }
-    expect(await recording).toBe(true);
+    expect(await recording).toMatchObject({ known: true, refusal: null });
     const payment = await database.prisma.payment.findUniqueOrThrow({ where: { paymentId: `p-${order.id}` } });
     // Its arrival is read once the cancel has let go of the row: after the deadline, as the decision was.
     expect(payment.receivedAt.getTime()).toBeGreaterThan(deadline.getTime());
@@ -474,6 +485,7 @@ describe("a payment recorded while the deadline's cancel runs", () => {
       database.prisma.pool,
       { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt },
       arrivedAt,
+      FAKE_PAYMENT_ACCOUNT,
     );
     await database.prisma.pool.query(`UPDATE orders SET expires_at = $2 WHERE id = $1`, [
       order.id,
@@ -496,7 +508,8 @@ describe('a payment created while the order closes', () => {
     return createActivities({
       db: database.prisma,
       paymentWindowMs: 30 * 60_000,
-      currency: 'eur',
+      paymentAccount: FAKE_PAYMENT_ACCOUNT,
+      unclaimedRefundGraceMs: 24 * 3_600_000,
       maxOpenOrdersPerCustomer: 0,
       maxUnpaidUnitsPerProduct: 0,
       ...thirdParties,

@@ -34,7 +34,10 @@ async function post(event: SignedEvent): Promise<{ status: number; body: unknown
   return { status, body };
 }
 
-const answer = (event: SignedEvent, outcome: 'PAYMENT_ACCEPTED' | 'REFUND_FAILURE_ACCEPTED' | 'IGNORED') => ({
+const answer = (
+  event: SignedEvent,
+  outcome: 'PAYMENT_ACCEPTED' | 'UNCLAIMED_RECORDED' | 'REFUND_FAILURE_ACCEPTED' | 'IGNORED',
+) => ({
   status: 200,
   body: { eventId: JSON.parse(event.payload).id, outcome },
 });
@@ -103,13 +106,22 @@ describe('POST /webhooks/stripe', () => {
     });
   });
 
-  it('acknowledges a payment naming an order that does not exist, and records nothing', async () => {
-    const intentId = stripe.createIntent({ amount: 1500, currency: 'eur', metadata: { order_id: randomUUID() } }).id;
+  it.each([
+    ['names an order that does not exist', () => ({ order_id: randomUUID() }), 1500],
+    ['names no order (not made by this service)', () => ({}), 1500],
+    ['names an order id that is not one', () => ({ order_id: 'order-1' }), 1500],
+    ['is above the largest order total', () => ({ order_id: randomUUID() }), MAX_ORDER_TOTAL_CENTS + 1],
+  ])('records a payment that %s as unclaimed money, not as any order’s payment', async (_, metadata, amount) => {
+    const intentId = stripe.createIntent({ amount, currency: 'eur', metadata: metadata() }).id;
     stripe.succeed(intentId);
     const succeeded = signedIntentEvent(stripe, intentId, 'payment_intent.succeeded', SECRET);
 
-    expect(await post(succeeded)).toEqual(answer(succeeded, 'IGNORED'));
+    expect(await post(succeeded)).toEqual(answer(succeeded, 'UNCLAIMED_RECORDED'));
     expect(await h.db.payment.count({ where: { paymentId: intentId } })).toBe(0);
+    expect(await h.db.unclaimedPayment.findUniqueOrThrow({ where: { paymentId: intentId } })).toMatchObject({
+      amountCents: amount,
+      status: 'HELD',
+    });
   });
 
   it('holds a refund that fails after the provider accepted it for an operator, and refunds it again on retry', async () => {

@@ -2,6 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
+import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
 import type { FakePaymentsMode } from '../../lib/config/third-parties.js';
 import type { Db } from '../../lib/db.js';
 
@@ -21,7 +22,8 @@ export function realActivities(
   return createActivities({
     db,
     paymentWindowMs: 30 * 60_000,
-    currency: 'eur',
+    paymentAccount: FAKE_PAYMENT_ACCOUNT,
+    unclaimedRefundGraceMs: 24 * 3_600_000,
     maxOpenOrdersPerCustomer,
     maxUnpaidUnitsPerProduct,
     ...createFakeThirdParties(db, payments),

@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import { createApp } from '../../api/app.js';
 import { fakeFaultInjection } from '../../dev/fakes/index.js';
 import type { TrustProxy } from '../../lib/config/http.js';
+import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
 import type { Db } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
 import { PayloadEncryptionCodec } from '../../lib/payload-encryption.js';
@@ -70,6 +71,8 @@ export function appWithoutBackends({
     payloadCodec: new PayloadEncryptionCodec(PAYLOAD_KEYS),
     codecCorsOrigin: WEB_UI_ORIGIN,
     logger: createLogger('test', 'silent'),
+    paymentAccount: FAKE_PAYMENT_ACCOUNT,
+    unclaimedRefundGraceMs: 24 * 3_600_000,
   });
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '@prisma/client';
+import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
 import { recordReceivedPayment, type VerifiedPayment } from '../../store/received-payments.js';
 import { checkInvariants, type Invariant, type InvariantReport } from '../../ops/invariants.js';
 import { realActivities, runActivity as run } from './activities.js';
@@ -39,7 +40,7 @@ export async function writeCheckedHistory(): Promise<CheckedHistory> {
   });
   /** As the webhook and then the workflow do it. */
   const receiveAndSettle = async (payment: VerifiedPayment) => {
-    await recordReceivedPayment(db.pool, payment, null);
+    await recordReceivedPayment(db.pool, payment, null, FAKE_PAYMENT_ACCOUNT);
     await run(acts.settlePayment, { paymentId: payment.paymentId, orderId: payment.orderId });
   };
   const place = (orderId: string, couponCode?: string) =>

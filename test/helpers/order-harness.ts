@@ -12,7 +12,8 @@ import { signedHeaders } from '../../api/webhook-signature.js';
 import { signCustomerToken } from '../../dev/customer-token.js';
 import { createFakeThirdParties, fakeFaultInjection } from '../../dev/fakes/index.js';
 import { countFakes } from '../../dev/fakes/recorder.js';
-import type { FakePaymentsMode } from '../../lib/config/third-parties.js';
+import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
+import type { FakePaymentsMode, PaymentAccount } from '../../lib/config/third-parties.js';
 import type { Db } from '../../lib/db.js';
 import { loadConfig } from '../../lib/config/index.js';
 import { createLogger, type Logger } from '../../lib/logger.js';
@@ -117,6 +118,10 @@ export interface HarnessOptions {
    * arrived), or `cancellable`, closed first at the deadline (chargeFakePayment plays the customer).
    */
   payments?: FakePaymentsMode;
+  /** Whose money pays an order, for the API and the worker alike; default: the local provider's (test mode, eur). */
+  paymentAccount?: PaymentAccount;
+  /** UNCLAIMED_REFUND_GRACE for the API; default 24 hours. */
+  unclaimedRefundGraceMs?: number;
   /** Mounts Stripe's webhook, `POST /webhooks/stripe`, with this signing secret. */
   stripeWebhookSecret?: string;
   /**
@@ -171,7 +176,8 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
   const deps: ActivityDeps = {
     db: workerDb,
     paymentWindowMs,
-    currency: 'eur',
+    paymentAccount: options.paymentAccount ?? FAKE_PAYMENT_ACCOUNT,
+    unclaimedRefundGraceMs: options.unclaimedRefundGraceMs ?? 24 * 3_600_000,
     maxOpenOrdersPerCustomer: options.maxOpenOrdersPerCustomer ?? 0,
     maxUnpaidUnitsPerProduct: options.maxUnpaidUnitsPerProduct ?? 0,
     paymentProvider: forward('paymentProvider'),
@@ -225,6 +231,8 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     codecCorsOrigin: new URL(webUiUrl ?? 'http://localhost:8233').origin,
     logger: options.logger ?? createLogger('api-test', 'silent'),
     ...(clock ? { clock } : {}),
+    paymentAccount: options.paymentAccount ?? FAKE_PAYMENT_ACCOUNT,
+    unclaimedRefundGraceMs: options.unclaimedRefundGraceMs ?? 24 * 3_600_000,
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(apiPort, '127.0.0.1', () => resolve(s));

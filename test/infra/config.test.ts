@@ -8,7 +8,7 @@ import {
   DEV_ORDER_ID_SECRET,
   devSecretsInUse,
 } from '../../lib/config/secrets.js';
-import { requireThirdParties } from '../../lib/config/third-parties.js';
+import { paymentAccount, requireThirdParties } from '../../lib/config/third-parties.js';
 
 /** Secrets of a deployment's own, which every process outside the embedded stack must be given. */
 const SECRETS = {
@@ -339,6 +339,8 @@ it('reads the Stripe settings with THIRD_PARTIES=stripe, and only then', () => {
     secretKey: 'sk_test_51Secret',
     webhookSecret: STRIPE_SIGNING_SECRET,
     apiBase: undefined,
+    livemode: false,
+    connectAccount: undefined,
   });
   expect(loadConfig({ ...STRIPE, STRIPE_API_BASE: 'http://127.0.0.1:12111' }).stripe?.apiBase).toBe(
     'http://127.0.0.1:12111',
@@ -361,6 +363,41 @@ it("starts npm start's embedded stack on Stripe as docs/stripe.md sets it: fault
   expect(loadConfig({ ...embedded, THIRD_PARTIES: 'fake', FAULTS_ENABLED: 'false' }).faultsEnabled).toBe(false);
   // Asked for on Stripe, they are still refused: there is no local payment provider to fail.
   expect(() => loadConfig({ ...embedded, FAULTS_ENABLED: 'true' })).toThrow(/^FAULTS_ENABLED: .*THIRD_PARTIES=fake$/);
+});
+
+it("takes a payment only in the key's mode and on STRIPE_CONNECT_ACCOUNT, in CURRENCY", () => {
+  expect(paymentAccount(loadConfig(STRIPE))).toEqual({ currency: 'eur', livemode: false, connectAccount: null });
+  const live = {
+    ...STRIPE,
+    STRIPE_SECRET_KEY: 'sk_live_51Secret',
+    STRIPE_CONNECT_ACCOUNT: 'acct_1Shop',
+    CURRENCY: 'usd',
+  };
+  expect(paymentAccount(loadConfig(live))).toEqual({ currency: 'usd', livemode: true, connectAccount: 'acct_1Shop' });
+  expect(() => loadConfig({ ...STRIPE, STRIPE_CONNECT_ACCOUNT: 'shop' })).toThrow(/^STRIPE_CONNECT_ACCOUNT: /);
+  // The local fakes are a test-mode provider.
+  expect(paymentAccount(loadConfig({}))).toEqual({ currency: 'eur', livemode: false, connectAccount: null });
+});
+
+it('refuses a Stripe test key under NODE_ENV=production, unless STRIPE_ALLOW_TEST_KEYS=true', () => {
+  const production = { ...STRIPE, NODE_ENV: 'production', TRUST_PROXY: 'none' };
+  expect(() => loadConfig(production)).toThrow(ConfigError);
+  expect(() => loadConfig(production)).toThrow(
+    /^STRIPE_SECRET_KEY: a test key under NODE_ENV=production takes no real money; .*STRIPE_ALLOW_TEST_KEYS=true/,
+  );
+  expect(() => loadConfig({ ...production, STRIPE_SECRET_KEY: 'rk_test_51Restricted' })).toThrow(
+    /^STRIPE_SECRET_KEY: /,
+  );
+  expect(loadConfig({ ...production, STRIPE_ALLOW_TEST_KEYS: 'true' }).stripe?.livemode).toBe(false);
+  expect(loadConfig({ ...production, STRIPE_SECRET_KEY: 'sk_live_51Secret' }).stripe?.livemode).toBe(true);
+  // Outside production a test key is the normal case.
+  expect(loadConfig(STRIPE).stripe?.livemode).toBe(false);
+});
+
+it('holds money for no order of ours UNCLAIMED_REFUND_GRACE before refunding it (24h by default)', () => {
+  expect(loadConfig({}).unclaimedRefundGraceMs).toBe(24 * 3_600_000);
+  expect(loadConfig({ UNCLAIMED_REFUND_GRACE: '2h' }).unclaimedRefundGraceMs).toBe(2 * 3_600_000);
+  expect(() => loadConfig({ UNCLAIMED_REFUND_GRACE: 'soon' })).toThrow(/^UNCLAIMED_REFUND_GRACE: /);
 });
 
 it('keeps no payment callback key with Stripe, and requires one with the local fakes', () => {

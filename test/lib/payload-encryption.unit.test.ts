@@ -60,7 +60,7 @@ describe('PAYLOAD_ENCRYPTION_KEYS', () => {
   const production = {
     NODE_ENV: 'production',
     THIRD_PARTIES: 'stripe',
-    STRIPE_SECRET_KEY: 'sk_test_x',
+    STRIPE_SECRET_KEY: 'sk_live_x',
     STRIPE_WEBHOOK_SECRET: `whsec_${'s'.repeat(32)}`,
     ADMIN_TOKEN: 'a'.repeat(32),
     CUSTOMER_JWT_SECRET: 'c'.repeat(32),

@@ -13,6 +13,7 @@ import {
   retryFulfillmentStepUpdate,
   statusQuery,
 } from '../../domain/messages.js';
+import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
 import { recordReceivedPayment } from '../../store/received-payments.js';
 import type { PaymentStatus } from '../../domain/statuses.js';
 import { STRIPE_WEBHOOK_PATH } from '../../api/endpoint-table.js';
@@ -303,6 +304,7 @@ it('records a payment recorded in time whose signal never came', async () => {
       paidAt: arrivedAt.toISOString(),
     },
     arrivedAt,
+    FAKE_PAYMENT_ACCOUNT,
   );
   await h.env.sleep(30 * MINUTE + 1_000);
   await save('paid-in-time-signal-lost', orderWorkflowId(order.id));

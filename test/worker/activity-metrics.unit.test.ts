@@ -28,6 +28,8 @@ describe('activity metrics', () => {
       unsettledAfterSettlement: ['payment-3'],
       resumeAfter: null,
       paymentsResumeAfter: null,
+      unclaimedRefunded: [],
+      unclaimedRefundFailed: [],
     };
     await observe(metrics, 'sweepStrandedOrders', {}, result);
     await observe(metrics, 'sweepStrandedOrders', {}, { ...result, adopted: [], handedOver: [] });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Activities } from '../../activities/index.js';
+import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
 import { recordReceivedPayment } from '../../store/received-payments.js';
 import { latePaymentWorkflowId, orderWorkflowId, statusQuery } from '../../domain/messages.js';
 import { NeedsAttentionKey } from '../../domain/search-attributes.js';
@@ -226,7 +227,10 @@ describe('every accepted payment is settled before the run ends', () => {
     // the provider's redelivery has not come yet.
     const arrivedAt = new Date(Date.parse(order.expiresAt) - 1_000);
     const verified = { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: arrivedAt.toISOString() };
-    expect(await recordReceivedPayment(h.db.pool, verified, arrivedAt)).toBe(true);
+    expect(await recordReceivedPayment(h.db.pool, verified, arrivedAt, FAKE_PAYMENT_ACCOUNT)).toMatchObject({
+      known: true,
+      refusal: null,
+    });
     await h.env.sleep(30 * MINUTE + 1_000);
     expect(await handleOf(order.id).result()).toMatchObject({ status: 'PAID' });
     expect(await paymentOf(paymentId)).toMatchObject({ status: 'CAPTURED' });

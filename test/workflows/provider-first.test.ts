@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderWorkflowId, statusQuery } from '../../domain/messages.js';
 import { NeedsAttentionKey } from '../../domain/search-attributes.js';
 import { recordReceivedPayment } from '../../store/received-payments.js';
-import { chargeFakePayment, findFakePayment } from '../../dev/fakes/payment-provider.js';
+import {
+  chargeFakePayment,
+  FAKE_PAYMENT_ACCOUNT,
+  fakePaymentId,
+  findFakePayment,
+} from '../../dev/fakes/payment-provider.js';
 import { FAKE_EFFECT_INVARIANTS } from '../../dev/fakes/invariants.js';
 import { BUSINESS_INVARIANTS, checkInvariants } from '../../ops/invariants.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
@@ -257,8 +262,16 @@ describe('provider first', () => {
     const order = await placeOrder(h, { sku, quantity: 1, customerId: 'c-forced-paid' });
     // Recorded by the webhook before the deadline; its signal never came (Temporal restarting).
     const arrivedAt = new Date(Date.parse(order.expiresAt) - 1_000);
-    const paid = { paymentId: `in-time-${order.id}`, orderId: order.id, amountCents: order.totalCents };
-    expect(await recordReceivedPayment(h.db.pool, { ...paid, paidAt: arrivedAt.toISOString() }, arrivedAt)).toBe(true);
+    // The order's own payment at the provider: only that one may pay it.
+    const paid = { paymentId: fakePaymentId(order.id), orderId: order.id, amountCents: order.totalCents };
+    expect(
+      await recordReceivedPayment(
+        h.db.pool,
+        { ...paid, paidAt: arrivedAt.toISOString() },
+        arrivedAt,
+        FAKE_PAYMENT_ACCOUNT,
+      ),
+    ).toMatchObject({ known: true, refusal: null });
     await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
     try {
       await h.env.sleep(30 * MINUTE + 6 * MINUTE); // held: the provider does not answer the close

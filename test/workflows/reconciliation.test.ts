@@ -7,6 +7,7 @@ import {
   statusQuery,
   type ReconciliationInput,
 } from '../../domain/messages.js';
+import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
 import { recordReceivedPayment } from '../../store/received-payments.js';
 import type { SweepResult } from '../../activities/reconciliation.js';
 import { couponOf, placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
@@ -30,6 +31,8 @@ const NOTHING: SweepResult = {
   unsettledAfterSettlement: [],
   resumeAfter: null,
   paymentsResumeAfter: null,
+  unclaimedRefunded: [],
+  unclaimedRefundFailed: [],
 };
 
 /** Runs one sweep at the test server's current time (the clock-stopped client keeps it from skipping). */
@@ -83,11 +86,17 @@ describe('reconciliation sweep', () => {
     const paymentId = `lost-hand-over-${order.id}`;
     const arrivedAt = new Date(await h.env.currentTimeMs());
     const payment = { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: arrivedAt.toISOString() };
-    expect(await recordReceivedPayment(h.db.pool, payment, arrivedAt)).toBe(true);
+    expect(await recordReceivedPayment(h.db.pool, payment, arrivedAt, FAKE_PAYMENT_ACCOUNT)).toMatchObject({
+      known: true,
+      refusal: null,
+    });
     // An open order's payment, recorded in time the same way: its run decides it from the record at the deadline.
     const open = await placeOrder(h, { sku });
     const inTime = { ...payment, paymentId: `in-time-${open.id}`, orderId: open.id, amountCents: open.totalCents };
-    expect(await recordReceivedPayment(h.db.pool, inTime, arrivedAt)).toBe(true);
+    expect(await recordReceivedPayment(h.db.pool, inTime, arrivedAt, FAKE_PAYMENT_ACCOUNT)).toMatchObject({
+      known: true,
+      refusal: null,
+    });
 
     expect((await sweep()).handedOver).toEqual([]); // within the grace: its webhook may still be at it
     await h.env.sleep(MINUTE + 1_000);
@@ -121,7 +130,10 @@ describe('reconciliation sweep', () => {
     expect(await settlement.result()).toEqual({ outcome: 'NOT_RECEIVED' });
     const arrivedAt = new Date(await h.env.currentTimeMs());
     const payment = { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: arrivedAt.toISOString() };
-    expect(await recordReceivedPayment(h.db.pool, payment, arrivedAt)).toBe(true);
+    expect(await recordReceivedPayment(h.db.pool, payment, arrivedAt, FAKE_PAYMENT_ACCOUNT)).toMatchObject({
+      known: true,
+      refusal: null,
+    });
 
     await h.env.sleep(MINUTE + 1_000);
     // Not started again, so not handed over: logged as an error and counted, on every sweep.
@@ -139,7 +151,10 @@ describe('reconciliation sweep', () => {
     const paymentId = `owed-run-lost-${order.id}`;
     const arrivedAt = new Date(await h.env.currentTimeMs());
     const payment = { paymentId, orderId: order.id, amountCents: order.totalCents, paidAt: arrivedAt.toISOString() };
-    expect(await recordReceivedPayment(h.db.pool, payment, arrivedAt)).toBe(true);
+    expect(await recordReceivedPayment(h.db.pool, payment, arrivedAt, FAKE_PAYMENT_ACCOUNT)).toMatchObject({
+      known: true,
+      refusal: null,
+    });
     await h.db.payment.update({
       where: { paymentId },
       data: { status: 'REFUND_PENDING', refundReason: 'ORDER_NOT_PAYABLE' },

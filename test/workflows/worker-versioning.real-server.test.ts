@@ -10,6 +10,7 @@ import { createOrderWorker } from '../../worker/create-worker.js';
 import { WORKFLOWS_PATH } from '../../worker/workflow-bundle.js';
 import { buildIdOf, setCurrentVersion } from '../../worker/deployment.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
+import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
 import { eventually } from '../helpers/eventually.js';
 import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
 import { PAYLOAD_KEYS, startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
@@ -54,7 +55,8 @@ async function deploy(workflowCode: string): Promise<WorkerDeploymentVersion> {
   const deps: ActivityDeps = {
     db: h.db,
     paymentWindowMs: PAYMENT_WINDOW_MS,
-    currency: 'eur',
+    paymentAccount: FAKE_PAYMENT_ACCOUNT,
+    unclaimedRefundGraceMs: 24 * 3_600_000,
     maxOpenOrdersPerCustomer: 0,
     maxUnpaidUnitsPerProduct: 0,
     ...h.thirdParties,

@@ -10,10 +10,16 @@ export interface SignedEvent {
   signature: string;
 }
 
-/** When an event happened (its `created`) and when it is posted, which the signature dates. */
+/**
+ * When an event happened (its `created`) and when it is posted, which the signature dates; and, for
+ * a test, the mode it was taken in (`livemode`, default test mode) and the Connect `account` it
+ * was taken on (default none).
+ */
 export interface EventTimes {
   at?: Date;
   sentAt?: Date;
+  livemode?: boolean;
+  account?: string;
 }
 
 /**
@@ -27,7 +33,8 @@ export function signedIntentEvent(
   webhookSecret: string,
   times: EventTimes = {},
 ): SignedEvent {
-  return signedEvent(intentJson(account, account.intent(intentId)), type, webhookSecret, times);
+  const intent = { ...intentJson(account, account.intent(intentId)), livemode: times.livemode ?? false };
+  return signedEvent(intent, type, webhookSecret, times);
 }
 
 /** The event Stripe would post about a refund (`refund.failed` once it failed), signed the same way. */
@@ -66,7 +73,7 @@ function signedEvent(
   object: object,
   type: string,
   webhookSecret: string,
-  { at = new Date(), sentAt = new Date() }: EventTimes,
+  { at = new Date(), sentAt = new Date(), livemode = false, account }: EventTimes,
 ): SignedEvent {
   const payload = JSON.stringify({
     id: `evt_fake${randomBytes(8).toString('hex')}`,
@@ -74,7 +81,8 @@ function signedEvent(
     api_version: Stripe.API_VERSION,
     created: Math.floor(at.getTime() / 1000),
     type,
-    livemode: false,
+    livemode,
+    ...(account === undefined ? {} : { account }),
     pending_webhooks: 1,
     request: { id: null, idempotency_key: null },
     data: { object },

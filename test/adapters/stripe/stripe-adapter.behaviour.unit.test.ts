@@ -87,6 +87,11 @@ describe('cancelPayment', () => {
         paymentId,
         amountCents: 2599,
         paidAt: new Date(Math.floor(paidAt.getTime() / 1000) * 1000).toISOString(),
+        // Where the money came from, for the deadline's closing to judge as the webhook does.
+        currency: 'eur',
+        livemode: false,
+        connectAccount: null,
+        customerId: 'customer-7',
       },
     });
     expect(fake.callsTo('cancel-intent')).toHaveLength(0);

@@ -27,9 +27,29 @@ it('reads a signed payment_intent.succeeded as the payment it reports, paid at t
       orderId: 'order-1',
       amountCents: 1500,
       currency: 'eur',
+      livemode: false,
+      connectAccount: null,
+      customerId: undefined,
       status: 'SUCCEEDED',
       paidAt: paidAt.toISOString(),
     },
+  });
+});
+
+it("reads where a payment's money came from: the event's mode, its Connect account, the customer its metadata names", () => {
+  const account = new FakeStripeAccount();
+  const intent = account.createIntent({
+    amount: 1500,
+    currency: 'usd',
+    metadata: { order_id: 'order-1', customer_id: 'customer-7' },
+  });
+  account.succeed(intent.id);
+  const { payload, signature } = signedIntentEvent(account, intent.id, 'payment_intent.succeeded', SECRET, {
+    livemode: true,
+    account: 'acct_1Connected',
+  });
+  expect(readStripeEvent(payload, signature, SECRET)).toMatchObject({
+    payment: { currency: 'usd', livemode: true, connectAccount: 'acct_1Connected', customerId: 'customer-7' },
   });
 });
 
