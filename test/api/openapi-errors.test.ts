@@ -424,6 +424,13 @@ const PROBES: Record<string, Probes> = {
       UNSUPPORTED_MEDIA_TYPE: () => signed(JSON.stringify({ paymentId: 'p' }), unknownEncoding),
     },
   },
+  'GET /payments/unclaimed': {
+    success: () => admin('GET', '/payments/unclaimed?status=HELD&limit=5'),
+    errors: {
+      UNAUTHORIZED: () => h.http('GET', '/payments/unclaimed'),
+      VALIDATION_FAILED: () => admin('GET', '/payments/unclaimed?status=LOST'),
+    },
+  },
   'GET /ui/config': {
     success: () => admin('GET', '/ui/config'),
     errors: { UNAUTHORIZED: () => h.http('GET', '/ui/config') },

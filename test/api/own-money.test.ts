@@ -142,6 +142,17 @@ describe("only the order's own money pays it", () => {
   });
 });
 
+describe("the local provider's callback", () => {
+  it('a payment it states in USD for a EUR order: refused as payment, refunded', async () => {
+    const { sku } = await seedCatalog(h, { stock: 5 });
+    const order = await placeOrder(h, { sku, quantity: 1, customerId: `own-callback-${randomUUID()}` });
+    const paymentId = `usd-${order.id}`;
+    const res = await h.pay({ paymentId, orderId: order.id, amountCents: order.totalCents, currency: 'usd' });
+    expect(res.status).toBe(202);
+    await expectRefusedAndRefunded(order.id, paymentId, 'WRONG_CURRENCY');
+  });
+});
+
 describe('money for no order of ours', () => {
   it('is recorded, counted and listed, then refunded once its grace has passed', async () => {
     const counted = async () => {

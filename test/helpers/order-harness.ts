@@ -66,7 +66,13 @@ export interface OrderHarness {
     headers?: Record<string, string>,
   ): Promise<HttpResult>;
   /** Posts a correctly signed payment callback. */
-  pay(body: { paymentId: string; orderId: string; amountCents: number; paidAt?: string }): Promise<HttpResult>;
+  pay(body: {
+    paymentId: string;
+    orderId: string;
+    amountCents: number;
+    paidAt?: string;
+    currency?: string;
+  }): Promise<HttpResult>;
   /** How many times a fake third party acted (`effects`) and was called (`calls`) for a key. */
   fakeCount(service: string, operation: string, key?: string): Promise<{ effects: number; calls: number }>;
   /** Swaps third-party behaviour for one test, e.g. a notifier that fails twice. */

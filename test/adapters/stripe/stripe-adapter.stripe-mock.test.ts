@@ -4,6 +4,7 @@ import type Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createStripeClient } from '../../../adapters/stripe/client.js';
 import { READ_EVENT_TYPES } from '../../../adapters/stripe/events.js';
+import { toProviderPayment } from '../../../adapters/stripe/intents.js';
 import { StripePaymentProvider } from '../../../adapters/stripe/payment-provider.js';
 import { THIRD_PARTY_FAILURES } from '../../../domain/errors.js';
 import { startStripeMock, type RunningStripeMock } from '../../../dev/stripe-mock.js';
@@ -121,4 +122,26 @@ it('lists the undelivered events of the types the webhook reads, from a time and
   });
   const types = [...sent].filter(([key]) => key.startsWith('types')).map(([, value]) => value);
   expect(types.sort()).toEqual([...READ_EVENT_TYPES].sort());
+});
+
+it('with a Connect account configured, acts on it, and reads its intents as taken on it, with their currency and mode', async () => {
+  const connected = createStripeClient({
+    secretKey: 'sk_test_stripemock',
+    apiBase: mock.apiBase,
+    connectAccount: 'acct_1Connected',
+  });
+  const accounts: Array<string | undefined> = [];
+  // The request as sent: its Stripe-Account header.
+  connected.on('request', (r: Stripe.RequestEvent) => accounts.push(r.account));
+  const onAccount = new StripePaymentProvider(connected, 'acct_1Connected');
+  expect(await onAccount.cancelPayment({ paymentId: 'pi_123' })).toEqual({ outcome: 'CLOSED' });
+  expect(accounts).toEqual(['acct_1Connected', 'acct_1Connected']);
+
+  // What the deadline's closing judges a payment by, read from the intent stripe-mock answers.
+  const intent = await connected.paymentIntents.retrieve('pi_123');
+  expect(toProviderPayment(intent, 'acct_1Connected')).toMatchObject({
+    currency: intent.currency.toLowerCase(),
+    livemode: false,
+    connectAccount: 'acct_1Connected',
+  });
 });
