@@ -71,6 +71,20 @@ function succeeded(intentId: string, options: EventTimes = { livemode: true }): 
   return signedIntentEvent(stripe, intentId, 'payment_intent.succeeded', SECRET, options);
 }
 
+/** One pass of the reconciliation sweep's refunds of unclaimed payments, as of `now`. */
+function sweepUnclaimed(now: Date) {
+  const deps = {
+    ...createFakeThirdParties(h.db, 'callback-only'),
+    db: h.db,
+    paymentWindowMs: 0,
+    paymentAccount: FAKE_PAYMENT_ACCOUNT,
+    unclaimedRefundGraceMs: 24 * 3_600_000,
+    maxOpenOrdersPerCustomer: 0,
+    maxUnpaidUnitsPerProduct: 0,
+  };
+  return runActivity(() => refundDueUnclaimedPayments(deps, now, () => true));
+}
+
 /** Refunded by the order's run, for the reason given, and the order still waits for its own money. */
 async function expectRefusedAndRefunded(orderId: string, paymentId: string, reason: RefundReason) {
   await eventually(async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUNDED');
@@ -187,23 +201,8 @@ describe('money for no order of ours', () => {
     expect((await h.http('GET', '/payments/unclaimed')).status).toBe(401);
 
     // The sweep's refunds: none within the grace, each once after it.
-    const deps = { ...createFakeThirdParties(h.db, 'callback-only'), db: h.db };
     const arrived = (await h.db.unclaimedPayment.findUniqueOrThrow({ where: { paymentId: noOrder.id } })).receivedAt;
-    const sweepAt = async (ms: number) =>
-      runActivity(() =>
-        refundDueUnclaimedPayments(
-          {
-            ...deps,
-            paymentWindowMs: 0,
-            paymentAccount: FAKE_PAYMENT_ACCOUNT,
-            unclaimedRefundGraceMs: 24 * 3_600_000,
-            maxOpenOrdersPerCustomer: 0,
-            maxUnpaidUnitsPerProduct: 0,
-          },
-          new Date(arrived.getTime() + ms),
-          () => true,
-        ),
-      );
+    const sweepAt = (ms: number) => sweepUnclaimed(new Date(arrived.getTime() + ms));
     expect((await sweepAt(GRACE_MS / 2)).unclaimedRefunded).not.toContain(noOrder.id);
     expect(await h.fakeCount('payments', 'refund', noOrder.id)).toEqual({ effects: 0, calls: 0 });
     expect((await sweepAt(GRACE_MS + 60_000)).unclaimedRefunded).toEqual(
@@ -218,6 +217,37 @@ describe('money for no order of ours', () => {
       });
     }
 
+    const report = await checkInvariants(h.db, [...BUSINESS_INVARIANTS, ...FAKE_EFFECT_INVARIANTS], { graceMs: 0 });
+    expect(report.violations).toEqual([]);
+  });
+
+  it('is held for an operator when the provider refuses its refund, and kept for the next sweep while it is down', async () => {
+    const intent = stripe.createIntent({ amount: 1800, currency: 'eur', metadata: { order_id: randomUUID() } });
+    const event = succeeded(intent.id);
+    expect(await post(event)).toEqual(answer(event, 'UNCLAIMED_RECORDED'));
+    const { refundDueAt } = await h.db.unclaimedPayment.findUniqueOrThrow({ where: { paymentId: intent.id } });
+    const afterGrace = new Date(refundDueAt.getTime() + 1_000);
+    try {
+      await h.admin('PUT', '/admin/faults/payments', { failNext: 1 });
+      expect(await sweepUnclaimed(afterGrace)).toEqual({ unclaimedRefunded: [], unclaimedRefundFailed: [] });
+      expect(await h.db.unclaimedPayment.findUniqueOrThrow({ where: { paymentId: intent.id } })).toMatchObject({
+        status: 'HELD',
+      });
+      await h.admin('PUT', '/admin/faults/payments', { failAlways: true });
+      expect(await sweepUnclaimed(afterGrace)).toEqual({ unclaimedRefunded: [], unclaimedRefundFailed: [intent.id] });
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+    const listed = await h.admin('GET', '/payments/unclaimed?status=REFUND_FAILED');
+    expect(listed.body.payments).toEqual([
+      expect.objectContaining({
+        paymentId: intent.id,
+        status: 'REFUND_FAILED',
+        refundError: expect.stringContaining('rejected'),
+      }),
+    ]);
+    // Held, not lost: a later sweep does not try it again, and the checker counts it as accounted for.
+    expect((await sweepUnclaimed(new Date(afterGrace.getTime() + GRACE_MS))).unclaimedRefundFailed).toEqual([]);
     const report = await checkInvariants(h.db, [...BUSINESS_INVARIANTS, ...FAKE_EFFECT_INVARIANTS], { graceMs: 0 });
     expect(report.violations).toEqual([]);
   });
