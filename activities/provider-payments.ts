@@ -69,7 +69,7 @@ export function createProviderPaymentActivities(deps: ActivityDeps) {
       log.info(
         refusal === null
           ? 'the provider had taken the payment already: it pays the order'
-          : 'the provider had taken a payment that is not the order’s own money: it will be refunded',
+          : "the provider had taken a payment that is not the order's own money: it will be refunded",
         { orderId: input.orderId, paymentId: paid.paymentId, refusal },
       );
       return { outcome: 'PAID_AT_PROVIDER', paymentId: paid.paymentId };
