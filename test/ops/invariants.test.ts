@@ -33,6 +33,14 @@ function corruptions({ sku, orders, payments, coupons }: CheckedHistory): Record
     'captured-never-refunded': sql`
       INSERT INTO refunds (payment_id, amount_cents, provider_ref)
       SELECT payment_id, amount_cents, 'ref-wrong' FROM payments WHERE payment_id = ${payments.captured}`,
+    // A payment in another currency than its order's, captured as if it were the order's own money.
+    'only-own-money-captured': sql`
+      WITH o AS (UPDATE orders SET currency = 'eur' WHERE id = ${orders.paid}::uuid)
+      UPDATE payments SET currency = 'usd' WHERE payment_id = ${payments.captured}`,
+    // Money for no order of ours, its grace long past, never refunded.
+    'unclaimed-money-accounted': sql`
+      INSERT INTO unclaimed_payments (payment_id, amount_cents, currency, livemode, received_at, refund_due_at)
+      VALUES ('pi-unclaimed-forgotten', 1500, 'eur', false, now() - interval '2 days', now() - interval '1 day')`,
     'paid-order-one-captured-payment': sql`
       INSERT INTO payments (payment_id, order_id, amount_cents, status, paid_at)
       SELECT 'pay-twice', id, total_cents, 'CAPTURED', now() FROM orders WHERE id = ${orders.paid}::uuid`,

@@ -33,6 +33,10 @@ function corruptions({ orders, payments }: CheckedHistory): Record<string, Prism
     'cancellation-notified-once': sql`
       INSERT INTO fakes.effects (service, operation, idempotency_key, payload)
       VALUES ('notification', 'ORDER_CANCELLED', ${orders.paid} || ':ORDER_CANCELLED', '{}')`,
+    // An unclaimed payment marked refunded that the provider never refunded.
+    'unclaimed-refunded-once-at-provider': sql`
+      INSERT INTO unclaimed_payments (payment_id, amount_cents, currency, livemode, status, refund_due_at, refund_ref, refunded_at)
+      VALUES ('pi-unclaimed-never-refunded', 1500, 'eur', false, 'REFUNDED', now(), 'ref-made-up', now())`,
     'refunded-once-at-provider': sql`DELETE FROM fakes.effects WHERE operation = 'refund' AND idempotency_key = ${payments.refunded}`,
     'captured-never-refunded-at-provider': sql`
       INSERT INTO fakes.effects (service, operation, idempotency_key, payload) VALUES ('payments', 'refund', ${payments.captured}, '{}')`,
