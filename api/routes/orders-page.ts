@@ -33,10 +33,11 @@ export const simulatePayment: ApiHandler<'simulatePayment', { db: Db; webhookSec
 ) => {
   // Mounted with fault injection, which only the local fakes have, and they always have the secret.
   if (webhookSecret === undefined) throw new Error('the payment callback is not mounted: no payment to simulate');
-  const order = await db.order.findUnique({ where: { id }, select: { totalCents: true } });
+  const order = await db.order.findUnique({ where: { id }, select: { totalCents: true, providerPaymentId: true } });
   if (!order) throw businessError('UNKNOWN_ORDER');
   const notice = {
-    paymentId: `sim-${randomUUID()}`,
+    // The order's own payment where the provider made one: only that one may pay it.
+    paymentId: order.providerPaymentId ?? `sim-${randomUUID()}`,
     orderId: id,
     amountCents: order.totalCents,
     paidAt: new Date().toISOString(),

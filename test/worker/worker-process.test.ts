@@ -9,6 +9,7 @@ import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.j
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
 import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE } from '../../domain/messages.js';
 import { SERVICE_SECRETS } from '../helpers/service-secrets.js';
+import { fakePaymentId } from '../../dev/fakes/payment-provider.js';
 
 /**
  * worker/main.ts as the service runs it (its own process, configured by the environment) against
@@ -104,9 +105,9 @@ describe('worker/main.ts', () => {
     const { sku } = await seedCatalog(h);
     // Paid at once, within its 2-s window however slow the other placement is.
     const paid = await placeOrder(h, { sku });
-    expect((await h.pay({ paymentId: `p-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(
-      202,
-    );
+    expect(
+      (await h.pay({ paymentId: fakePaymentId(paid.id), orderId: paid.id, amountCents: paid.totalCents })).status,
+    ).toBe(202);
     const unpaid = await placeOrder(h, { sku });
     await eventually(
       async () => (await h.db.order.findUniqueOrThrow({ where: { id: unpaid.id } })).status === 'CANCELLED',
@@ -153,7 +154,7 @@ describe('worker/main.ts', () => {
     try {
       const order = await placeOrder(h, { sku });
       expect(
-        (await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status,
+        (await h.pay({ paymentId: fakePaymentId(order.id), orderId: order.id, amountCents: order.totalCents })).status,
       ).toBe(202);
       await eventually(
         async () =>
@@ -176,9 +177,9 @@ describe('worker/main.ts', () => {
     const { sku } = await seedCatalog(h);
     expect((await h.admin('PUT', '/admin/faults/invoice', { latencyMs: 4_000 })).status).toBe(200);
     const order = await placeOrder(h, { sku });
-    expect((await h.pay({ paymentId: `p-${order.id}`, orderId: order.id, amountCents: order.totalCents })).status).toBe(
-      202,
-    );
+    expect(
+      (await h.pay({ paymentId: fakePaymentId(order.id), orderId: order.id, amountCents: order.totalCents })).status,
+    ).toBe(202);
     const invoice = () => h.db.fulfillmentRecord.findFirst({ where: { orderId: order.id, step: 'INVOICE' } });
     await eventually(async () => (await invoice())?.attempts === 1, 20_000); // the slow invoice call is running
 
