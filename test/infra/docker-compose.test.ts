@@ -224,6 +224,11 @@ describe('docker-compose.yml', () => {
       const config = loadConfig(interpolate(app.environment ?? {}, stripe));
       expect(requireThirdParties(config), name).toBe('stripe');
       expect(config.stripe, name).toMatchObject({ secretKey: stripe.STRIPE_SECRET_KEY });
+      // The image runs under NODE_ENV=production: a test key there only when the environment allows it.
+      const production = { ...interpolate(app.environment ?? {}, stripe), NODE_ENV: 'production' };
+      expect(() => loadConfig(production), name).toThrow(/^STRIPE_SECRET_KEY: a test key/);
+      const allowed = interpolate(app.environment ?? {}, { ...stripe, STRIPE_ALLOW_TEST_KEYS: 'true' });
+      expect(loadConfig({ ...allowed, NODE_ENV: 'production' }).stripe?.livemode, name).toBe(false);
     }
   });
 
