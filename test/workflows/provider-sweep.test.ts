@@ -77,6 +77,33 @@ describe('provider sweep', () => {
     expect(await h.fakeCount('invoice', 'issue', `${order.id}:INVOICE`)).toEqual({ effects: 1, calls: 1 });
   });
 
+  it('refunds, and never pays with, a payment in another currency whose webhook was lost', async () => {
+    const { sku } = await seedCatalog(h, { stock: 5 });
+    const order = await placeOrder(h, { sku, quantity: 1 });
+    const charge = await chargeFakePayment(h.db, { orderId: order.id, amountCents: order.totalCents, currency: 'usd' });
+    if (charge.outcome !== 'SUCCEEDED') throw new Error(`the fake provider refused: ${charge.outcome}`);
+    const { paymentId } = charge.payment;
+
+    // Found by the sweep, judged as the webhook judges it: not the EUR order's own money.
+    expect((await sweep()).paymentsFed).toContain(paymentId);
+    await eventually(async () => (await h.db.payment.findUnique({ where: { paymentId } }))?.status === 'REFUNDED');
+    expect(await h.db.payment.findUniqueOrThrow({ where: { paymentId } })).toMatchObject({
+      currency: 'usd',
+      refusal: 'WRONG_CURRENCY',
+      refundReason: 'WRONG_CURRENCY',
+    });
+    expect((await orderRow(order.id)).status).toBe('UNPAID');
+
+    // Fed again by the next sweep, then the deadline: the order is cancelled, the money refunded once.
+    await sweep();
+    await h.env.sleep(30 * MINUTE + 1_000);
+    expect(await handleOf(order.id).result()).toMatchObject({ status: 'CANCELLED' });
+    expect(await h.fakeCount('payments', 'refund', paymentId)).toEqual({ effects: 1, calls: 1 });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 5, reserved: 0, sold: 0 });
+    const report = await checkInvariants(h.db, [...BUSINESS_INVARIANTS, ...FAKE_EFFECT_INVARIANTS], { graceMs: 0 });
+    expect(report.violations).toEqual([]);
+  });
+
   it('an event the webhook delivered first, fed again by the sweep, has no second effect', async () => {
     const { sku } = await seedCatalog(h, { stock: 5 });
     const order = await placeOrder(h, { sku, quantity: 1 });
