@@ -1,6 +1,7 @@
 import type { Db } from '../lib/db.js';
 import type { ThirdParties } from '../adapters/ports/index.js';
 import type { PaymentAccount } from '../lib/config/third-parties.js';
+import type { PaymentHolds } from '../lib/config/orders.js';
 
 export interface ActivityDeps extends ThirdParties {
   db: Db;
@@ -9,6 +10,8 @@ export interface ActivityDeps extends ThirdParties {
   paymentAccount: PaymentAccount;
   /** How long money taken for no order of ours is held before it is refunded (UNCLAIMED_REFUND_GRACE). */
   unclaimedRefundGraceMs: number;
+  /** PAYMENT_ACTION_GRACE and AWAITING_FUNDS_MAX; unset: their defaults (DEFAULT_PAYMENT_HOLDS). */
+  paymentHolds?: PaymentHolds;
   /** Unpaid orders one customer may hold at once (MAX_OPEN_ORDERS_PER_CUSTOMER); 0: no limit. */
   maxOpenOrdersPerCustomer: number;
   /** Units of one product one customer may hold in unpaid orders (MAX_UNPAID_UNITS_PER_PRODUCT); 0: no limit. */

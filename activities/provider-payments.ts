@@ -3,11 +3,12 @@ import { log } from '@temporalio/activity';
 import type { OrderPayment } from '../domain/messages.js';
 import { businessFailure, THIRD_PARTY_FAILURES } from '../domain/errors.js';
 import { canTransition, ORDER_TRANSITIONS, type CancelReason, type OrderStatus } from '../domain/statuses.js';
+import { DEFAULT_PAYMENT_HOLDS } from '../lib/config/orders.js';
 import { query } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
-import { nowOr, statusIn } from '../store/guarded-sql.js';
+import { nowOr, statusIn, statusMove } from '../store/guarded-sql.js';
 import { recordReceivedPayment } from '../store/received-payments.js';
-import type { PaymentRef, ProviderClosing } from '../adapters/ports/payment-provider.js';
+import type { PaymentRef, ProviderClosing, SucceededPayment } from '../adapters/ports/payment-provider.js';
 import type { GuardedCancelOutcome } from './orders.js';
 
 /**
@@ -16,7 +17,11 @@ import type { GuardedCancelOutcome } from './orders.js';
  * database's, in the guarded cancel's words.
  */
 export type ClosingOutcome =
-  | Exclude<ProviderClosing, { outcome: 'PAID_AT_PROVIDER' }>
+  | Exclude<ProviderClosing, { outcome: 'PAID_AT_PROVIDER' | 'CUSTOMER_ACTION' | 'FUNDS_IN_TRANSIT' }>
+  /** The customer is acting (3-D Secure, a redirect): the order waits until `graceEndsAt`, then the payment is cancelled. */
+  | { outcome: 'CUSTOMER_ACTION'; graceEndsAt: string }
+  /** The money is on its way: the order is AWAITING_FUNDS, held at most until `holdEndsAt`. */
+  | { outcome: 'FUNDS_IN_TRANSIT'; holdEndsAt: string }
   /** The customer paid before the provider could close it: recorded (RECEIVED), to be settled like a webhook's. */
   | { outcome: 'PAID_AT_PROVIDER'; paymentId: string }
   /** Still UNPAID and its deadline (maybe moved) lies ahead; or paid or cancelled meanwhile: nothing to close. */
@@ -24,57 +29,111 @@ export type ClosingOutcome =
   /** The provider cannot cancel a payment: the database decides first, a late payment is refunded. */
   | { outcome: 'NOT_CANCELLABLE' };
 
+/** What closing a cancelled order's payment came to: the provider's answer, a payment it took named by its id. */
+export type AfterCancelClosing =
+  Exclude<ProviderClosing, { outcome: 'PAID_AT_PROVIDER' }> | { outcome: 'PAID_AT_PROVIDER'; paymentId: string };
+
 export function createProviderPaymentActivities(deps: ActivityDeps) {
   const { db, paymentProvider } = deps;
+  const holds = deps.paymentHolds ?? DEFAULT_PAYMENT_HOLDS;
 
   return {
     /** The order's payment, created if it is still missing (the placement could not create it): openPayment. */
     createPayment: (orderId: string): Promise<OrderPayment | null> => openPayment(deps, orderId),
 
     /**
-     * Provider first: marks the order as closing (a guarded statement: still UNPAID and, for a
-     * timeout, due by the database's clock; from then on its deadline cannot move), then cancels its
-     * payment at the provider and answers what the provider said. A payment the provider already
-     * took is recorded as the webhook would record it, by the provider's word, so it pays the order
-     * however late its webhook comes. Safe to run again: each step is idempotent.
+     * Provider first: marks the order as closing (a guarded statement: still UNPAID or AWAITING_FUNDS
+     * and, for a timeout, due by the database's clock; from then on its deadline cannot move), then
+     * cancels its payment at the provider and answers what the provider said. The time since the
+     * closing began sets what a payment under way may still have: a customer's action is cancelled
+     * once PAYMENT_ACTION_GRACE is over, and money on its way moves the order to AWAITING_FUNDS, held
+     * until AWAITING_FUNDS_MAX. A payment the provider already took is recorded as the webhook would
+     * record it, by the provider's word, so it pays the order however late its webhook comes. Safe
+     * to run again: each step is idempotent.
      */
     async closePayment(input: { orderId: string; reason: CancelReason }): Promise<ClosingOutcome> {
       if (!paymentProvider.cancelsPayments) return { outcome: 'NOT_CANCELLABLE' };
       const now = await asOf(deps);
       // A customer's cancel closes at once; a timeout only once due by the database's clock.
       const due = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`expires_at <= ${nowOr(now)}` : Prisma.sql`true`;
-      const { rows: marked } = await query<{ provider_payment_id: string | null }>(
+      const { rows: marked } = await query<{
+        provider_payment_id: string | null;
+        grace_ends_at: Date;
+        hold_ends_at: Date;
+        grace_over: boolean;
+      }>(
         db.pool,
         Prisma.sql`
           UPDATE orders SET closing_since = COALESCE(closing_since, ${nowOr(now)})
           WHERE id = ${input.orderId}::uuid AND ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)}
             AND (closing_since IS NOT NULL OR ${due})
-          RETURNING provider_payment_id`,
+          RETURNING provider_payment_id,
+            closing_since + ${holds.actionGraceMs} * interval '1 millisecond' AS grace_ends_at,
+            closing_since + ${holds.awaitingFundsMaxMs} * interval '1 millisecond' AS hold_ends_at,
+            closing_since + ${holds.actionGraceMs} * interval '1 millisecond' <= ${nowOr(now)} AS grace_over`,
       );
       if (marked.length === 0) return notClosing(input.orderId);
 
-      const paymentId = marked[0]!.provider_payment_id;
+      const order = marked[0]!;
+      const paymentId = order.provider_payment_id;
       const ref: PaymentRef = paymentId ? { paymentId } : { orderId: input.orderId };
-      const answer = await paymentProvider.cancelPayment(ref);
-      if (answer.outcome !== 'PAID_AT_PROVIDER') return answer;
-      const paid = answer.payment;
-      // Judged as the webhook judges it: only the order's own money pays it, anything else is refunded.
-      const recorded = await recordReceivedPayment(
+      const answer = await paymentProvider.cancelPayment(ref, { duringCustomerAction: order.grace_over });
+      switch (answer.outcome) {
+        case 'CUSTOMER_ACTION':
+          return { outcome: 'CUSTOMER_ACTION', graceEndsAt: order.grace_ends_at.toISOString() };
+        case 'FUNDS_IN_TRANSIT':
+          await awaitFunds(input.orderId);
+          return { outcome: 'FUNDS_IN_TRANSIT', holdEndsAt: order.hold_ends_at.toISOString() };
+        case 'PAID_AT_PROVIDER':
+          return { outcome: 'PAID_AT_PROVIDER', paymentId: await recordTaken(input.orderId, answer.payment, now) };
+        default:
+          return answer;
+      }
+    },
+
+    /**
+     * The payment of an order cancelled without the provider closing it (an operator forced the
+     * cancel, or the funds never came within AWAITING_FUNDS_MAX), closed now: a customer's action is
+     * cancelled at once, and a payment the provider took is recorded, to be settled (refunded).
+     */
+    async closeCancelledPayment(orderId: string): Promise<AfterCancelClosing> {
+      const { rows } = await query<{ provider_payment_id: string | null }>(
         db.pool,
-        { ...paid, orderId: input.orderId },
-        now,
-        deps.paymentAccount,
+        Prisma.sql`SELECT provider_payment_id FROM orders WHERE id = ${orderId}::uuid`,
       );
-      const refusal = recorded.known ? recorded.refusal : null;
-      log.info(
-        refusal === null
-          ? 'the provider had taken the payment already: it pays the order'
-          : "the provider had taken a payment that is not the order's own money: it will be refunded",
-        { orderId: input.orderId, paymentId: paid.paymentId, refusal },
-      );
-      return { outcome: 'PAID_AT_PROVIDER', paymentId: paid.paymentId };
+      if (rows.length === 0) throw businessFailure('UNKNOWN_ORDER', { orderId });
+      const paymentId = rows[0]!.provider_payment_id;
+      const answer = await paymentProvider.cancelPayment(paymentId ? { paymentId } : { orderId }, {
+        duringCustomerAction: true,
+      });
+      if (answer.outcome !== 'PAID_AT_PROVIDER') return answer;
+      return { outcome: 'PAID_AT_PROVIDER', paymentId: await recordTaken(orderId, answer.payment, await asOf(deps)) };
     },
   };
+
+  /** A payment the provider took, recorded as the webhook would record it (by the provider's word). */
+  /** Judged as the webhook judges it: only the order's own money pays it, anything else is refunded. */
+  async function recordTaken(orderId: string, paid: SucceededPayment, now: Date | null): Promise<string> {
+    const recorded = await recordReceivedPayment(db.pool, { ...paid, orderId }, now, deps.paymentAccount);
+    const refusal = recorded.known ? recorded.refusal : null;
+    log.info(
+      refusal === null
+        ? 'the provider had taken the payment already: it is settled by the order'
+        : "the provider had taken a payment that is not the order's own money: it will be refunded",
+      { orderId, paymentId: paid.paymentId, refusal },
+    );
+    return paid.paymentId;
+  }
+
+  /** UNPAID → AWAITING_FUNDS; an order awaiting funds already stays so. */
+  async function awaitFunds(orderId: string): Promise<void> {
+    const move = statusMove('orders', ORDER_TRANSITIONS.awaitFunds);
+    const { rowCount } = await query(
+      db.pool,
+      Prisma.sql`UPDATE orders SET ${move.set} WHERE id = ${orderId}::uuid AND ${move.guard}`,
+    );
+    if (rowCount === 1) log.info('the payment is on its way: the order awaits its funds', { orderId });
+  }
 
   async function notClosing(orderId: string): Promise<ClosingOutcome> {
     const { rows } = await query<{ status: OrderStatus; expires_at: Date }>(

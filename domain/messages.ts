@@ -122,6 +122,7 @@ export const LIFECYCLE_PHASES = [
   'placing',
   'awaiting-payment',
   'closing-payment',
+  'awaiting-funds',
   'compensating',
   'fulfilling',
   'ending',
@@ -148,6 +149,11 @@ export interface LifecycleStatus {
 /** The API creates the order through the workflow (update-with-start), see docs/architecture.md, "Placing an order". */
 export const placeOrderUpdate = defineUpdate<PlacedOrder, [PlaceOrderRequest]>('placeOrder');
 export const paidSignal = defineSignal<[PaymentNotice]>('paid');
+/**
+ * The provider says the order's payment failed (a debit that bounced): the run asks the provider
+ * at once instead of at its next recheck. It carries nothing to trust: the provider's answer decides.
+ */
+export const paymentFailedSignal = defineSignal<[PaymentNotice]>('paymentFailed');
 /** A refund failed after the provider accepted it: to SettleFailedRefund, with signal-with-start. */
 export const refundFailedSignal = defineSignal<[RefundFailure]>('refundFailed');
 /** The customer gives up an unpaid order; it takes the same guarded path as the timeout. */

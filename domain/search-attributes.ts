@@ -28,6 +28,8 @@ export const WAITING_FOR = {
   OPERATOR: 'held for an operator',
   /** At the deadline, the provider has not closed the order's payment yet: down, or a bank step under way. */
   PROVIDER_CLOSING: 'closing the payment at the provider',
+  /** Past the deadline, the payment's money is on its way (AWAITING_FUNDS): the provider's event decides. */
+  FUNDS: "the payment's money, on its way",
 } as const;
 export type WaitingFor = keyof typeof WAITING_FOR;
 

@@ -5,13 +5,14 @@
  * table can never be applied, whatever order events arrive in.
  * Mirrored by the enums in prisma/schema.prisma (test/domain/statuses.unit.test.ts checks).
  */
-export const ORDER_STATUSES = ['UNPAID', 'PAID', 'CANCELLED'] as const;
+export const ORDER_STATUSES = ['UNPAID', 'AWAITING_FUNDS', 'PAID', 'CANCELLED'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 export const PAYMENT_STATUSES = ['RECEIVED', 'CAPTURED', 'REFUND_PENDING', 'REFUNDED', 'REFUND_FAILED'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-export const CANCEL_REASONS = ['PAYMENT_TIMEOUT', 'CUSTOMER'] as const;
+/** PAYMENT_FAILED: the payment under way at the deadline failed (a debit that bounced). */
+export const CANCEL_REASONS = ['PAYMENT_TIMEOUT', 'CUSTOMER', 'PAYMENT_FAILED'] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
 
 /**
@@ -51,14 +52,29 @@ export const INITIAL_STATUS = {
  */
 const STILL_UNPAID = ['UNPAID'] as const satisfies readonly OrderStatus[];
 
+/**
+ * The statuses of an order still open: unpaid, or AWAITING_FUNDS — past its deadline, its payment on
+ * its way (a bank debit processing, a voucher or a bank transfer not yet paid). Both keep the stock
+ * and coupon, and either may still be paid or cancelled; only an unpaid order may be offered for
+ * payment or given more time. In AWAITING_FUNDS only the payment itself decides: its money pays the
+ * order, its failure (or the policy's maximum) cancels it.
+ */
+const OPEN = ['UNPAID', 'AWAITING_FUNDS'] as const satisfies readonly OrderStatus[];
+
 /** `undefined`: no order (yet), which is not unpaid either. */
 export function isUnpaid(status: OrderStatus | undefined): boolean {
   return (STILL_UNPAID as readonly (OrderStatus | undefined)[]).includes(status);
 }
 
+/** Unpaid or awaiting funds: the order may still be paid or cancelled. */
+export function isOpen(status: OrderStatus | undefined): boolean {
+  return (OPEN as readonly (OrderStatus | undefined)[]).includes(status);
+}
+
 export const ORDER_TRANSITIONS = {
-  pay: { from: STILL_UNPAID, to: 'PAID' },
-  cancel: { from: STILL_UNPAID, to: 'CANCELLED' },
+  pay: { from: OPEN, to: 'PAID' },
+  cancel: { from: OPEN, to: 'CANCELLED' },
+  awaitFunds: { from: STILL_UNPAID, to: 'AWAITING_FUNDS' },
   /** An admin moves the deadline: only while the order is unpaid. */
   extend: { from: STILL_UNPAID, to: 'UNPAID' },
 } as const satisfies Record<string, Transition<OrderStatus>>;

@@ -40,9 +40,10 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
   },
   {
     // The guarded cancel gives an order's units back in its own statement: a cancelled order holds none.
+    // An order awaiting funds holds its units as an unpaid one does: its payment is on its way.
     name: 'reserved-matches-unpaid-orders',
-    description: "reserved = Σ items of the SKU's UNPAID orders",
-    query: () => unitsMatchOrders('reserved', Prisma.sql`o.status = 'UNPAID'`),
+    description: "reserved = Σ items of the SKU's UNPAID and AWAITING_FUNDS orders",
+    query: () => unitsMatchOrders('reserved', Prisma.sql`o.status IN ('UNPAID', 'AWAITING_FUNDS')`),
   },
   {
     name: 'sold-matches-paid-orders',
@@ -52,12 +53,12 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
   {
     name: 'order-status-matches-timestamps',
     description:
-      'never both paid_at and cancelled_at; UNPAID has neither, PAID has paid_at, CANCELLED has cancelled_at and a reason',
+      'never both paid_at and cancelled_at; UNPAID and AWAITING_FUNDS have neither, PAID has paid_at, CANCELLED has cancelled_at and a reason',
     query: () => Prisma.sql`
       SELECT format('order %s: %s with paid_at %L, cancelled_at %L, cancel_reason %L',
                     id, status, paid_at, cancelled_at, cancel_reason) AS detail
         FROM orders
-       WHERE NOT ((status = 'UNPAID' AND paid_at IS NULL AND cancelled_at IS NULL AND cancel_reason IS NULL)
+       WHERE NOT ((status IN ('UNPAID', 'AWAITING_FUNDS') AND paid_at IS NULL AND cancelled_at IS NULL AND cancel_reason IS NULL)
                OR (status = 'PAID' AND paid_at IS NOT NULL AND cancelled_at IS NULL AND cancel_reason IS NULL)
                OR (status = 'CANCELLED' AND cancelled_at IS NOT NULL AND paid_at IS NULL AND cancel_reason IS NOT NULL))`,
   },
@@ -137,7 +138,7 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
   },
   {
     name: 'coupon-locked-only-by-unpaid-order',
-    description: 'a LOCKED coupon belongs to an UNPAID order (or one cancelled within grace)',
+    description: 'a LOCKED coupon belongs to an UNPAID or AWAITING_FUNDS order (or one cancelled within grace)',
     query: (cutoff) => Prisma.sql`
       SELECT format('coupon %s: LOCKED by order %L, which is %s', c.code, c.order_id, COALESCE(o.status::text, 'missing')) AS detail
         FROM coupons c LEFT JOIN orders o ON o.id = c.order_id
@@ -212,6 +213,7 @@ export async function checkInvariants(
 export interface Counts {
   orders: number;
   unpaid: number;
+  awaitingFunds: number;
   paid: number;
   cancelled: number;
   payments: number;
@@ -227,6 +229,7 @@ export async function countRows(db: Queryable): Promise<Counts> {
   const [row] = await db.$queryRaw<[Counts]>`
     SELECT (SELECT count(*) FROM orders)::int AS "orders",
            (SELECT count(*) FROM orders WHERE status = 'UNPAID')::int AS "unpaid",
+           (SELECT count(*) FROM orders WHERE status = 'AWAITING_FUNDS')::int AS "awaitingFunds",
            (SELECT count(*) FROM orders WHERE status = 'PAID')::int AS "paid",
            (SELECT count(*) FROM orders WHERE status = 'CANCELLED')::int AS "cancelled",
            (SELECT count(*) FROM payments)::int AS "payments",
@@ -255,7 +258,7 @@ export function formatReport(report: InvariantReport, maxDetails = 5): string[] 
 
 export function formatCounts(c: Counts): string {
   return (
-    `orders ${c.orders} (paid ${c.paid}, cancelled ${c.cancelled}, unpaid ${c.unpaid}); ` +
+    `orders ${c.orders} (paid ${c.paid}, cancelled ${c.cancelled}, unpaid ${c.unpaid}, awaiting funds ${c.awaitingFunds}); ` +
     `payments ${c.payments} (captured ${c.captured}, refunded ${c.refunded}, refund pending ${c.refundPending}); refunds ${c.refunds}; ` +
     `fulfillment steps pending ${c.fulfillmentPending}, failed ${c.fulfillmentFailed}`
   );

@@ -88,6 +88,7 @@ async function main(): Promise<void> {
         paymentWindowMs: config.paymentWindowMs,
         paymentAccount: paymentAccount(config),
         unclaimedRefundGraceMs: config.unclaimedRefundGraceMs,
+        paymentHolds: config.paymentHolds,
         maxOpenOrdersPerCustomer: config.maxOpenOrdersPerCustomer,
         maxUnpaidUnitsPerProduct: config.maxUnpaidUnitsPerProduct,
         ...thirdParties,

@@ -39,7 +39,9 @@ export const database =
   >(databaseOptions);
 
 export const money =
-  proxyLocalActivities<Pick<Activities, 'refundPayment' | 'createPayment' | 'closePayment'>>(moneyOptions);
+  proxyLocalActivities<Pick<Activities, 'refundPayment' | 'createPayment' | 'closePayment' | 'closeCancelledPayment'>>(
+    moneyOptions,
+  );
 
 export const messaging = proxyLocalActivities<Pick<Activities, 'notifyCustomer'>>(noticeOptions);
 

@@ -1,11 +1,11 @@
 import { condition, currentUpdateInfo, setHandler } from '@temporalio/workflow';
 import { businessFailure } from '../domain/errors.js';
-import { isUnpaid } from '../domain/statuses.js';
 import {
   cancelSignal,
   extendDeadlineUpdate,
   forceCancelUpdate,
   paidSignal,
+  paymentFailedSignal,
   placeOrderUpdate,
   retryFulfillmentStepUpdate,
   retryRefundUpdate,
@@ -52,6 +52,11 @@ export function registerOrderHandlers(run: OrderRun): void {
 
   setHandler(cancelSignal, () => run.wakeUp('cancel-requested'));
 
+  // Only a closing waits on it; before the deadline the customer may still pay another way.
+  setHandler(paymentFailedSignal, () => {
+    run.recheckRequested = true;
+  });
+
   setHandler(
     extendDeadlineUpdate,
     async ({ minutes }) => {
@@ -80,16 +85,17 @@ export function registerOrderHandlers(run: OrderRun): void {
     async () => {
       run.forceCancelRequested = true;
       // Decided, or dropped: the closing found the deadline moved, and the run waits for payment again.
-      await condition(() => !isUnpaid(run.status) || !run.forceCancelRequested);
+      await condition(() => !run.open || !run.forceCancelRequested);
       // The deadline had moved: the order is waiting for its payment again.
-      if (isUnpaid(run.status)) throw businessFailure('ORDER_NOT_CLOSING');
+      if (run.open) throw businessFailure('ORDER_NOT_CLOSING');
       // The database still decides: a payment that won meanwhile is not a cancel the operator got.
       if (run.status !== 'CANCELLED') throw businessFailure('ORDER_NOT_UNPAID', { status: run.status });
       return { orderId: run.orderId, status: run.status };
     },
     {
       validator: () => {
-        if (run.phase !== 'closing-payment') throw businessFailure('ORDER_NOT_CLOSING');
+        if (run.phase !== 'closing-payment' && run.phase !== 'awaiting-funds')
+          throw businessFailure('ORDER_NOT_CLOSING');
       },
     },
   );

@@ -6,6 +6,7 @@ import { notifyCustomer } from './notices.js';
 import { registerOrderHandlers } from './order-handlers.js';
 import { OrderRun, type Wake } from './order-run.js';
 import {
+  closeAfterCancel,
   closePaymentFirst,
   createPaymentMeanwhile,
   forgetRefusedCreation,
@@ -43,9 +44,12 @@ export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleI
   // (none runs again when all are DONE).
   const paidBefore = run.status === 'PAID';
   try {
-    await awaitPaymentOrDeadline(run);
-    if (run.status === 'CANCELLED') await compensate(run);
-    else await fulfil(run, paidBefore);
+    const { paymentLeftOpen } = await awaitPaymentOrDeadline(run);
+    if (run.status === 'CANCELLED') {
+      await compensate(run);
+      // Cancelled without the provider closing the payment: closed now, so nobody pays it.
+      if (paymentLeftOpen) await closeAfterCancel(run);
+    } else await fulfil(run, paidBefore);
   } catch (err) {
     // Failing (a cancellation by an operator, a bug) still settles what the run accepted first.
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
@@ -73,11 +77,12 @@ async function placedOrAdopted(run: OrderRun, adopt: boolean): Promise<boolean> 
  * Until the order is PAID or CANCELLED: wait for payment until the deadline, then act on what the
  * deadline came to (decideAtDeadline). This loop is the one place the decision changes the run.
  */
-async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
+async function awaitPaymentOrDeadline(run: OrderRun): Promise<{ paymentLeftOpen: boolean }> {
   // Only while the customer can still pay: an adopted order may be decided already.
   const creating =
     run.status === 'UNPAID' && run.order!.payment === 'PENDING' ? createPaymentMeanwhile(run) : undefined;
   let atLeastMs = 0;
+  let paymentLeftOpen = false;
   while (run.status === 'UNPAID') {
     run.enter('awaiting-payment');
     const wake = await nextWake(run, atLeastMs);
@@ -91,7 +96,8 @@ async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
       case 'PAID':
         break; // the payment's handler set the status
       case 'CANCELLED':
-        run.cancelled(reason, decided.customerTold);
+        run.cancelled(decided.reason, decided.customerTold);
+        paymentLeftOpen = decided.paymentLeftOpen;
         break;
       case 'ALREADY_FINAL':
         run.settledElsewhere(decided.status);
@@ -106,14 +112,18 @@ async function awaitPaymentOrDeadline(run: OrderRun): Promise<void> {
   }
   await creating?.stop(); // decided: nothing left to create
   forgetRefusedCreation(run); // decided: whether the customer could pay no longer matters
+  return { paymentLeftOpen };
 }
 
 /** What the deadline (or the customer's cancel) came to, in the order's words. */
 type DeadlineDecision =
   /** A payment paid the order meanwhile, settled by the run's own handler. */
   | { outcome: 'PAID' }
-  /** The guarded cancel won: stock and coupon went back in its statement; `customerTold` in its call. */
-  | { outcome: 'CANCELLED'; customerTold: boolean }
+  /**
+   * The guarded cancel won, for `reason`: stock and coupon went back in its statement; `customerTold`
+   * in its call. `paymentLeftOpen`: the provider has not closed the payment yet (closeAfterCancel).
+   */
+  | { outcome: 'CANCELLED'; reason: CancelReason; customerTold: boolean; paymentLeftOpen: boolean }
   /** Not due by the database's clock: the deadline moved (an extension), or our clock ran ahead. */
   | { outcome: 'NOT_DUE'; expiresAt: string }
   /** Decided elsewhere: the database holds the order PAID or CANCELLED already. */
@@ -129,16 +139,21 @@ async function decideAtDeadline(
   reason: CancelReason,
   creating: PaymentCreation | undefined,
 ): Promise<DeadlineDecision> {
+  let paymentLeftOpen = false;
   if (run.closesAtProvider) {
     // The closing must see every payment the customer can pay: none is being created meanwhile.
     await creating?.stop();
     const closing = await closePaymentFirst(run, reason);
     if (closing.outcome !== 'CLOSED') return closing;
     creating?.abandon();
+    // The payment itself decided the order (its funds failed): the cancel says so.
+    reason = closing.reason ?? reason;
+    paymentLeftOpen = closing.leftOpen ?? false;
   }
   const cancel = await run.keepTrying.mustSucceed('cancelOrder', () =>
     database.cancelOrder({ orderId: run.orderId, reason }),
   );
+  if (cancel.outcome === 'CANCELLED') return { ...cancel, reason, paymentLeftOpen };
   if (cancel.outcome !== 'PAYMENT_RECEIVED') return cancel;
   // The webhook recorded a payment of the order's total before the deadline, whose signal this run
   // has not handled (late, or lost while Temporal restarted): it is settled from that record as the

@@ -1,7 +1,7 @@
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { LifecyclePhase, LifecycleStatus, PlacedOrder } from '../domain/messages.js';
 import { OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
-import type { CancelReason, OrderStatus } from '../domain/statuses.js';
+import { isOpen, type CancelReason, type OrderStatus } from '../domain/statuses.js';
 import { AcceptedPayments } from './accepted-payments.js';
 import { Attention } from './attention.js';
 import { Fulfillment } from './fulfillment.js';
@@ -31,6 +31,10 @@ export class OrderRun {
   closesAtProvider = false;
   /** An operator's force-cancel: the closing stops waiting for the provider. */
   forceCancelRequested = false;
+  /** The provider said the payment failed (paymentFailed): the closing asks it at once, not at its next recheck. */
+  recheckRequested = false;
+  /** While AWAITING_FUNDS: when the hold ends (AWAITING_FUNDS_MAX past the deadline). */
+  holdEndsAt: string | null = null;
   readonly attention = new Attention(() => this.showDetails());
   readonly waits = new Waits(() => this.showDetails());
   readonly keepTrying: KeepTrying;
@@ -70,6 +74,19 @@ export class OrderRun {
     this.status = 'CANCELLED';
     this.cancelReason = reason;
     this.customerToldOfCancel = customerTold;
+    this.publishSearchAttributes();
+  }
+
+  /** Still open for payment: UNPAID, or AWAITING_FUNDS (its money on its way). */
+  get open(): boolean {
+    return isOpen(this.status);
+  }
+
+  /** The payment's money is on its way: the order holds its stock and coupon until it comes, or not. */
+  awaitFunds(holdEndsAt: string): void {
+    this.status = 'AWAITING_FUNDS';
+    this.holdEndsAt = holdEndsAt;
+    this.phase = 'awaiting-funds';
     this.publishSearchAttributes();
   }
 
@@ -135,6 +152,8 @@ export class OrderRun {
         return 'the order to be placed';
       case 'awaiting-payment':
         return `payment until ${this.expiresAt}`;
+      case 'awaiting-funds':
+        return `the payment's money, on its way (its event decides; held until ${this.holdEndsAt})`;
       case 'closing-payment':
         return this.forceCancelRequested
           ? 'the cancel an operator forced'

@@ -5,23 +5,35 @@ import type { WaitingFor } from '../domain/search-attributes.js';
 import type { CancelReason } from '../domain/statuses.js';
 import { money } from './activity-proxies.js';
 import { STUCK_AFTER } from './activity-options.js';
+import { backoffWait, type Backoff } from './backoff.js';
 import { failureKind, rootCauseMessage } from './failures.js';
 import type { OrderRun } from './order-run.js';
 
-/** While a bank or 3-D Secure step is under way, the provider is asked again this often. */
-const PROCESSING_RECHECK_MS = ms('1 minute');
 /** A provider that did not answer is asked again after 5 s, then twice as long each time, up to a minute. */
-const UNAVAILABLE_FIRST_WAIT_MS = ms('5 seconds');
-const UNAVAILABLE_MAX_WAIT_MS = ms('1 minute');
+const UNAVAILABLE_BACKOFF: Backoff = { firstMs: ms('5 seconds'), maxMs: ms('1 minute') };
+const UNAVAILABLE_MAX_WAIT_MS = UNAVAILABLE_BACKOFF.maxMs;
+/**
+ * Money on its way is decided by the provider's event; this recheck only covers an event that was
+ * lost: an hour, then twice as long each time, up to a day (about 18 asks in 14 days).
+ */
+const FUNDS_RECHECK: Backoff = { firstMs: ms('1 hour'), maxMs: ms('1 day') };
+/** A customer's action the provider reports past its grace (it moved on as the grace ended) is asked about again this soon. */
+const ACTION_RECHECK_MS = ms('1 minute');
 /** How long an order waits for a silent provider before an operator is asked to look (as for a stuck call). */
 const SILENT_PROVIDER_ALERT_MS = ms(STUCK_AFTER);
 /** The closing's item among the run's attention items and its waits. */
 const CLOSING_KEY = 'provider:closing';
+/** The wait for money on its way, and its one flag once AWAITING_FUNDS_MAX is over. */
+const FUNDS_KEY = 'provider:funds';
 
 /** What closing the payment came to: closed, so the guarded cancel may run; or the order decided without it. */
 export type Closing =
-  /** Nothing can pay the order any more (or an operator forced it): the guarded cancel may run. */
-  | { outcome: 'CLOSED' }
+  /**
+   * The guarded cancel may run, for `reason` when the payment itself decided it (its funds failed).
+   * `leftOpen`: the provider has not closed the payment (an operator forced the cancel, or the funds
+   * outlasted AWAITING_FUNDS_MAX): the run keeps closing it after the cancel (closeAfterCancel).
+   */
+  | { outcome: 'CLOSED'; reason?: CancelReason; leftOpen?: boolean }
   /** A payment paid the order: the provider's, or a webhook's that came meanwhile. */
   | { outcome: 'PAID' }
   /** The provider was not asked: the closing activity found the order not due, or decided. */
@@ -31,31 +43,40 @@ export type Closing =
  * Provider first: at the deadline (or the customer's cancel) the payment is closed at the provider
  * before the order lets go of its stock and coupon, because only the provider knows whether the
  * customer is paying right now. Its answer decides:
- * - cancelled: the order may be cancelled;
+ * - cancelled: the order may be cancelled; if it was awaiting funds, they failed (PAYMENT_FAILED);
  * - already succeeded: the provider's payment is recorded and settled like a webhook's, so it pays the
  *   order however late its webhook comes;
- * - processing (a bank or 3-D Secure step): asked again each minute, and flagged NeedsAttention after
- *   STUCK_AFTER, since a step the customer abandoned may never end;
+ * - a customer's action (3-D Secure, a redirect): it has until PAYMENT_ACTION_GRACE after the
+ *   deadline, then the provider is asked again and cancels it;
+ * - funds on their way (a debit, a voucher, a transfer): the order is AWAITING_FUNDS, keeps its stock
+ *   and coupon, and waits for the provider's event; a sparse recheck covers a lost event, and at
+ *   AWAITING_FUNDS_MAX the hold ends: the order is cancelled, with one flag for an operator;
  * - unavailable: nothing is known, so nothing is released. Asked again with a backoff; after
- *   STUCK_AFTER the order is flagged NeedsAttention, and an operator may force the cancel (a payment
- *   that still arrives is then refunded).
- * A payment that arrives through the webhook meanwhile ends the wait at once.
+ *   STUCK_AFTER the order is flagged NeedsAttention, and an operator may force the cancel.
+ * A payment that arrives through the webhook meanwhile ends the wait at once, and so does the
+ * provider's word that it failed (paymentFailed): the provider is then asked at once.
  */
 export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Promise<Closing> {
   run.enter('closing-payment');
   const since = Date.now();
-  let unavailableWaitMs = UNAVAILABLE_FIRST_WAIT_MS;
+  let unavailableTries = 0;
+  let fundsTries = 0;
   for (let tries = 1; ; tries++) {
     if (run.forceCancelRequested) {
       log.warn('cancel forced by an operator without the provider closing the payment', { orderId: run.orderId });
-      return done(run, { outcome: 'CLOSED' });
+      return done(run, { outcome: 'CLOSED', leftOpen: true });
     }
+    run.recheckRequested = false;
     const answer = await closeAtProvider(run, reason);
     let waitMs: number;
     switch (answer.outcome) {
       case 'CLOSED':
       case 'NOT_CANCELLABLE':
-        return done(run, { outcome: 'CLOSED' });
+        // Money that was on its way and is now closed never came: the payment failed.
+        return done(
+          run,
+          run.status === 'AWAITING_FUNDS' ? { outcome: 'CLOSED', reason: 'PAYMENT_FAILED' } : { outcome: 'CLOSED' },
+        );
       case 'NOT_DUE':
       case 'ALREADY_FINAL':
         return done(run, answer);
@@ -66,15 +87,25 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
         // A payment that did not pay the order (a wrong amount) was refunded; it was the order's
         // payment at the provider, so nothing else can pay the order now.
         return done(run, run.status === 'PAID' ? { outcome: 'PAID' } : { outcome: 'CLOSED' });
-      case 'PROCESSING':
-        waitMs = PROCESSING_RECHECK_MS;
-        // A step the customer abandoned (a 3-D Secure challenge left open) may never end by itself.
-        if (Date.now() - since >= SILENT_PROVIDER_ALERT_MS) flagLongProcessing(run, since);
+      case 'CUSTOMER_ACTION':
+        waitMs = Math.max(Date.parse(answer.graceEndsAt) - Date.now(), ACTION_RECHECK_MS);
+        heldBy(run, 'PROVIDER_CLOSING', `customer action under way, grace until ${answer.graceEndsAt}`, since, tries);
         break;
+      case 'FUNDS_IN_TRANSIT': {
+        const leftMs = Date.parse(answer.holdEndsAt) - Date.now();
+        if (leftMs <= 0) {
+          flagFundsOutlasted(run, answer.holdEndsAt);
+          return done(run, { outcome: 'CLOSED', leftOpen: true });
+        }
+        if (run.status !== 'AWAITING_FUNDS') run.awaitFunds(answer.holdEndsAt);
+        waitMs = Math.min(backoffWait(FUNDS_RECHECK, ++fundsTries), leftMs);
+        heldBy(run, 'FUNDS', `money on its way, held until ${answer.holdEndsAt}`, since, tries);
+        break;
+      }
       case 'UNAVAILABLE':
-        waitMs = unavailableWaitMs;
-        unavailableWaitMs = Math.min(unavailableWaitMs * 2, UNAVAILABLE_MAX_WAIT_MS);
+        waitMs = backoffWait(UNAVAILABLE_BACKOFF, ++unavailableTries);
         if (Date.now() - since >= SILENT_PROVIDER_ALERT_MS) flagSilentProvider(run, since);
+        heldBy(run, 'PROVIDER_CLOSING', 'unavailable', since, tries);
         break;
       case 'REFUSED':
         waitMs = UNAVAILABLE_MAX_WAIT_MS;
@@ -83,17 +114,70 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
           `the payment provider refused to close the payment (${answer.error}): the order is held; check the payment ` +
             `at the provider, then ${forceCancelHint(run)}`,
         );
+        // Refused for good: asking again changes nothing, an operator has to look.
+        heldBy(run, 'OPERATOR', `refused (${answer.error})`, since, tries);
         break;
     }
-    heldBy(run, answer, { since, tries });
-    // A webhook's payment, or an operator's force-cancel, ends the wait early.
-    await condition(() => run.status !== 'UNPAID' || run.forceCancelRequested, waitMs);
+    // A webhook's payment, the provider's word that it failed, or an operator's force-cancel ends the wait early.
+    await condition(() => !run.open || run.forceCancelRequested || run.recheckRequested, waitMs);
     if (run.status === 'PAID') return done(run, { outcome: 'PAID' });
   }
 }
 
 /**
- * The closing activity's answer, or REFUSED when the provider rejected the cancel for good (a
+ * After a cancel the provider did not close (forced, or funds that outlasted their hold): the
+ * payment is closed at the provider all the same, asked again with a backoff until it answers,
+ * so that nobody pays a cancelled order; one it took meanwhile is settled (refunded, as a late
+ * payment). Money still on its way is asked about as rarely as while the order awaited it.
+ */
+export async function closeAfterCancel(run: OrderRun): Promise<void> {
+  run.enter('closing-payment');
+  const since = Date.now();
+  let unavailableTries = 0;
+  let fundsTries = 0;
+  for (let tries = 1; ; tries++) {
+    run.recheckRequested = false;
+    const answer = await run.keepTrying.mustSucceed('closeCancelledPayment', () =>
+      money.closeCancelledPayment(run.orderId),
+    );
+    let waitMs: number;
+    switch (answer.outcome) {
+      case 'CLOSED':
+        break;
+      case 'PAID_AT_PROVIDER':
+        await run.payments.settle({ paymentId: answer.paymentId, orderId: run.orderId });
+        await condition(() => run.payments.idle);
+        break;
+      case 'CUSTOMER_ACTION':
+        waitMs = ACTION_RECHECK_MS;
+        break;
+      case 'FUNDS_IN_TRANSIT':
+        waitMs = backoffWait(FUNDS_RECHECK, ++fundsTries);
+        break;
+      case 'UNAVAILABLE':
+        waitMs = backoffWait(UNAVAILABLE_BACKOFF, ++unavailableTries);
+        break;
+    }
+    if (answer.outcome === 'CLOSED' || answer.outcome === 'PAID_AT_PROVIDER') {
+      run.attention.note(FUNDS_KEY, null);
+      run.waits.note(CLOSING_KEY, null);
+      return;
+    }
+    heldBy(run, 'PROVIDER_CLOSING', `the order is cancelled; ${HELD_WORDS[answer.outcome]}`, since, tries);
+    // The provider's word that the payment failed: asked again at once.
+    await condition(() => run.recheckRequested, waitMs!);
+  }
+}
+
+/** The provider's answers that hold a closing, in the words the Web UI's details use. */
+const HELD_WORDS = {
+  CUSTOMER_ACTION: 'customer action under way',
+  FUNDS_IN_TRANSIT: 'money on its way',
+  UNAVAILABLE: 'unavailable',
+} as const;
+
+/**
+ * The closing's answer from the provider, or REFUSED when the provider rejected the cancel for good (a
  * payment it does not know): nothing is known then either, so the order is held for an operator.
  */
 async function closeAtProvider(
@@ -120,39 +204,26 @@ function flagSilentProvider(run: OrderRun, since: number): void {
   );
 }
 
-function flagLongProcessing(run: OrderRun, since: number): void {
-  const from = new Date(since).toISOString();
-  log.error('the payment has been processing at the provider for long: the order is held', { orderId: run.orderId });
+/** The one flag of an order awaiting funds: raised once, as its hold ends. */
+function flagFundsOutlasted(run: OrderRun, holdEndsAt: string): void {
+  log.error("the payment's money did not come within AWAITING_FUNDS_MAX: the order is cancelled", {
+    orderId: run.orderId,
+  });
   run.attention.note(
-    CLOSING_KEY,
-    `the payment has been processing at the provider since ${from} (a bank or 3-D Secure step, perhaps abandoned): ` +
-      `the order is held until it ends; check the payment at the provider, or ${forceCancelHint(run)}`,
+    FUNDS_KEY,
+    `the payment's money was still on its way when its hold ended (${holdEndsAt}): the order is cancelled, its ` +
+      'stock and coupon released; money that still comes is refunded. Check the payment at the provider',
   );
 }
 
-/** The provider's answers that hold the order, in the words the Web UI's details use. */
-const HELD_BY: Record<'PROCESSING' | 'UNAVAILABLE' | 'REFUSED', { on: WaitingFor; answer: string }> = {
-  PROCESSING: { on: 'PROVIDER_CLOSING', answer: 'processing' },
-  UNAVAILABLE: { on: 'PROVIDER_CLOSING', answer: 'unavailable' },
-  // Refused for good: asking again changes nothing, an operator has to look.
-  REFUSED: { on: 'OPERATOR', answer: 'refused' },
-};
-
 /**
- * The run waits on the provider (WaitingFor), since the closing began: set at the first answer that
- * holds the order, so a provider that closes the payment at once costs no search-attribute upsert.
+ * The run waits on `on` since the closing began: set at the first answer that holds the order, so a
+ * provider that closes the payment at once costs no search-attribute upsert.
  */
-function heldBy(
-  run: OrderRun,
-  answer: { outcome: keyof typeof HELD_BY; error?: string },
-  { since, tries }: { since: number; tries: number },
-): void {
-  const { on, answer: words } = HELD_BY[answer.outcome];
-  run.waits.note(CLOSING_KEY, {
-    on,
-    since,
-    lastAnswer: { answer: answer.error ? `${words} (${answer.error})` : words, tries },
-  });
+function heldBy(run: OrderRun, on: WaitingFor, answer: string, since: number, tries: number): void {
+  // One wait at a time: money on its way is no longer a closing held, and the other way round.
+  run.waits.note(on === 'FUNDS' ? CLOSING_KEY : FUNDS_KEY, null);
+  run.waits.note(on === 'FUNDS' ? FUNDS_KEY : CLOSING_KEY, { on, since, lastAnswer: { answer, tries } });
 }
 
 /** What an operator may do about a held order, as every flag of the closing step says it. */
@@ -163,6 +234,7 @@ function forceCancelHint(run: OrderRun): string {
 function done(run: OrderRun, closing: Closing): Closing {
   run.attention.note(CLOSING_KEY, null);
   run.waits.note(CLOSING_KEY, null);
+  run.waits.note(FUNDS_KEY, null);
   return closing;
 }
 

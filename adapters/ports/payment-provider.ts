@@ -17,7 +17,11 @@ export interface PaymentProvider {
   readonly cancelsPayments: boolean;
   /** Once per order (the idempotency key is derived from orderId): a repeat answers the same payment. */
   createPayment(request: NewPayment): Promise<CreatedPayment>;
-  cancelPayment(request: PaymentRef): Promise<ProviderClosing>;
+  /**
+   * Cancels a payment nothing is under way for; one in a customer's action (CUSTOMER_ACTION) only
+   * with `duringCustomerAction`, once the grace given to that action is over.
+   */
+  cancelPayment(request: PaymentRef, options?: { duringCustomerAction?: boolean }): Promise<ProviderClosing>;
   /** Gives a captured payment back to the customer; the same paymentId is refunded at most once. */
   refund(request: RefundRequest): Promise<{ refundRef: string }>;
   /**
@@ -61,8 +65,10 @@ export type ProviderClosing =
   | { outcome: 'CLOSED' }
   /** Too late: the customer paid; the order must be treated as paid with this payment. */
   | { outcome: 'PAID_AT_PROVIDER'; payment: SucceededPayment }
-  /** A bank or 3-D Secure step is under way: the payment may still succeed or fail; not cancelled. */
-  | { outcome: 'PROCESSING' }
+  /** The customer is in the middle of an action (3-D Secure, a redirect): it may still succeed; not cancelled. */
+  | { outcome: 'CUSTOMER_ACTION' }
+  /** The money is on its way (a debit processing, a voucher or a bank transfer not paid yet): it cannot be cancelled. */
+  | { outcome: 'FUNDS_IN_TRANSIT' }
   /** The provider could not be reached or did not answer: nothing is known. */
   | { outcome: 'UNAVAILABLE' };
 
@@ -75,10 +81,20 @@ export interface SucceededPayment extends PaymentOrigin {
 }
 
 /**
- * OPEN: waiting for the customer, nothing under way (cancelling stops it); PROCESSING: a bank or
- * 3-D Secure step is under way; SUCCEEDED: paid; CANCELLED: can never be paid.
+ * OPEN: waiting for the customer, nothing under way (cancelling stops it; a debit that bounced is
+ * OPEN again); CUSTOMER_ACTION: the customer is in a 3-D Secure challenge or a redirect, which may
+ * still succeed, and which may be cancelled; FUNDS_IN_TRANSIT: the customer has done their part and
+ * the money travels (a bank debit, a voucher to pay at a store, a bank transfer), for days;
+ * SUCCEEDED: paid; CANCELLED: can never be paid.
  */
-export type ProviderPaymentStatus = 'OPEN' | 'PROCESSING' | 'SUCCEEDED' | 'CANCELLED';
+export const PROVIDER_PAYMENT_STATUSES = [
+  'OPEN',
+  'CUSTOMER_ACTION',
+  'FUNDS_IN_TRANSIT',
+  'SUCCEEDED',
+  'CANCELLED',
+] as const;
+export type ProviderPaymentStatus = (typeof PROVIDER_PAYMENT_STATUSES)[number];
 
 export interface ProviderPayment extends PaymentOrigin {
   paymentId: string;

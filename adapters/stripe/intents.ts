@@ -9,20 +9,44 @@ export const CUSTOMER_ID_KEY = 'customer_id';
 export const PAID_AT_EXPANSION = 'latest_charge';
 
 /**
- * requires_action is a 3-D Secure or bank step the customer is in the middle of: reported as
- * PROCESSING, so that a deadline does not pull the payment from under them. requires_capture
- * (an authorisation awaiting our capture, which automatic capture never leaves) is OPEN:
- * cancelling releases it and nothing is charged.
+ * The `next_action` types of a `requires_action` intent whose customer has done their part: a
+ * voucher to pay at a store or a bank transfer to make, whose money comes (or not) within days.
+ * Every other next action (use_stripe_sdk, redirect_to_url: 3-D Secure, a bank's page) is the
+ * customer acting now.
  */
-function statusOf(status: Stripe.PaymentIntent.Status): ProviderPaymentStatus {
+const FUNDS_NEXT_ACTIONS: ReadonlySet<string> = new Set([
+  'display_bank_transfer_instructions',
+  'konbini_display_details',
+  'boleto_display_details',
+  'oxxo_display_details',
+  'multibanco_display_details',
+  'pix_display_qr_code',
+  'promptpay_display_qr_code',
+  'swish_handle_redirect_or_display_qr_code',
+  'paynow_display_qr_code',
+  'verify_with_microdeposits',
+]);
+
+/**
+ * processing is money on its way (a bank debit); requires_action is either a customer acting now
+ * (CUSTOMER_ACTION: a deadline waits a grace for it) or a voucher or transfer waiting for its
+ * money (FUNDS_IN_TRANSIT), told apart by next_action.type. requires_capture (an authorisation
+ * awaiting our capture, which automatic capture never leaves) is OPEN: cancelling releases it and
+ * nothing is charged.
+ */
+function statusOf(intent: Pick<Stripe.PaymentIntent, 'status' | 'next_action'>): ProviderPaymentStatus {
+  const { status } = intent;
   switch (status) {
     case 'requires_payment_method':
     case 'requires_confirmation':
     case 'requires_capture':
       return 'OPEN';
     case 'requires_action':
+      return intent.next_action && FUNDS_NEXT_ACTIONS.has(intent.next_action.type)
+        ? 'FUNDS_IN_TRANSIT'
+        : 'CUSTOMER_ACTION';
     case 'processing':
-      return 'PROCESSING';
+      return 'FUNDS_IN_TRANSIT';
     case 'succeeded':
       return 'SUCCEEDED';
     case 'canceled':
@@ -44,7 +68,7 @@ export function toProviderPayment(
   connectAccount: string | null,
   paidAtFallback?: number,
 ): ProviderPayment {
-  const status = statusOf(intent.status);
+  const status = statusOf(intent);
   const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
   const paidAtSeconds = status === 'SUCCEEDED' ? (charge?.created ?? paidAtFallback) : undefined;
   return {

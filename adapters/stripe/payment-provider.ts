@@ -71,13 +71,14 @@ export class StripePaymentProvider implements PaymentProvider {
   }
 
   /**
-   * Reads the intent first and cancels it only while nothing is under way; if it moved on in the
-   * meantime (Stripe refuses with `payment_intent_unexpected_state`), reads it again and answers
-   * what it became. By order, every intent of the order: one that succeeded wins, then one processing.
+   * Reads the intent first and cancels it only while nothing is under way (or a customer's action,
+   * when asked to: Stripe cancels `requires_action`); if it moved on in the meantime (Stripe refuses
+   * with `payment_intent_unexpected_state`), reads it again and answers what it became. By order,
+   * every intent of the order: one that succeeded wins, then money on its way, then a customer acting.
    */
-  async cancelPayment(request: PaymentRef): Promise<ProviderClosing> {
+  async cancelPayment(request: PaymentRef, options: { duringCustomerAction?: boolean } = {}): Promise<ProviderClosing> {
     try {
-      return await this.cancelEach(request);
+      return await this.cancelEach(request, options.duringCustomerAction ?? false);
     } catch (err) {
       if (isUnavailable(err)) return { outcome: 'UNAVAILABLE' };
       throw providerFailure(err, 'cancel a payment');
@@ -161,34 +162,38 @@ export class StripePaymentProvider implements PaymentProvider {
     return found.data.map((intent) => toProviderPayment(intent, this.connectAccount));
   }
 
-  private async cancelEach(request: PaymentRef): Promise<ProviderClosing> {
+  private async cancelEach(request: PaymentRef, duringCustomerAction: boolean): Promise<ProviderClosing> {
     const intents = await this.intentsOf(request);
     // A payment id is one this service was given: Stripe not knowing it is a refusal, not "nothing to cancel".
     if ('paymentId' in request && intents.length === 0)
       throw rejection(`Stripe has no payment ${request.paymentId} to cancel`);
-    const outcomes = await Promise.all(intents.map((intent) => this.cancelIntent(intent)));
+    const outcomes = await Promise.all(intents.map((intent) => this.cancelIntent(intent, duringCustomerAction)));
     return (
       outcomes.find((o) => o.outcome === 'PAID_AT_PROVIDER') ??
-      outcomes.find((o) => o.outcome === 'PROCESSING') ?? { outcome: 'CLOSED' }
+      outcomes.find((o) => o.outcome === 'FUNDS_IN_TRANSIT') ??
+      outcomes.find((o) => o.outcome === 'CUSTOMER_ACTION') ?? { outcome: 'CLOSED' }
     );
   }
 
-  private async cancelIntent(payment: ProviderPayment): Promise<ProviderClosing> {
-    if (payment.status === 'OPEN') {
+  private async cancelIntent(payment: ProviderPayment, duringCustomerAction: boolean): Promise<ProviderClosing> {
+    const cancellable = (p: ProviderPayment) =>
+      p.status === 'OPEN' || (duringCustomerAction && p.status === 'CUSTOMER_ACTION');
+    if (cancellable(payment)) {
       try {
         await this.stripe.paymentIntents.cancel(payment.paymentId, { cancellation_reason: 'abandoned' });
         return { outcome: 'CLOSED' };
       } catch (err) {
         if (!isUnexpectedState(err)) throw err;
         payment = toProviderPayment(await this.retrieve(payment.paymentId), this.connectAccount);
-        if (payment.status === 'OPEN') throw err;
+        if (cancellable(payment)) throw err;
       }
     }
     switch (payment.status) {
       case 'SUCCEEDED':
         return { outcome: 'PAID_AT_PROVIDER', payment: succeededPayment(payment) };
-      case 'PROCESSING':
-        return { outcome: 'PROCESSING' };
+      case 'CUSTOMER_ACTION':
+      case 'FUNDS_IN_TRANSIT':
+        return { outcome: payment.status };
       default:
         return { outcome: 'CLOSED' };
     }

@@ -65,27 +65,32 @@ export class FakePaymentProvider implements PaymentProvider {
     return { paymentId: created!.payment_id, clientSecret: created!.client_secret };
   }
 
-  /** Cancels an OPEN payment; one under way or paid is left alone and reported; no payment: nothing can pay. */
-  async cancelPayment(request: PaymentRef): Promise<ProviderClosing> {
+  /**
+   * Cancels an OPEN payment (and one in a customer's action, when asked); one under way or paid is
+   * left alone and reported; no payment: nothing can pay.
+   */
+  async cancelPayment(request: PaymentRef, options: { duringCustomerAction?: boolean } = {}): Promise<ProviderClosing> {
     try {
       await this.recorder.record('payments', 'cancelPayment', refKey(request), request);
     } catch (err) {
       if ((err as { type?: string }).type === THIRD_PARTY_FAILURES.unavailable) return { outcome: 'UNAVAILABLE' };
       throw err;
     }
+    const cancellable: ProviderPaymentStatus[] = options.duringCustomerAction ? ['OPEN', 'CUSTOMER_ACTION'] : ['OPEN'];
     await query(
       this.db.pool,
       Prisma.sql`
         UPDATE fakes.payment_intents SET state = 'CANCELLED', cancelled_at = now()
-        WHERE ${matches(request)} AND state = 'OPEN'`,
+        WHERE ${matches(request)} AND state = ANY(${cancellable})`,
     );
     const payment = await findFakePayment(this.db.pool, request);
     switch (payment?.status) {
       case undefined:
       case 'CANCELLED':
         return { outcome: 'CLOSED' };
-      case 'PROCESSING':
-        return { outcome: 'PROCESSING' };
+      case 'CUSTOMER_ACTION':
+      case 'FUNDS_IN_TRANSIT':
+        return { outcome: payment.status };
       case 'SUCCEEDED':
         return { outcome: 'PAID_AT_PROVIDER', payment: { ...payment, paidAt: payment.paidAt! } };
       case 'OPEN':
@@ -178,9 +183,9 @@ export type FakeCharge =
 
 /**
  * The customer pays the order's payment (`amountCents`: what the card was charged, in `currency`
- * when given; a test may send a wrong amount or currency). Only an OPEN or PROCESSING payment can
- * succeed, so a cancelled order cannot be paid. The provider keeps the payment's event
- * (listEvents), whether or not its webhook is then posted.
+ * when given; a test may send a wrong amount or currency), or the money on its way arrives. Only a
+ * payment not cancelled nor paid can succeed, so a cancelled order cannot be paid. The provider
+ * keeps the payment's event (listEvents), whether or not its webhook is then posted.
  */
 export async function chargeFakePayment(
   db: Pick<Db, 'pool'>,
@@ -193,10 +198,36 @@ export async function chargeFakePayment(
       WITH paid AS (
         UPDATE fakes.payment_intents SET state = 'SUCCEEDED', amount_received = ${charge.amountCents}, paid_at = now(),
           currency = COALESCE(${charge.currency ?? null}::text, currency)
-        WHERE ${matches(ref)} AND state IN ('OPEN', 'PROCESSING')
+        WHERE ${matches(ref)} AND state IN ('OPEN', 'CUSTOMER_ACTION', 'FUNDS_IN_TRANSIT')
         RETURNING payment_id, paid_at)
       INSERT INTO fakes.provider_events (event_id, type, payment_id, created_at)
       SELECT 'evt_' || payment_id || '_succeeded', 'payment_intent.succeeded', payment_id, paid_at FROM paid`,
+  );
+  const payment = await findFakePayment(db.pool, ref);
+  if (!payment) return { outcome: 'NO_PAYMENT' };
+  return rowCount === 1 ? { outcome: 'SUCCEEDED', payment } : { outcome: 'REFUSED', status: payment.status, payment };
+}
+
+/**
+ * What the customer or their bank does to the order's payment short of paying it, as Stripe's
+ * intents move: `action` starts a 3-D Secure challenge (CUSTOMER_ACTION), `funds` submits a debit or
+ * shows a voucher (FUNDS_IN_TRANSIT), `bounce` is a debit that failed (OPEN again, as Stripe's
+ * `requires_payment_method` after `payment_intent.payment_failed`). Only a payment not cancelled nor
+ * paid moves; the answer is the payment as it now stands.
+ */
+export const FAKE_PAYMENT_MOVES = { action: 'CUSTOMER_ACTION', funds: 'FUNDS_IN_TRANSIT', bounce: 'OPEN' } as const;
+export type FakePaymentMove = keyof typeof FAKE_PAYMENT_MOVES;
+
+export async function moveFakePayment(
+  db: Pick<Db, 'pool'>,
+  move: { orderId: string; to: FakePaymentMove },
+): Promise<FakeCharge> {
+  const ref = { orderId: move.orderId };
+  const { rowCount } = await query(
+    db.pool,
+    Prisma.sql`
+      UPDATE fakes.payment_intents SET state = ${FAKE_PAYMENT_MOVES[move.to]}
+      WHERE ${matches(ref)} AND state IN ('OPEN', 'CUSTOMER_ACTION', 'FUNDS_IN_TRANSIT')`,
   );
   const payment = await findFakePayment(db.pool, ref);
   if (!payment) return { outcome: 'NO_PAYMENT' };

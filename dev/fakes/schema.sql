@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS fakes.payment_intents (
   currency        text NOT NULL,
   client_secret   text NOT NULL,
   -- Its state at the provider (the service's own statuses are another matter: domain/statuses.ts).
-  state           text NOT NULL CHECK (state IN ('OPEN', 'PROCESSING', 'SUCCEEDED', 'CANCELLED')),
+  state           text NOT NULL,
   amount_received bigint,
   paid_at         timestamptz(3),
   cancelled_at    timestamptz(3),
@@ -59,3 +59,10 @@ CREATE TABLE IF NOT EXISTS fakes.provider_events (
   created_at timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS provider_events_created_at_idx ON fakes.provider_events (created_at, seq);
+
+-- The states a payment moves through at the provider (ProviderPaymentStatus), replaced on every
+-- start so that a database made by an older checkout takes the current list.
+ALTER TABLE fakes.payment_intents DROP CONSTRAINT IF EXISTS payment_intents_state_check;
+ALTER TABLE fakes.payment_intents ADD CONSTRAINT payment_intents_state_check
+  CHECK (state IN ('OPEN', 'CUSTOMER_ACTION', 'FUNDS_IN_TRANSIT', 'SUCCEEDED', 'CANCELLED'));
+

@@ -10,7 +10,20 @@ export const OrdersSchema = z.object({
   RECONCILE_EVERY: nonEmpty.default('2m'),
   RECONCILE_GRACE: nonEmpty.default('1m'),
   PROVIDER_SWEEP_EVERY: nonEmpty.default('1m'),
+  // How long a payment under way holds its order (docs/stripe.md, "Past the deadline").
+  PAYMENT_ACTION_GRACE: nonEmpty.default('10m'),
+  AWAITING_FUNDS_MAX: nonEmpty.default('336h'), // 14 days
 });
+
+/** How long a payment under way at the deadline holds its order (docs/stripe.md, "Past the deadline"). */
+export interface PaymentHolds {
+  /** A customer in a 3-D Secure challenge or a redirect at the deadline has this long to finish it. */
+  actionGraceMs: number;
+  /** Money on its way (a debit, a voucher, a transfer) holds the order at most this long past the deadline. */
+  awaitingFundsMaxMs: number;
+}
+
+export const DEFAULT_PAYMENT_HOLDS: PaymentHolds = { actionGraceMs: 10 * 60_000, awaitingFundsMaxMs: 14 * 86_400_000 };
 
 export interface OrderSettings {
   paymentWindowMs: number;
@@ -24,6 +37,7 @@ export interface OrderSettings {
   };
   /** How often the provider sweep reads the payment provider's undelivered events (PROVIDER_SWEEP_EVERY). */
   providerSweepEveryMs: number;
+  paymentHolds: PaymentHolds;
 }
 
 export function orderSettings(e: z.infer<typeof OrdersSchema>, embedded: boolean): OrderSettings {
@@ -38,5 +52,9 @@ export function orderSettings(e: z.infer<typeof OrdersSchema>, embedded: boolean
       graceMs: duration('RECONCILE_GRACE', e.RECONCILE_GRACE),
     },
     providerSweepEveryMs,
+    paymentHolds: {
+      actionGraceMs: duration('PAYMENT_ACTION_GRACE', e.PAYMENT_ACTION_GRACE),
+      awaitingFundsMaxMs: duration('AWAITING_FUNDS_MAX', e.AWAITING_FUNDS_MAX),
+    },
   };
 }

@@ -19,13 +19,14 @@ import {
   orderLifecycleInput,
   orderWorkflowId,
   paidSignal,
+  paymentFailedSignal,
   placeOrderUpdate,
   retryRefundUpdate,
   statusQuery,
   type LifecycleStatus,
   type PlacedOrder,
 } from '../../domain/messages.js';
-import { NeedsAttentionKey, WaitingForKey } from '../../domain/search-attributes.js';
+import { NeedsAttentionKey, OrderStatusKey, WaitingForKey } from '../../domain/search-attributes.js';
 import { WORKFLOWS_PATH } from '../../worker/workflow-bundle.js';
 import { createTimeSkippingEnv } from '../helpers/temporal.js';
 
@@ -36,6 +37,8 @@ import { createTimeSkippingEnv } from '../helpers/temporal.js';
  * order-lifecycle.test.ts and payment-safety.test.ts.
  */
 const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 const TASK_QUEUE = 'orders-unit';
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundle;
@@ -89,6 +92,7 @@ const DEFAULTS: Partial<Record<keyof Activities, (...args: never[]) => Promise<u
   reopenRefund: async () => ({ reopened: true }),
   createPayment: async (orderId: string) => providerPayment(orderId),
   closePayment: async () => ({ outcome: 'CLOSED' }),
+  closeCancelledPayment: async () => ({ outcome: 'CLOSED' }),
   notifyCustomer: async () => undefined,
   issueInvoice: async () => undefined,
   sendPaymentNotification: async () => undefined,
@@ -524,32 +528,100 @@ describe('OrderLifecycle with a provider that cancels payments: provider first a
     ]);
   });
 
-  it('a bank step under way (PROCESSING) holds the order; the provider is asked again a minute later', async () => {
-    closingAnswers({ outcome: 'PROCESSING' }, { outcome: 'CLOSED' });
-    const end = await withOrder(result);
-    expect(end.status).toBe('CANCELLED');
-    const [processing, closed] = called('closePayment');
-    expect(called('closePayment')).toHaveLength(2);
-    expect(closed!.atMs - processing!.atMs).toBeGreaterThanOrEqual(MINUTE);
-    expect(called('cancelOrder')).toHaveLength(1);
-    expect(called('cancelOrder')[0]!.atMs).toBeGreaterThanOrEqual(closed!.atMs); // only once closed
-  });
+  /** The closing's answers in turn, each made from the test server's clock (the last one repeats). */
+  const closingAnswersAt = (...answers: Array<(nowMs: number) => ClosingOutcome>) => {
+    overrides.closePayment = async () =>
+      answers[Math.min(called('closePayment').length - 1, answers.length - 1)]!(await serverNow());
+  };
+  const inMs = (nowMs: number, ms: number) => new Date(nowMs + ms).toISOString();
 
-  it('a payment processing at the provider for minutes (a 3-D Secure challenge left open) holds the order and is flagged', async () => {
-    closingAnswers({ outcome: 'PROCESSING' });
+  it('a customer action under way (3-D Secure) holds the order for its grace, unflagged; then the provider is asked to cancel it', async () => {
+    closingAnswersAt(
+      (now) => ({ outcome: 'CUSTOMER_ACTION', graceEndsAt: inMs(now, 10 * MINUTE) }),
+      () => ({ outcome: 'CLOSED' }),
+    );
     const end = await withOrder(async (orderId) => {
-      await env.sleep(30 * MINUTE + 7 * MINUTE);
+      await env.sleep(30 * MINUTE + 5 * MINUTE);
       const held = await handleOf(orderId).query(statusQuery);
-      expect(held).toMatchObject({ status: 'UNPAID', phase: 'closing-payment' });
-      expect(held.needsAttention).toEqual([
-        expect.stringContaining('the payment has been processing at the provider since'),
-      ]);
-      await handleOf(orderId).executeUpdate(forceCancelUpdate); // the operator, having checked at the provider
+      expect(held).toMatchObject({ status: 'UNPAID', phase: 'closing-payment', needsAttention: [] });
+      expect(held.waits).toEqual([expect.stringContaining('customer action under way, grace until')]);
       return result(orderId);
+    });
+    expect(end).toMatchObject({ status: 'CANCELLED', cancelReason: 'PAYMENT_TIMEOUT', needsAttention: [] });
+    const [acting, closed] = called('closePayment');
+    expect(called('closePayment')).toHaveLength(2);
+    expect(closed!.atMs - acting!.atMs).toBeGreaterThanOrEqual(10 * MINUTE);
+    expect(closed!.atMs - acting!.atMs).toBeLessThan(11 * MINUTE);
+    expect(called('cancelOrder')[0]!.atMs).toBeGreaterThanOrEqual(closed!.atMs); // only once closed
+  }, 30_000);
+
+  it('a customer action that succeeds within its grace pays the order', async () => {
+    closingAnswersAt((now) => ({ outcome: 'CUSTOMER_ACTION', graceEndsAt: inMs(now, 10 * MINUTE) }));
+    const end = await withOrder(async (orderId) => {
+      await env.sleep(30 * MINUTE + 4 * MINUTE);
+      await pay(orderId); // the webhook: 3-D Secure passed
+      return result(orderId);
+    });
+    expect(end).toMatchObject({ status: 'PAID', payments: [{ status: 'CAPTURED' }], needsAttention: [] });
+    expect(called('closePayment')).toHaveLength(1);
+    expect(called('cancelOrder')).toHaveLength(0);
+  }, 30_000);
+
+  it('money on its way makes the order AWAITING_FUNDS, unflagged, rechecked hourly then backing off, and paid by its event', async () => {
+    closingAnswersAt((now) => ({ outcome: 'FUNDS_IN_TRANSIT', holdEndsAt: inMs(now, 14 * DAY) }));
+    const end = await withOrder(async (orderId) => {
+      await env.sleep(30 * MINUTE + 7 * HOUR + MINUTE);
+      const held = await handleOf(orderId).query(statusQuery);
+      expect(held).toMatchObject({ status: 'AWAITING_FUNDS', phase: 'awaiting-funds', needsAttention: [] });
+      expect(await waitingFor(orderId)).toBe('FUNDS');
+      expect((await handleOf(orderId).describe()).typedSearchAttributes.get(OrderStatusKey)).toBe('AWAITING_FUNDS');
+      await pay(orderId); // the provider's event: the debit settled
+      return result(orderId);
+    });
+    expect(end).toMatchObject({ status: 'PAID', payments: [{ status: 'CAPTURED' }], needsAttention: [] });
+    // Asked at the deadline, then 1 h, 2 h and 4 h later: not every minute.
+    const asked = called('closePayment').map((c) => c.atMs);
+    expect(asked.slice(1).map((at, i) => Math.round((at - asked[i]!) / HOUR))).toEqual([1, 2, 4]);
+    expect(called('cancelOrder')).toHaveLength(0);
+  }, 30_000);
+
+  it('money that never came (the provider closed it) cancels the order as PAYMENT_FAILED', async () => {
+    closingAnswersAt(
+      (now) => ({ outcome: 'FUNDS_IN_TRANSIT', holdEndsAt: inMs(now, 14 * DAY) }),
+      () => ({ outcome: 'CLOSED' }),
+    );
+    const end = await withOrder(async (orderId) => {
+      await env.sleep(30 * MINUTE + 10 * MINUTE);
+      await handleOf(orderId).signal(paymentFailedSignal, { orderId, paymentId: `pi_${orderId}` });
+      return result(orderId);
+    });
+    expect(end).toMatchObject({ status: 'CANCELLED', cancelReason: 'PAYMENT_FAILED', needsAttention: [] });
+    expect(called('cancelOrder')[0]!.args[0]).toMatchObject({ reason: 'PAYMENT_FAILED' });
+    // The provider's word was asked for at once, not at the hourly recheck.
+    const [first, second] = called('closePayment');
+    expect(second!.atMs - first!.atMs).toBeLessThan(HOUR);
+  }, 30_000);
+
+  it('money still on its way at AWAITING_FUNDS_MAX: the order is cancelled with one flag, and its payment is still closed after', async () => {
+    // The hold ends AWAITING_FUNDS_MAX after the closing began, whenever the provider is asked.
+    let holdEndsAt: string | undefined;
+    closingAnswersAt((now) => ({ outcome: 'FUNDS_IN_TRANSIT', holdEndsAt: (holdEndsAt ??= inMs(now, 14 * DAY)) }));
+    overrides.closeCancelledPayment = async () =>
+      called('closeCancelledPayment').length < 3 ? { outcome: 'FUNDS_IN_TRANSIT' } : { outcome: 'CLOSED' };
+    const { end, events } = await withOrder(async (orderId) => {
+      await env.sleep(30 * MINUTE + 14 * DAY + MINUTE);
+      const cancelled = await handleOf(orderId).query(statusQuery);
+      expect(cancelled).toMatchObject({ status: 'CANCELLED', cancelReason: 'PAYMENT_TIMEOUT' });
+      expect(cancelled.needsAttention).toEqual([expect.stringContaining("the payment's money was still on its way")]);
+      const status = await result(orderId);
+      const history = await handleOf(orderId).fetchHistory();
+      return { end: status, events: history.events?.length ?? 0 };
     });
     expect(end).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
     expect(called('cancelOrder')).toHaveLength(1);
-  }, 30_000);
+    expect(called('closeCancelledPayment')).toHaveLength(3);
+    expect(events).toBeLessThan(2_000);
+  }, 60_000);
 
   it('a provider down past the deadline holds the order, flags it after 5 minutes, and a webhook payment meanwhile pays it', async () => {
     closingAnswers({ outcome: 'UNAVAILABLE' });

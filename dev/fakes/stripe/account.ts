@@ -21,6 +21,8 @@ export interface FakeIntent {
   chargeId: string | null;
   canceledAt: number | null;
   cancellationReason: string | null;
+  /** While requires_action: what the customer is asked to do (Stripe's next_action.type). */
+  nextAction: string | null;
 }
 
 export interface FakeCharge {
@@ -85,6 +87,7 @@ export class FakeStripeAccount {
       chargeId: null,
       canceledAt: null,
       cancellationReason: null,
+      nextAction: null,
     };
     this.intents.set(intent.id, intent);
     return intent;
@@ -114,7 +117,12 @@ export class FakeStripeAccount {
         `You cannot cancel this PaymentIntent because it has a status of ${intent.status}.`,
       );
     }
-    Object.assign(intent, { status: 'canceled', canceledAt: seconds(new Date()), cancellationReason: reason ?? null });
+    Object.assign(intent, {
+      status: 'canceled',
+      nextAction: null,
+      canceledAt: seconds(new Date()),
+      cancellationReason: reason ?? null,
+    });
     return intent;
   }
 
@@ -131,17 +139,30 @@ export class FakeStripeAccount {
       created: seconds(at),
     };
     this.charges.set(charge.id, charge);
-    return Object.assign(intent, { status: 'succeeded', amountReceived: intent.amount, chargeId: charge.id });
+    return Object.assign(intent, {
+      status: 'succeeded',
+      nextAction: null,
+      amountReceived: intent.amount,
+      chargeId: charge.id,
+    });
   }
 
   /** A bank debit submitted: the intent waits for the bank. */
   startProcessing(intentId: string): FakeIntent {
-    return Object.assign(this.intent(intentId), { status: 'processing' });
+    return Object.assign(this.intent(intentId), { status: 'processing', nextAction: null });
   }
 
-  /** A 3-D Secure challenge shown to the customer. */
-  requireAction(intentId: string): FakeIntent {
-    return Object.assign(this.intent(intentId), { status: 'requires_action' });
+  /**
+   * The customer is asked to act: a 3-D Secure challenge (`use_stripe_sdk`, the default), a
+   * redirect, or a voucher or transfer to pay (`konbini_display_details`, …).
+   */
+  requireAction(intentId: string, nextAction = 'use_stripe_sdk'): FakeIntent {
+    return Object.assign(this.intent(intentId), { status: 'requires_action', nextAction });
+  }
+
+  /** The bank refused the debit (`payment_intent.payment_failed`): the intent needs a payment method again. */
+  failPayment(intentId: string): FakeIntent {
+    return Object.assign(this.intent(intentId), { status: 'requires_payment_method', nextAction: null });
   }
 
   /** Metadata search of the one form the adapter uses: `metadata['key']:'value'`. */

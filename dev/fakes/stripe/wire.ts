@@ -22,6 +22,7 @@ export function intentJson(account: FakeAccountState, intent: FakeIntent, expand
     latest_charge: charge && expand.includes('latest_charge') ? chargeJson(charge) : (charge?.id ?? null),
     livemode: false,
     metadata: intent.metadata,
+    next_action: intent.nextAction === null ? null : { type: intent.nextAction },
     status: intent.status,
   };
 }

@@ -109,19 +109,49 @@ describe('cancelPayment', () => {
 
   it.each([
     ['a bank debit is processing', (id: string) => fake.account.startProcessing(id)],
-    ['the customer is in a 3-D Secure challenge', (id: string) => fake.account.requireAction(id)],
-  ])('answers PROCESSING and leaves the intent alone while %s', async (_, move) => {
+    ['a Konbini voucher waits to be paid', (id: string) => fake.account.requireAction(id, 'konbini_display_details')],
+    [
+      'a bank transfer waits for its funds',
+      (id: string) => fake.account.requireAction(id, 'display_bank_transfer_instructions'),
+    ],
+    ['a Boleto waits to be paid', (id: string) => fake.account.requireAction(id, 'boleto_display_details')],
+  ])('answers FUNDS_IN_TRANSIT and leaves the intent alone while %s, even past a grace', async (_, move) => {
     const { paymentId } = await provider.createPayment(newPayment());
     const before = move(paymentId).status;
-    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'PROCESSING' });
+    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'FUNDS_IN_TRANSIT' });
+    expect(await provider.cancelPayment({ paymentId }, { duringCustomerAction: true })).toEqual({
+      outcome: 'FUNDS_IN_TRANSIT',
+    });
     expect(fake.account.intent(paymentId).status).toBe(before);
     expect(fake.callsTo('cancel-intent')).toHaveLength(0);
   });
 
-  it('answers PROCESSING when a bank step starts while the deadline fires', async () => {
+  it.each([
+    ['is in a 3-D Secure challenge', (id: string) => fake.account.requireAction(id, 'use_stripe_sdk')],
+    ['was redirected to their bank', (id: string) => fake.account.requireAction(id, 'redirect_to_url')],
+  ])('answers CUSTOMER_ACTION while the customer %s; past its grace, cancels it', async (_, move) => {
+    const { paymentId } = await provider.createPayment(newPayment());
+    move(paymentId);
+    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'CUSTOMER_ACTION' });
+    expect(fake.account.intent(paymentId).status).toBe('requires_action');
+    expect(fake.callsTo('cancel-intent')).toHaveLength(0);
+    expect(await provider.cancelPayment({ paymentId }, { duringCustomerAction: true })).toEqual({ outcome: 'CLOSED' });
+    expect(fake.account.intent(paymentId)).toMatchObject({ status: 'canceled', cancellationReason: 'abandoned' });
+  });
+
+  it('cancels a debit that bounced (back to requires_payment_method): CLOSED', async () => {
+    const { paymentId } = await provider.createPayment(newPayment());
+    fake.account.startProcessing(paymentId);
+    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'FUNDS_IN_TRANSIT' });
+    fake.account.failPayment(paymentId);
+    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'CLOSED' });
+    expect(fake.account.intent(paymentId).status).toBe('canceled');
+  });
+
+  it('answers FUNDS_IN_TRANSIT when a bank debit starts while the deadline fires', async () => {
     const { paymentId } = await provider.createPayment(newPayment());
     fake.beforeNext('cancel-intent', () => fake.account.startProcessing(paymentId));
-    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'PROCESSING' });
+    expect(await provider.cancelPayment({ paymentId })).toEqual({ outcome: 'FUNDS_IN_TRANSIT' });
     expect(fake.callsTo('cancel-intent')).toMatchObject([{ status: 400 }]);
   });
 

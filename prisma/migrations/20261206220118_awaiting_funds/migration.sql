@@ -1,0 +1,6 @@
+-- AlterEnum
+ALTER TYPE "OrderStatus" ADD VALUE 'AWAITING_FUNDS';
+
+-- AlterEnum
+ALTER TYPE "CancelReason" ADD VALUE 'PAYMENT_FAILED';
+
