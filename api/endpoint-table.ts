@@ -240,7 +240,8 @@ export const ENDPOINT_TABLE = {
     description:
       'At the deadline the payment is closed at the provider before the order is cancelled. While the provider does not ' +
       'answer, the order is held (NeedsAttention after 5 minutes); this cancels it without the provider. A payment that ' +
-      'still arrives is refunded. Only for an order in that state: otherwise 409 ORDER_NOT_CLOSING.',
+      'still arrives is refunded. Also for an order AWAITING_FUNDS. Only for an order in those states: otherwise 409 ORDER_NOT_CLOSING. ' +
+      'The run then keeps closing the payment at the provider until the provider answers.',
     access: 'operator',
     params: OrderIdParam,
     success: { status: 200, description: 'the order as its run left it', schema: ForceCancelled },
@@ -344,6 +345,7 @@ export const ENDPOINT_TABLE = {
       "A `payment_intent.succeeded` for an order takes the same path as `POST /payments/callback`: 200 once the payment is durably with the order's workflow " +
       '(or, for an order whose workflow has ended, with a settlement of its own), 500 if it could not be handed over, and Stripe redelivers. ' +
       'A `refund.failed`, or a `refund.updated` to `canceled` or `failed`, for a refund of this service is 200 `REFUND_FAILURE_ACCEPTED`: the refund is marked failed for an operator. ' +
+      'A `payment_intent.payment_failed` for an order whose workflow runs is 200 `PAYMENT_FAILURE_ACCEPTED`: the workflow asks Stripe at once (a debit that bounced while the order was `AWAITING_FUNDS` cancels it, `PAYMENT_FAILED`). ' +
       "A payment counts for its order only if it is the order's own money: in the order's currency, in the configured key's mode (`livemode`), on no Connect account unless `STRIPE_CONNECT_ACCOUNT` names it, and the intent the order recorded (docs/stripe.md); any other is refunded by the order's run, never pays it. " +
       'A succeeded payment for no order of this service is 200 `UNCLAIMED_RECORDED`: listed by `GET /payments/unclaimed` and refunded after `UNCLAIMED_REFUND_GRACE`. ' +
       'Any other event is 200 `IGNORED` (logged), since a redelivery would not change it. ' +

@@ -159,7 +159,13 @@ export const PaymentAccepted = z.strictObject({ accepted: z.literal(true), payme
 /** What the Stripe webhook did with an event: handed its payment over durably, or ignored it (logged). */
 export const StripeEventAcknowledged = z.strictObject({
   eventId: z.string(),
-  outcome: z.enum(['PAYMENT_ACCEPTED', 'UNCLAIMED_RECORDED', 'REFUND_FAILURE_ACCEPTED', 'IGNORED']),
+  outcome: z.enum([
+    'PAYMENT_ACCEPTED',
+    'UNCLAIMED_RECORDED',
+    'PAYMENT_FAILURE_ACCEPTED',
+    'REFUND_FAILURE_ACCEPTED',
+    'IGNORED',
+  ]),
 });
 
 export const UnclaimedPaymentList = z.strictObject({

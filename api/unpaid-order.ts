@@ -1,6 +1,6 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { orderWorkflowId } from '../domain/messages.js';
-import { isUnpaid } from '../domain/statuses.js';
+import { isUnpaid, type OrderStatus } from '../domain/statuses.js';
 import type { Db } from '../lib/db.js';
 import { mayReach, type Caller } from './auth.js';
 import { businessError } from './errors.js';
@@ -18,9 +18,11 @@ export async function whileUnpaid<T>(
   id: string,
   caller: Caller,
   act: (workflow: WorkflowHandle) => Promise<T>,
+  /** Which orders the call is for: unpaid ones, unless it also acts on an order whose money is on its way (isOpen). */
+  accepts: (status: OrderStatus) => boolean = isUnpaid,
 ): Promise<T> {
   const order = await db.order.findUnique({ where: { id }, select: { status: true, customerId: true } });
   if (!order || !mayReach(caller, order.customerId)) throw businessError('UNKNOWN_ORDER');
-  if (!isUnpaid(order.status)) throw businessError('ORDER_NOT_UNPAID', { status: order.status });
+  if (!accepts(order.status)) throw businessError('ORDER_NOT_UNPAID', { status: order.status });
   return callTemporal(() => act(temporal.workflow.getHandle(orderWorkflowId(id))), { whenGone: 'ORDER_NOT_UNPAID' });
 }

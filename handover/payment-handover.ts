@@ -4,6 +4,7 @@ import {
   latePaymentWorkflowId,
   orderWorkflowId,
   paidSignal,
+  paymentFailedSignal,
   type PaymentNotice,
 } from '../domain/messages.js';
 
@@ -58,5 +59,20 @@ export async function startLateSettlement(
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     return 'settlement-exists';
+  }
+}
+
+/**
+ * The provider's word that an order's payment failed (a debit that bounced), passed to the order's
+ * run, which then asks the provider at once. False when the order has no running run: nothing waits
+ * on it, and a run that starts later asks the provider itself.
+ */
+export async function handOverPaymentFailure(temporal: Client, notice: PaymentNotice): Promise<boolean> {
+  try {
+    await temporal.workflow.getHandle(orderWorkflowId(notice.orderId)).signal(paymentFailedSignal, notice);
+    return true;
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    return false;
   }
 }

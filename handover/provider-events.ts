@@ -12,7 +12,7 @@ import type { PaymentAccount } from '../lib/config/third-parties.js';
 import type { Db } from '../lib/db.js';
 import { recordReceivedPayment, type VerifiedPayment } from '../store/received-payments.js';
 import { recordUnclaimedPayment } from '../store/unclaimed-payments.js';
-import { handOverPayment } from './payment-handover.js';
+import { handOverPayment, handOverPaymentFailure } from './payment-handover.js';
 
 /**
  * What a trusted provider event needs, wherever it came from: the webhook (its signature checked)
@@ -42,16 +42,18 @@ export interface IntakeLog {
   warn(context: object, message: string): void;
 }
 
-export type EventOutcome = 'PAYMENT_ACCEPTED' | 'UNCLAIMED_RECORDED' | 'REFUND_FAILURE_ACCEPTED' | 'IGNORED';
+export type EventOutcome =
+  'PAYMENT_ACCEPTED' | 'UNCLAIMED_RECORDED' | 'REFUND_FAILURE_ACCEPTED' | 'PAYMENT_FAILURE_ACCEPTED' | 'IGNORED';
 
 /**
  * The webhook's own path for a provider event: a succeeded payment is recorded and handed over
  * (acceptSucceededPayment), its order's run paying it only if it is the order's own money; money
  * for no order of ours is recorded as unclaimed. A failed refund goes to a run that holds the
- * refund owed again (acceptRefundFailure). Anything else is IGNORED, logged: an event of another
- * type; no delivery of it again could change that. Feeding the same event twice has one effect:
- * the first record stays, and Temporal's side drops the second notice. Throws only when the
- * hand-over failed, for the caller to try again.
+ * refund owed again (acceptRefundFailure); a failed payment (a debit that bounced) tells the
+ * order's run, which asks the provider at once (handOverPaymentFailure). Anything else is IGNORED,
+ * logged: an event of another type; no delivery of it again could change that. Feeding the same
+ * event twice has one effect: the first record stays, and Temporal's side drops the second
+ * notice. Throws only when the hand-over failed, for the caller to try again.
  */
 export async function acceptProviderEvent(deps: IntakeDeps, event: ProviderEvent): Promise<EventOutcome> {
   const ignored = (level: 'info' | 'warn', why: string, context: object = {}) => {
@@ -63,6 +65,11 @@ export async function acceptProviderEvent(deps: IntakeDeps, event: ProviderEvent
     const context = { paymentId: refund.paymentId, refundRef: refund.refundRef };
     if (!(await acceptRefundFailure(deps, refund))) return ignored('warn', 'a refund of no payment of ours', context);
     return 'REFUND_FAILURE_ACCEPTED';
+  }
+  if (event.type === 'payment_intent.payment_failed' && event.payment.orderId !== undefined) {
+    const notice = { paymentId: event.payment.paymentId, orderId: event.payment.orderId };
+    if (!(await handOverPaymentFailure(deps.temporal, notice))) return ignored('info', 'no run waits on the order');
+    return 'PAYMENT_FAILURE_ACCEPTED';
   }
   if (event.type !== 'payment_intent.succeeded') return ignored('info', 'no payment to hand over');
 

@@ -26,6 +26,7 @@ import type { OrderView } from '../responses.js';
 import type { CreateOrderBody } from '../schemas.js';
 import { callTemporal } from '../temporal-errors.js';
 import { whileUnpaid } from '../unpaid-order.js';
+import { isOpen } from '../../domain/statuses.js';
 
 export interface PlaceOrderDeps {
   temporal: Client;
@@ -102,11 +103,14 @@ function shownTo(caller: Caller, order: OrderView): OrderView {
   return caller.role === 'customer' ? order : { ...order, payment: null };
 }
 
-/** The provider cannot say whether the customer paid: an operator cancels anyway (a payment still arriving is refunded). */
+/**
+ * The provider cannot say whether the customer paid, or the money on its way is not worth waiting
+ * for: an operator cancels anyway (a payment still arriving is refunded).
+ */
 export const forceCancel: ApiHandler<'forceCancel', { db: Db; temporal: Client }> = async (
   { params: { id }, caller },
   deps,
-) => whileUnpaid(deps, id, caller, (workflow) => workflow.executeUpdate(forceCancelUpdate));
+) => whileUnpaid(deps, id, caller, (workflow) => workflow.executeUpdate(forceCancelUpdate), isOpen);
 
 export const cancelOrder: ApiHandler<'cancelOrder', { db: Db; temporal: Client }> = async (
   { params: { id }, caller },
