@@ -36,7 +36,8 @@ async function post(event: SignedEvent): Promise<{ status: number; body: unknown
 
 const answer = (
   event: SignedEvent,
-  outcome: 'PAYMENT_ACCEPTED' | 'UNCLAIMED_RECORDED' | 'REFUND_FAILURE_ACCEPTED' | 'IGNORED',
+  outcome:
+    'PAYMENT_ACCEPTED' | 'UNCLAIMED_RECORDED' | 'PAYMENT_FAILURE_ACCEPTED' | 'REFUND_FAILURE_ACCEPTED' | 'IGNORED',
 ) => ({
   status: 200,
   body: { eventId: JSON.parse(event.payload).id, outcome },
@@ -104,6 +105,22 @@ describe('POST /webhooks/stripe', () => {
       amountCents: MAX_ORDER_TOTAL_CENTS,
       status: 'CAPTURED',
     });
+  });
+
+  it("hands a payment_failed to the order's run, which asks the provider; one of no running order is ignored", async () => {
+    const { sku } = await seedCatalog(h, { stock: 5 });
+    const order = await placeOrder(h, { sku, quantity: 1, customerId: `stripe-failed-${randomUUID()}` });
+    const intentId = intentFor(order);
+    stripe.startProcessing(intentId);
+    stripe.failPayment(intentId);
+    const failed = signedIntentEvent(stripe, intentId, 'payment_intent.payment_failed', SECRET);
+    expect(await post(failed)).toEqual(answer(failed, 'PAYMENT_FAILURE_ACCEPTED'));
+    // Before the deadline it changes nothing: the customer may pay another way.
+    expect(await h.db.order.findUniqueOrThrow({ where: { id: order.id } })).toMatchObject({ status: 'UNPAID' });
+
+    const unknown = stripe.createIntent({ amount: 1500, currency: 'eur', metadata: { order_id: randomUUID() } }).id;
+    const noRun = signedIntentEvent(stripe, unknown, 'payment_intent.payment_failed', SECRET);
+    expect(await post(noRun)).toEqual(answer(noRun, 'IGNORED'));
   });
 
   it.each([

@@ -18,7 +18,13 @@ import { recordReceivedPayment } from '../../store/received-payments.js';
 import type { PaymentStatus } from '../../domain/statuses.js';
 import { STRIPE_WEBHOOK_PATH } from '../../api/endpoint-table.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
-import { chargeFakePayment, findFakePayment } from '../../dev/fakes/payment-provider.js';
+import {
+  chargeFakePayment,
+  fakePaymentId,
+  findFakePayment,
+  moveFakePayment,
+} from '../../dev/fakes/payment-provider.js';
+import { handOverPaymentFailure } from '../../handover/payment-handover.js';
 import { signedRefundFailure } from '../../dev/fakes/stripe/events.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
@@ -218,6 +224,45 @@ it('records the main paths', async () => {
   await h.admin('POST', `/orders/${silent.id}/force-cancel`);
   await h.admin('DELETE', '/admin/faults/payments');
   await save('provider-silent-then-force-cancelled', orderWorkflowId(silent.id));
+});
+
+it('records the payment states past the deadline', async () => {
+  h.thirdParties.paymentProvider = createFakeThirdParties(h.db, 'cancellable').paymentProvider;
+  const { sku } = await seedCatalog(h, { stock: 10 });
+  const paidAtProvider = async (order: { id: string; totalCents: number }) => {
+    const charge = await chargeFakePayment(h.db, { orderId: order.id, amountCents: order.totalCents });
+    if (charge.outcome !== 'SUCCEEDED') throw new Error(`the fake refused the payment: ${charge.outcome}`);
+    return charge.payment.paymentId;
+  };
+
+  // A 3-D Secure challenge left open: its grace, then the provider cancels it.
+  const acting = await placeOrder(h, { sku });
+  await moveFakePayment(h.db, { orderId: acting.id, to: 'action' });
+  await save('customer-action-then-cancelled-after-grace', orderWorkflowId(acting.id));
+
+  // A debit processing at the deadline, settled hours later: its event pays the order.
+  const funds = await placeOrder(h, { sku });
+  await moveFakePayment(h.db, { orderId: funds.id, to: 'funds' });
+  await h.env.sleep(30 * MINUTE + 3 * 60 * MINUTE);
+  await pay(funds, funds.totalCents, await paidAtProvider(funds));
+  await save('awaiting-funds-then-paid', orderWorkflowId(funds.id));
+
+  // A debit that bounced: the provider's failure event, then the provider closes it.
+  const bounced = await placeOrder(h, { sku });
+  await moveFakePayment(h.db, { orderId: bounced.id, to: 'funds' });
+  await h.env.sleep(31 * MINUTE);
+  await moveFakePayment(h.db, { orderId: bounced.id, to: 'bounce' });
+  await handOverPaymentFailure(h.env.client, { orderId: bounced.id, paymentId: fakePaymentId(bounced.id) });
+  await save('awaiting-funds-then-failed', orderWorkflowId(bounced.id));
+
+  // Forced while the provider was down; the customer paid meanwhile, its webhook lost: refunded.
+  const forced = await placeOrder(h, { sku });
+  await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
+  await h.env.sleep(36 * MINUTE);
+  await h.admin('POST', `/orders/${forced.id}/force-cancel`);
+  await paidAtProvider(forced);
+  await h.admin('DELETE', '/admin/faults/payments');
+  await save('force-cancelled-then-paid-refunded', orderWorkflowId(forced.id));
 });
 
 /** Stripe's `refund.failed` for the payment's refund `refundRef`, through the webhook. */
