@@ -38,6 +38,10 @@ export async function loadThirdParties(config: Config, db: Db): Promise<ThirdPar
   const stripe = config.stripe!;
   return {
     ...local,
-    paymentProvider: new StripePaymentProvider(createStripeClient(stripe), stripe.connectAccount ?? null),
+    paymentProvider: new StripePaymentProvider(createStripeClient(stripe), {
+      paymentMethods: stripe.paymentMethods,
+      awaitingFundsMaxMs: config.paymentHolds.awaitingFundsMaxMs,
+      connectAccount: stripe.connectAccount ?? null,
+    }),
   };
 }

@@ -33,14 +33,54 @@ import { READ_EVENT_TYPES, toProviderEvent } from './events.js';
 import { findOwnRefund, REFUND_NOT_GIVEN, type OwnRefunds } from './refunds.js';
 
 /** The payment's life on Stripe's PaymentIntents, one intent per order. */
+export interface StripePaymentOptions {
+  /** The payment method types offered (allowed_payment_method_types); unset: the Dashboard's (automatic_payment_methods). */
+  paymentMethods?: string[] | undefined;
+  /** AWAITING_FUNDS_MAX: a voucher expires within it, so its money never comes after the order let go. */
+  awaitingFundsMaxMs?: number;
+  /** STRIPE_CONNECT_ACCOUNT: the connected account the client acts on; unset: the platform's own. */
+  connectAccount?: string | null;
+}
+
+/** The vouchers whose expiry an intent may set, each with the longest Stripe allows (days). */
+const VOUCHER_MAX_DAYS = { konbini: 60, boleto: 60, oxxo: 7 } as const;
+const DAY_MS = 86_400_000;
+type IntentCreateParams = Stripe.PaymentIntentCreateParams;
+
 export class StripePaymentProvider implements PaymentProvider {
   readonly cancelsPayments = true;
 
-  /** `connectAccount`: the account the client acts on (STRIPE_CONNECT_ACCOUNT), which the intents it reads were taken on. */
   constructor(
     private readonly stripe: Stripe,
-    private readonly connectAccount: string | null = null,
+    private readonly options: StripePaymentOptions = {},
   ) {}
+
+  /** The account the client acts on (STRIPE_CONNECT_ACCOUNT), which the intents it reads were taken on. */
+  private get connectAccount(): string | null {
+    return this.options.connectAccount ?? null;
+  }
+
+  /**
+   * Which methods the customer is offered, and the expiry of each voucher among them: whole days
+   * from creation, a day short of AWAITING_FUNDS_MAX, since a voucher runs to the end of its last
+   * day and is created before the deadline the hold counts from.
+   */
+  private methods(): Partial<IntentCreateParams> {
+    const { paymentMethods, awaitingFundsMaxMs } = this.options;
+    const offered: Partial<IntentCreateParams> = paymentMethods
+      ? { allowed_payment_method_types: paymentMethods }
+      : { automatic_payment_methods: { enabled: true } };
+    if (awaitingFundsMaxMs === undefined) return offered;
+    const days = Math.max(1, Math.floor(awaitingFundsMaxMs / DAY_MS) - 1);
+    const vouchers = (Object.keys(VOUCHER_MAX_DAYS) as Array<keyof typeof VOUCHER_MAX_DAYS>).filter(
+      (voucher) => !paymentMethods || paymentMethods.includes(voucher),
+    );
+    if (vouchers.length === 0) return offered;
+    const options = Object.fromEntries(
+      vouchers.map((voucher) => [voucher, { expires_after_days: Math.min(days, VOUCHER_MAX_DAYS[voucher]) }]),
+    );
+    return { ...offered, payment_method_options: options };
+  }
 
   /**
    * Under the order's key, so that a repeat answers the first intent (within Stripe's 24 hours; an
@@ -55,7 +95,7 @@ export class StripePaymentProvider implements PaymentProvider {
           amount: request.amountCents,
           currency: request.currency.toLowerCase(),
           metadata: { [ORDER_ID_KEY]: request.orderId, [CUSTOMER_ID_KEY]: request.customerId },
-          automatic_payment_methods: { enabled: true },
+          ...this.methods(),
         },
         { idempotencyKey },
       );

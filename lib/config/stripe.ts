@@ -13,12 +13,15 @@ export const StripeSchema = z.object({
     .regex(/^whsec_\w+$/, "must be a webhook endpoint's signing secret (whsec_…)")
     .optional(),
   STRIPE_API_BASE: z.url().optional(),
-  // Additions (docs/stripe.md, "Only the order's own money pays it").
   STRIPE_CONNECT_ACCOUNT: z
     .string()
     .regex(/^acct_\w+$/, 'must be a Connect account id (acct_…)')
     .optional(),
   STRIPE_ALLOW_TEST_KEYS: z.enum(['true', 'false']).default('false'),
+  STRIPE_PAYMENT_METHODS: z
+    .string()
+    .regex(/^[a-z_]+(,[a-z_]+)*$/, "must be Stripe's payment method types, comma-separated (e.g. card,ideal)")
+    .optional(),
 });
 
 export interface StripeSettings {
@@ -32,6 +35,8 @@ export interface StripeSettings {
   livemode: boolean;
   /** STRIPE_CONNECT_ACCOUNT: the connected account every call acts on; undefined: the platform's own. */
   connectAccount: string | undefined;
+  /** STRIPE_PAYMENT_METHODS: the payment method types offered; undefined: the Dashboard's (automatic_payment_methods). */
+  paymentMethods: string[] | undefined;
 }
 
 export function stripeSettings(
@@ -56,6 +61,7 @@ export function stripeSettings(
     apiBase: e.STRIPE_API_BASE,
     livemode,
     connectAccount: e.STRIPE_CONNECT_ACCOUNT,
+    paymentMethods: e.STRIPE_PAYMENT_METHODS?.split(','),
   };
 }
 

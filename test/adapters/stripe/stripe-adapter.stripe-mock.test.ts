@@ -60,6 +60,21 @@ it('creates a payment: the intent, with an idempotency key derived from the orde
   ]);
 });
 
+it.each([
+  ['the Dashboard’s methods', undefined],
+  ['a chosen list with vouchers', ['card', 'konbini', 'boleto', 'oxxo']],
+])('creates a payment offering %s, each voucher expiring within AWAITING_FUNDS_MAX', async (_, paymentMethods) => {
+  const withMethods = new StripePaymentProvider(stripe, { paymentMethods, awaitingFundsMaxMs: 14 * 86_400_000 });
+  const created = await withMethods.createPayment({
+    orderId: randomUUID(),
+    amountCents: 4200,
+    currency: 'jpy',
+    customerId: 'c-1',
+  });
+  expect(created.paymentId).toMatch(/^pi_/);
+  expect(exchanges).toMatchObject([{ method: 'POST', path: '/v1/payment_intents', status: 200 }]);
+});
+
 it('reports an amount Stripe refuses as the provider rejecting it, not to be retried', async () => {
   const failure = await provider
     .createPayment({ orderId: randomUUID(), amountCents: 12.5, currency: 'eur', customerId: 'c-1' })
@@ -133,7 +148,7 @@ it('with a Connect account configured, acts on it, and reads its intents as take
   const accounts: Array<string | undefined> = [];
   // The request as sent: its Stripe-Account header.
   connected.on('request', (r: Stripe.RequestEvent) => accounts.push(r.account));
-  const onAccount = new StripePaymentProvider(connected, 'acct_1Connected');
+  const onAccount = new StripePaymentProvider(connected, { connectAccount: 'acct_1Connected' });
   expect(await onAccount.cancelPayment({ paymentId: 'pi_123' })).toEqual({ outcome: 'CLOSED' });
   expect(accounts).toEqual(['acct_1Connected', 'acct_1Connected']);
 
