@@ -4,10 +4,20 @@ import { sendPaymentCallback } from '../api/webhook-signature.js';
 import { loadConfig } from '../lib/config/index.js';
 import { createDb } from '../lib/db.js';
 import { embeddedDatabaseUrl } from './embedded.js';
-import { chargeFakePayment } from './fakes/payment-provider.js';
+import {
+  chargeFakePayment,
+  FAKE_PAYMENT_MOVES,
+  moveFakePayment,
+  type FakePaymentMove,
+} from './fakes/payment-provider.js';
 import { runMain, StartupError } from './startup-error.js';
 
 /**
+ * `npm run pay -- <orderId> --move action|funds|bounce`: with the cancellable provider, moves the
+ * order's payment short of paying it: `action` starts a 3-D Secure challenge, `funds` submits a
+ * debit (money on its way), `bounce` fails that debit. Nothing is sent: what the order's run does
+ * at the deadline shows it.
+ *
  * `npm run pay -- <orderId> [--amount <cents>] [--payment-id <id>]`: plays the customer and the
  * payment provider against the running API. Where the local provider holds a payment for the order
  * (FAKE_PAYMENTS=cancellable, npm start's default), the customer pays it first, and the provider
@@ -19,11 +29,25 @@ import { runMain, StartupError } from './startup-error.js';
 runMain(async () => {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { amount: { type: 'string' }, 'payment-id': { type: 'string' } },
+    options: { amount: { type: 'string' }, 'payment-id': { type: 'string' }, move: { type: 'string' } },
   });
   const orderId = positionals[0];
-  if (!orderId) throw new StartupError('usage: npm run pay -- <orderId> [--amount <cents>] [--payment-id <id>]');
+  if (!orderId)
+    throw new StartupError(
+      'usage: npm run pay -- <orderId> [--amount <cents>] [--payment-id <id>] | --move action|funds|bounce',
+    );
   const config = loadConfig();
+  if (values.move !== undefined) {
+    if (!(values.move in FAKE_PAYMENT_MOVES)) throw new StartupError('--move must be action, funds or bounce');
+    const db = createDb(config.databaseUrl ?? embeddedDatabaseUrl(), { maxConnections: 1 });
+    const moved = await moveFakePayment(db, { orderId, to: values.move as FakePaymentMove }).finally(() =>
+      db.$disconnect(),
+    );
+    if (moved.outcome === 'NO_PAYMENT') throw new StartupError('the local provider holds no payment for this order');
+    if (moved.outcome === 'REFUSED') throw new StartupError(`the order's payment is ${moved.status}: it cannot move`);
+    console.log(`the order's payment is now ${moved.payment.status}`);
+    return;
+  }
   const { webhookSecret } = config;
   if (webhookSecret === undefined)
     throw new StartupError(

@@ -585,6 +585,22 @@ describe('OrderLifecycle with a provider that cancels payments: provider first a
     expect(called('cancelOrder')).toHaveLength(0);
   }, 30_000);
 
+  it('money on its way for almost 14 days, then paid: one run, well under 2,000 history events', async () => {
+    let holdEndsAt: string | undefined;
+    closingAnswersAt((now) => ({ outcome: 'FUNDS_IN_TRANSIT', holdEndsAt: (holdEndsAt ??= inMs(now, 14 * DAY)) }));
+    const { end, events } = await withOrder(async (orderId) => {
+      await env.sleep(30 * MINUTE + 14 * DAY - HOUR);
+      await pay(orderId);
+      const status = await result(orderId);
+      return { end: status, events: (await handleOf(orderId).fetchHistory()).events?.length ?? 0 };
+    });
+    expect(end).toMatchObject({ status: 'PAID', needsAttention: [] });
+    // An hour, then doubling to a day: 18 asks in 14 days, not 20,000.
+    expect(called('closePayment')).toHaveLength(18);
+    expect(events).toBeLessThan(2_000);
+    console.log(`a run awaiting funds 14 days, then paid: ${events} history events`);
+  }, 60_000);
+
   it('money that never came (the provider closed it) cancels the order as PAYMENT_FAILED', async () => {
     closingAnswersAt(
       (now) => ({ outcome: 'FUNDS_IN_TRANSIT', holdEndsAt: inMs(now, 14 * DAY) }),
