@@ -110,6 +110,25 @@ export interface OrderLifecycleInput {
    * from the database instead of waiting for the placeOrder update.
    */
   adopt?: boolean;
+  /**
+   * Set by a run that continued as new (workflows/order-run.ts): the order itself is read again
+   * from the database (`adopt` is set too); this is what the database does not hold.
+   */
+  continued?: ContinuedRun;
+}
+
+/** What a run that continues as new hands to the next: what it was waiting on, and since when. */
+export interface ContinuedRun {
+  /** It was closing the payment at the provider: why (the customer's cancel, or the deadline), and since when (ms). */
+  closing?: { reason: CancelReason; since: number };
+  /** A call of ours was failing through an outage: since when (ms), and how many stuck periods were counted. */
+  outage?: CallOutage;
+}
+
+/** How long a call has kept failing through our own fault (workflows/keep-trying.ts). */
+export interface CallOutage {
+  since: number;
+  periods: number;
 }
 
 /** The input of a new OrderLifecycle run. */

@@ -7,9 +7,12 @@ import { BUSINESS_ERROR_CODES } from '../domain/errors.js';
  * after an unseen success has no second effect. Business failures are never retried.
  *
  * A preset bounds one round of attempts. What happens when a round ends without success is the
- * workflow's rule (workflows/keep-trying.ts): our own failures start another round, so an outage
- * delays an order but never fails it; only a refusal, or for a call that may give up the third
- * party's own failure, reaches the caller (docs/failure-modes.md, "Which calls may give up").
+ * workflow's rule (workflows/keep-trying.ts): our own failures start another round after a backoff
+ * (workflows/backoff.ts), so an outage delays an order but never fails it; only a refusal, or for a
+ * call that may give up the third party's own failure, reaches the caller (docs/failure-modes.md,
+ * "Which calls may give up"). The rounds of the database and money presets ride out a blip inside
+ * the workflow task (no event), and leave longer waits to the backoff between rounds, which bounds
+ * what an outage of hours costs.
  */
 
 /** How long a call may keep failing through our own fault before its order is flagged NeedsAttention. */
@@ -31,18 +34,18 @@ export const callerWaitingOptions: LocalActivityOptions = {
   retry: { ...retryable, initialInterval: '100ms', maximumInterval: '1s', maximumAttempts: 5 },
 };
 
-/** Guarded updates in our own database: a round of about 1.7 minutes, then another. */
+/** Guarded updates in our own database: a round of 3 attempts, 100 ms and 200 ms apart, in the workflow task. */
 export const databaseOptions: LocalActivityOptions = {
   startToCloseTimeout: '10s',
   localRetryThreshold: LOCAL_RETRY_THRESHOLD,
-  retry: { ...retryable, initialInterval: '200ms', maximumInterval: '1m', maximumAttempts: 10 },
+  retry: { ...retryable, initialInterval: '100ms', maximumInterval: '1s', maximumAttempts: 3 },
 };
 
-/** Money at the provider: a refund we owe, the order's payment created or closed. Rounds of about 2 minutes. */
+/** Money at the provider: a refund we owe, the order's payment created or closed. A round of 3 attempts, 200 ms and 400 ms apart. */
 export const moneyOptions: LocalActivityOptions = {
   startToCloseTimeout: '30s',
   localRetryThreshold: LOCAL_RETRY_THRESHOLD,
-  retry: { ...retryable, initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 8 },
+  retry: { ...retryable, initialInterval: '200ms', maximumInterval: '1s', maximumAttempts: 3 },
 };
 
 /** Messages to the customer (cancelled, refunded): worth about 15 minutes of trying, not worth holding the order for. */

@@ -1,12 +1,44 @@
+import ms, { type StringValue } from 'ms';
+
 /**
- * The one backoff rule of a run's repeated asking: the first wait, then twice as long each time,
- * up to a cap. `tries` counts from 1.
+ * The one rule for how long a run waits before asking again something that did not answer (our
+ * database, a provider): `first`, then twice as long each time, never longer than `cap`. The cap
+ * is what bounds the events an outage costs: each round is one call and one durable timer, about
+ * seven events, so a cap of C holds an outage to 60/C rounds an hour once it is reached.
  */
-export interface Backoff {
-  firstMs: number;
-  maxMs: number;
+export interface BackoffRule {
+  first: StringValue;
+  cap: StringValue;
 }
 
-export function backoffWait({ firstMs, maxMs }: Backoff, tries: number): number {
-  return Math.min(firstMs * 2 ** Math.min(tries - 1, 52), maxMs);
+/**
+ * Our own outages (the database) and a provider that cannot answer: 5 s, 10 s, … 3 minutes. An
+ * hour of outage costs about 25 rounds (5 to reach the cap, then 20 an hour), and a party that
+ * comes back is asked again within 3 minutes.
+ */
+export const OUTAGE_BACKOFF: BackoffRule = { first: '5 seconds', cap: '3 minutes' };
+
+/** The waits of one thing asked again and again: the next is twice the last, up to the cap. */
+export class Backoff {
+  private readonly firstMs: number;
+  private readonly capMs: number;
+  private nextMs: number;
+
+  constructor(rule: BackoffRule) {
+    this.firstMs = ms(rule.first);
+    this.capMs = ms(rule.cap);
+    this.nextMs = this.firstMs;
+  }
+
+  /** How long to wait before the next round; each call doubles the following one, up to the cap. */
+  next(): number {
+    const waitMs = this.nextMs;
+    this.nextMs = Math.min(this.nextMs * 2, this.capMs);
+    return waitMs;
+  }
+
+  /** The thing answered: a later silence starts from `first` again. */
+  reset(): void {
+    this.nextMs = this.firstMs;
+  }
 }

@@ -26,16 +26,24 @@ const NOT_DUE_RECHECK_MS = 100;
  * The rule that keeps accepted money safe: every `paid` signal the run accepted is settled by its
  * own handler — captured, refunded, or held as REFUND_FAILED for an operator — and the run ends,
  * on every path, only once no handler is running. Calls retry through our own outages
- * (workflows/keep-trying.ts), so an outage delays a run but cannot fail it.
+ * (workflows/keep-trying.ts), so an outage delays a run but cannot fail it. A run that waits long
+ * continues as new (workflows/continue-as-new.ts) and the next run adopts the order from the
+ * database, as a run the reconciliation sweep starts does.
  */
-export async function OrderLifecycle({ orderId, adopt = false }: OrderLifecycleInput): Promise<LifecycleStatus> {
-  const run = new OrderRun(orderId);
+export async function OrderLifecycle({
+  orderId,
+  adopt = false,
+  continued,
+}: OrderLifecycleInput): Promise<LifecycleStatus> {
+  const run = new OrderRun(orderId, { adopt, continued });
   registerOrderHandlers(run);
 
   if (!(await placedOrAdopted(run, adopt))) {
     run.rejected();
     return end(run);
   }
+  // The previous run was closing the payment for the customer's cancel: this one goes on with it.
+  if (continued?.closing?.reason === 'CUSTOMER') run.wakeUp('cancel-requested');
   // A placement retried with its Idempotency-Key after the order's run ended starts a run that
   // finds the order decided: the answer is the order as it stands. A cancelled one has nothing left
   // to do; a paid one goes on below from its recorded steps, as an adopted one.
@@ -83,13 +91,17 @@ async function awaitPaymentOrDeadline(run: OrderRun): Promise<{ paymentLeftOpen:
     run.status === 'UNPAID' && run.order!.payment === 'PENDING' ? createPaymentMeanwhile(run) : undefined;
   let atLeastMs = 0;
   let paymentLeftOpen = false;
-  while (run.status === 'UNPAID') {
-    run.enter('awaiting-payment');
-    const wake = await nextWake(run, atLeastMs);
-    atLeastMs = 0;
-    // A payment that arrived before the wake is decided before it.
-    await condition(() => run.payments.idle);
-    if (run.status !== 'UNPAID' || wake === 'deadline-moved') continue;
+  while (run.open) {
+    // Awaiting funds (a run that continued as new, or adopted): past its deadline, the closing goes on.
+    let wake: Wake | 'deadline' = 'deadline';
+    if (run.status === 'UNPAID') {
+      run.enter('awaiting-payment');
+      wake = await nextWake(run, atLeastMs);
+      atLeastMs = 0;
+      // A payment that arrived before the wake is decided before it.
+      await condition(() => run.payments.idle);
+      if (run.status !== 'UNPAID' || wake === 'deadline-moved') continue;
+    }
     const reason: CancelReason = wake === 'cancel-requested' ? 'CUSTOMER' : 'PAYMENT_TIMEOUT';
     const decided = await decideAtDeadline(run, reason, creating);
     switch (decided.outcome) {

@@ -1,9 +1,10 @@
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
-import type { LifecyclePhase, LifecycleStatus, PlacedOrder } from '../domain/messages.js';
+import type { CallOutage, ContinuedRun, LifecyclePhase, LifecycleStatus, PlacedOrder } from '../domain/messages.js';
 import { OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
 import { isOpen, type CancelReason, type OrderStatus } from '../domain/statuses.js';
 import { AcceptedPayments } from './accepted-payments.js';
 import { Attention } from './attention.js';
+import { continueAsNewIfDue } from './continue-as-new.js';
 import { Fulfillment } from './fulfillment.js';
 import { KeepTrying } from './keep-trying.js';
 import { Waits } from './waits.js';
@@ -35,14 +36,25 @@ export class OrderRun {
   recheckRequested = false;
   /** While AWAITING_FUNDS: when the hold ends (AWAITING_FUNDS_MAX past the deadline). */
   holdEndsAt: string | null = null;
+  /** The closing at the provider under way: why, and since when (carried into a continued run). */
+  closing: { reason: CancelReason; since: number } | undefined;
   readonly attention = new Attention(() => this.showDetails());
   readonly waits = new Waits(() => this.showDetails());
   readonly keepTrying: KeepTrying;
   readonly payments: AcceptedPayments;
   readonly fulfillment: Fulfillment;
 
-  constructor(readonly orderId: string) {
-    this.keepTrying = new KeepTrying(orderId, this.attention);
+  constructor(
+    readonly orderId: string,
+    /** The run reads the order from the database (it adopts it, or continues a run), and what a previous run handed over. */
+    private readonly start: { adopt?: boolean; continued?: ContinuedRun } = {},
+  ) {
+    const continued = start.continued ?? {};
+    this.closing = continued.closing;
+    this.keepTrying = new KeepTrying(orderId, this.attention, {
+      betweenRounds: (outage) => this.continueAsNewIfDue(outage),
+      carried: continued.outage,
+    });
     this.payments = new AcceptedPayments({
       orderId,
       keepTrying: this.keepTrying,
@@ -51,6 +63,24 @@ export class OrderRun {
       onPaid: () => this.markPaid(),
     });
     this.fulfillment = new Fulfillment(orderId, this.keepTrying, this.attention, this.waits);
+  }
+
+  /**
+   * Where a run that waits long continues as new (workflows/continue-as-new.ts): between the rounds
+   * of a failing call (`outage`) or of the closing at the provider. What the database does not hold
+   * is handed over; the order, its payments and its fulfillment are read again from it.
+   */
+  async continueAsNewIfDue(outage?: CallOutage): Promise<void> {
+    // A run that waits for its placement has no order to read again; one that reads it may continue
+    // while still reading (a database outage that outlasts a run).
+    if (!this.order && !this.start.adopt) return;
+    await continueAsNewIfDue(this.orderId, {
+      paymentsIdle: this.payments.idle,
+      continued: () => ({
+        ...(this.closing ? { closing: this.closing } : {}),
+        ...(outage ? { outage } : {}),
+      }),
+    });
   }
 
   /** A customer's cancel outlasts other wakes until the run acts on it. */

@@ -5,18 +5,15 @@ import type { WaitingFor } from '../domain/search-attributes.js';
 import type { CancelReason } from '../domain/statuses.js';
 import { money } from './activity-proxies.js';
 import { STUCK_AFTER } from './activity-options.js';
-import { backoffWait, type Backoff } from './backoff.js';
+import { Backoff, OUTAGE_BACKOFF, type BackoffRule } from './backoff.js';
 import { failureKind, rootCauseMessage } from './failures.js';
 import type { OrderRun } from './order-run.js';
 
-/** A provider that did not answer is asked again after 5 s, then twice as long each time, up to a minute. */
-const UNAVAILABLE_BACKOFF: Backoff = { firstMs: ms('5 seconds'), maxMs: ms('1 minute') };
-const UNAVAILABLE_MAX_WAIT_MS = UNAVAILABLE_BACKOFF.maxMs;
 /**
  * Money on its way is decided by the provider's event; this recheck only covers an event that was
  * lost: an hour, then twice as long each time, up to a day (about 18 asks in 14 days).
  */
-const FUNDS_RECHECK: Backoff = { firstMs: ms('1 hour'), maxMs: ms('1 day') };
+const FUNDS_RECHECK: BackoffRule = { first: '1 hour', cap: '1 day' };
 /** A customer's action the provider reports past its grace (it moved on as the grace ended) is asked about again this soon. */
 const ACTION_RECHECK_MS = ms('1 minute');
 /** How long an order waits for a silent provider before an operator is asked to look (as for a stuck call). */
@@ -51,21 +48,26 @@ export type Closing =
  * - funds on their way (a debit, a voucher, a transfer): the order is AWAITING_FUNDS, keeps its stock
  *   and coupon, and waits for the provider's event; a sparse recheck covers a lost event, and at
  *   AWAITING_FUNDS_MAX the hold ends: the order is cancelled, with one flag for an operator;
- * - unavailable: nothing is known, so nothing is released. Asked again with a backoff; after
+ * - unavailable: nothing is known, so nothing is released. Asked again with OUTAGE_BACKOFF
+ *   (workflows/backoff.ts), so a provider down for days costs about 20 rounds an hour; after
  *   STUCK_AFTER the order is flagged NeedsAttention, and an operator may force the cancel.
  * A payment that arrives through the webhook meanwhile ends the wait at once, and so does the
- * provider's word that it failed (paymentFailed): the provider is then asked at once.
+ * provider's word that it failed (paymentFailed): the provider is then asked at once. A closing
+ * that lasts continues as new between two questions (workflows/continue-as-new.ts), and the next
+ * run goes on with it from the same start.
  */
 export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Promise<Closing> {
   run.enter('closing-payment');
-  const since = Date.now();
-  let unavailableTries = 0;
-  let fundsTries = 0;
+  const since = run.closing?.since ?? Date.now();
+  run.closing = { reason, since };
+  const backoff = new Backoff(OUTAGE_BACKOFF);
+  const fundsRecheck = new Backoff(FUNDS_RECHECK);
   for (let tries = 1; ; tries++) {
     if (run.forceCancelRequested) {
       log.warn('cancel forced by an operator without the provider closing the payment', { orderId: run.orderId });
       return done(run, { outcome: 'CLOSED', leftOpen: true });
     }
+    await run.continueAsNewIfDue();
     run.recheckRequested = false;
     const answer = await closeAtProvider(run, reason);
     let waitMs: number;
@@ -98,17 +100,17 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
           return done(run, { outcome: 'CLOSED', leftOpen: true });
         }
         if (run.status !== 'AWAITING_FUNDS') run.awaitFunds(answer.holdEndsAt);
-        waitMs = Math.min(backoffWait(FUNDS_RECHECK, ++fundsTries), leftMs);
+        waitMs = Math.min(fundsRecheck.next(), leftMs);
         heldBy(run, 'FUNDS', `money on its way, held until ${answer.holdEndsAt}`, since, tries);
         break;
       }
       case 'UNAVAILABLE':
-        waitMs = backoffWait(UNAVAILABLE_BACKOFF, ++unavailableTries);
+        waitMs = backoff.next();
         if (Date.now() - since >= SILENT_PROVIDER_ALERT_MS) flagSilentProvider(run, since);
         heldBy(run, 'PROVIDER_CLOSING', 'unavailable', since, tries);
         break;
       case 'REFUSED':
-        waitMs = UNAVAILABLE_MAX_WAIT_MS;
+        waitMs = backoff.next();
         run.attention.note(
           CLOSING_KEY,
           `the payment provider refused to close the payment (${answer.error}): the order is held; check the payment ` +
@@ -133,8 +135,8 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
 export async function closeAfterCancel(run: OrderRun): Promise<void> {
   run.enter('closing-payment');
   const since = Date.now();
-  let unavailableTries = 0;
-  let fundsTries = 0;
+  const backoff = new Backoff(OUTAGE_BACKOFF);
+  const fundsRecheck = new Backoff(FUNDS_RECHECK);
   for (let tries = 1; ; tries++) {
     run.recheckRequested = false;
     const answer = await run.keepTrying.mustSucceed('closeCancelledPayment', () =>
@@ -152,10 +154,10 @@ export async function closeAfterCancel(run: OrderRun): Promise<void> {
         waitMs = ACTION_RECHECK_MS;
         break;
       case 'FUNDS_IN_TRANSIT':
-        waitMs = backoffWait(FUNDS_RECHECK, ++fundsTries);
+        waitMs = fundsRecheck.next();
         break;
       case 'UNAVAILABLE':
-        waitMs = backoffWait(UNAVAILABLE_BACKOFF, ++unavailableTries);
+        waitMs = backoff.next();
         break;
     }
     if (answer.outcome === 'CLOSED' || answer.outcome === 'PAID_AT_PROVIDER') {
@@ -232,6 +234,7 @@ function forceCancelHint(run: OrderRun): string {
 }
 
 function done(run: OrderRun, closing: Closing): Closing {
+  run.closing = undefined;
   run.attention.note(CLOSING_KEY, null);
   run.waits.note(CLOSING_KEY, null);
   run.waits.note(FUNDS_KEY, null);

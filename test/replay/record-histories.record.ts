@@ -63,10 +63,12 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function save(name: string, workflowId: string): Promise<void> {
+/** Saves the history of the workflow's last run once it ends, or of its run `runId` (one that continued as new). */
+async function save(name: string, workflowId: string, runId?: string): Promise<void> {
   const handle = h.env.client.workflow.getHandle(workflowId);
   await handle.result().catch(() => undefined); // a rejected placement ends the workflow normally too
-  await writeFile(new URL(`${name}.json`, HISTORIES_DIR), historyToFixture(await handle.fetchHistory()));
+  const run = runId === undefined ? handle : h.env.client.workflow.getHandle(workflowId, runId);
+  await writeFile(new URL(`${name}.json`, HISTORIES_DIR), historyToFixture(await run.fetchHistory()));
   console.log(`recorded ${name}.json`);
 }
 
@@ -224,6 +226,16 @@ it('records the main paths', async () => {
   await h.admin('POST', `/orders/${silent.id}/force-cancel`);
   await h.admin('DELETE', '/admin/faults/payments');
   await save('provider-silent-then-force-cancelled', orderWorkflowId(silent.id));
+
+  // The provider is down from before the deadline for 12 hours: the held run continues as new, and
+  // the next one closes the payment once the provider answers again.
+  const longOutage = await placeOrder(h, { sku });
+  const firstRun = (await h.env.client.workflow.getHandle(orderWorkflowId(longOutage.id)).describe()).runId;
+  await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
+  await h.env.sleep(30 * MINUTE + 12 * 60 * MINUTE);
+  await h.admin('DELETE', '/admin/faults/payments');
+  await save('provider-outage-continued-then-cancelled', orderWorkflowId(longOutage.id));
+  await save('provider-outage-continued-as-new', orderWorkflowId(longOutage.id), firstRun);
 });
 
 it('records the payment states past the deadline', async () => {

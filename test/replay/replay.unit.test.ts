@@ -45,6 +45,8 @@ const PATHS = [
   'awaiting-funds-then-paid',
   'awaiting-funds-then-failed',
   'force-cancelled-then-paid-refunded',
+  'provider-outage-continued-as-new',
+  'provider-outage-continued-then-cancelled',
   'refund-failed-later-then-retried',
   'refund-failure-before-its-record-then-retried',
   'placed-during-outage-extended-then-paid',

@@ -301,23 +301,23 @@ describe('OrderLifecycle with stubbed activities', () => {
   });
 
   it('our database failing for more than 5 minutes flags the order, keeps trying, and clears the flag once through', async () => {
-    // Three rounds of the database preset's 10 attempts: a little over 5 minutes of workflow time.
+    // Rounds of the database preset's 3 attempts, 5 s, 10 s, 20 s, … apart (workflows/backoff.ts):
+    // the 7th round starts 5¼ minutes in, and fails; the 8th, 3 minutes later, goes through.
     overrides.cancelOrder = async () => {
-      if (called('cancelOrder').length <= 30) throw new Error('connect ECONNREFUSED (the database is down)');
+      if (called('cancelOrder').length <= 21) throw new Error('connect ECONNREFUSED (the database is down)');
       return cancelled();
     };
     const end = await withOrder(async (orderId) => {
-      // Two rounds failed, the third under way: failing for less than 5 minutes is not flagged yet.
+      // Six rounds failed, 2½ minutes of backoff before the next: not flagged yet, and not called meanwhile.
       await env.sleep(30 * MINUTE + 4 * MINUTE);
-      expect(called('cancelOrder').length).toBeGreaterThanOrEqual(20);
-      expect(called('cancelOrder').length).toBeLessThanOrEqual(30);
+      expect(called('cancelOrder')).toHaveLength(18);
       expect((await handleOf(orderId).query(statusQuery)).needsAttention).toEqual([]);
       const status = await result(orderId);
       expect(await needsAttentionWrites(orderId)).toEqual([true, false]);
       return status;
     });
     expect(end).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
-    expect(called('cancelOrder')).toHaveLength(31);
+    expect(called('cancelOrder')).toHaveLength(22);
   }, 30_000);
 
   it('a messaging provider that stays unavailable gives the notice up and flags it; the order still ends', async () => {
@@ -637,6 +637,22 @@ describe('OrderLifecycle with a provider that cancels payments: provider first a
     expect(called('cancelOrder')).toHaveLength(1);
     expect(called('closeCancelledPayment')).toHaveLength(3);
     expect(events).toBeLessThan(2_000);
+  }, 60_000);
+
+  it('a provider down for an hour is asked at most 30 times, never more than the backoff cap apart', async () => {
+    closingAnswers({ outcome: 'UNAVAILABLE' });
+    const end = await withOrder(async (orderId) => {
+      await env.sleep(30 * MINUTE + 60 * MINUTE);
+      const asked = called('closePayment').map((c) => c.atMs);
+      expect(asked.length).toBeGreaterThan(15);
+      expect(asked.length).toBeLessThanOrEqual(30);
+      const gaps = asked.slice(1).map((at, i) => at - asked[i]!);
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(3 * MINUTE + 5_000); // the cap, plus the call itself
+      expect(gaps.at(-1)).toBeGreaterThanOrEqual(3 * MINUTE); // and reached
+      await handleOf(orderId).executeUpdate(forceCancelUpdate);
+      return result(orderId);
+    });
+    expect(end).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
   }, 60_000);
 
   it('a provider down past the deadline holds the order, flags it after 5 minutes, and a webhook payment meanwhile pays it', async () => {

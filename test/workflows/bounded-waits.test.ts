@@ -1,0 +1,102 @@
+import type { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { orderWorkflowId, statusQuery } from '../../domain/messages.js';
+import { findFakePayment } from '../../dev/fakes/payment-provider.js';
+import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
+import { eventually } from '../helpers/eventually.js';
+import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+
+/**
+ * Long waits stay cheap and bounded, on the time-skipping server: an order held for days by an
+ * outage asks again on a capped backoff, and its run continues as new before its history grows
+ * long, so every run of it stays small, whatever the outage lasts.
+ */
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+/** What every run of an order must stay under, whatever it waits through. */
+const EVENTS_PER_RUN_LIMIT = 2_000;
+let h: OrderHarness;
+
+beforeAll(async () => {
+  h = await startOrderHarness({ payments: 'cancellable', workerDatabaseProxy: true });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const handleOf = (orderId: string) => h.clockStoppedClient.workflow.getHandle(orderWorkflowId(orderId));
+
+/** The histories of every run of the order's workflow, first to last, following its continue-as-new chain back. */
+async function runsOf(orderId: string): Promise<temporal.api.history.v1.IHistoryEvent[][]> {
+  const workflowId = orderWorkflowId(orderId);
+  const runs: temporal.api.history.v1.IHistoryEvent[][] = [];
+  let runId: string | undefined;
+  do {
+    const events = (await h.env.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    runs.unshift(events);
+    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  } while (runId);
+  return runs;
+}
+
+/** Local activities (one marker each, a round of attempts) and all events, over every run. */
+function tally(runs: temporal.api.history.v1.IHistoryEvent[][]) {
+  const events = runs.flat();
+  return {
+    runs: runs.length,
+    events: events.length,
+    rounds: events.filter((e) => e.markerRecordedEventAttributes).length,
+    largestRun: Math.max(...runs.map((r) => r.length)),
+  };
+}
+
+describe('long waits', () => {
+  it('holds an order through a 3-day provider outage at the deadline in bounded runs, then closes it', async () => {
+    const { sku } = await seedCatalog(h, { stock: 5 });
+    const order = await placeOrder(h, { sku, quantity: 1, customerId: 'c-3-days' });
+    await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 }); // the provider's API is down
+    try {
+      await h.env.sleep(30 * MINUTE + 1_000);
+      await eventually(async () => (await handleOf(order.id).query(statusQuery)).phase === 'closing-payment');
+      await h.env.sleep(72 * HOUR);
+      const held = await handleOf(order.id).query(statusQuery);
+      expect(held).toMatchObject({ status: 'UNPAID', phase: 'closing-payment' });
+      // The run that holds it now is a later one, and still says since when the order is held.
+      expect(held.waits).toEqual([expect.stringMatching(/^Closing the payment .* since /)]);
+      expect(held.needsAttention).toEqual([expect.stringContaining('the payment provider has not answered since')]);
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+    await h.env.sleep(4 * MINUTE); // the next question, at most the backoff's cap away, reaches the provider
+    expect(await handleOf(order.id).result()).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
+    expect(await findFakePayment(h.db.pool, { orderId: order.id })).toMatchObject({ status: 'CANCELLED' });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 5, reserved: 0 });
+
+    const figures = tally(await runsOf(order.id));
+    console.log('3-day provider outage:', figures, 'rounds an hour:', (figures.rounds / 72).toFixed(1));
+    expect(figures.runs).toBeGreaterThan(1);
+    expect(figures.largestRun).toBeLessThan(EVENTS_PER_RUN_LIMIT);
+    expect(figures.rounds / 72).toBeLessThanOrEqual(30);
+  }, 600_000);
+
+  it('rides out a database outage of 10 hours across the deadline in bounded runs, then cancels the order', async () => {
+    const { sku } = await seedCatalog(h, { stock: 5 });
+    const order = await placeOrder(h, { sku, quantity: 1, customerId: 'c-db-10h' });
+    await h.env.sleep(25 * MINUTE);
+    await h.workerDatabase!.down();
+    try {
+      await h.env.sleep(10 * HOUR);
+    } finally {
+      await h.workerDatabase!.up();
+    }
+    // The next round, at most the backoff's cap away, reaches the database.
+    expect(await handleOf(order.id).result()).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
+    expect(await stockOf(h, sku)).toMatchObject({ available: 5, reserved: 0 });
+
+    const figures = tally(await runsOf(order.id));
+    console.log('10-hour database outage:', figures, 'rounds an hour:', (figures.rounds / 10).toFixed(1));
+    expect(figures.runs).toBeGreaterThan(1);
+    expect(figures.largestRun).toBeLessThan(EVENTS_PER_RUN_LIMIT);
+    expect(figures.rounds / 10).toBeLessThanOrEqual(30);
+  }, 600_000);
+});
