@@ -254,6 +254,7 @@ describe('no step gives up because something is down', () => {
     } finally {
       await h.admin('DELETE', '/admin/faults/payments');
     }
+    await h.env.sleep(3 * MINUTE); // the next round, at most the backoff's cap away (workflows/backoff.ts)
     await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUNDED', 60_000);
     expect(await h.clockStoppedClient.workflow.getHandle(latePaymentWorkflowId(paymentId)).result()).toEqual({
       outcome: 'REFUNDED',
@@ -271,6 +272,7 @@ describe('no step gives up because something is down', () => {
       await h.env.sleep(6 * MINUTE); // past STUCK_AFTER: the stuck refund is flagged
       await eventually(async () => (await needsAttention(late)) === true);
       await h.admin('PUT', '/admin/faults/payments', { failAlways: true }); // then refused for good
+      await h.env.sleep(3 * MINUTE); // the next round, at most the backoff's cap away
       await eventually(async () => (await paymentOf(paymentId))?.status === 'REFUND_FAILED', 30_000);
     } finally {
       await h.admin('DELETE', '/admin/faults/payments');
