@@ -1,4 +1,4 @@
-import { metricMeter, upsertSearchAttributes } from '@temporalio/workflow';
+import { metricMeter, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { NeedsAttentionKey } from '../domain/search-attributes.js';
 
 const raised = metricMeter.createCounter(
@@ -14,8 +14,11 @@ const raised = metricMeter.createCounter(
  */
 export class Attention {
   private readonly open = new Map<string, string>();
-  /** What the search attribute says now: written only when it flips, so a run costs no extra events. */
-  private published = false;
+  /**
+   * What the search attribute says now: written only when it flips, so a run costs no extra events.
+   * A run that continues another starts with that run's attributes, so it starts from them.
+   */
+  private published = workflowInfo().typedSearchAttributes.get(NeedsAttentionKey) ?? false;
 
   constructor(
     /** Refreshes the run's Web UI details, which list these items. */

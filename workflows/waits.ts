@@ -1,4 +1,4 @@
-import { upsertSearchAttributes } from '@temporalio/workflow';
+import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { WAITING_FOR, WaitingForKey, type WaitingFor } from '../domain/search-attributes.js';
 
 /** One thing out of the ordinary a run waits on. */
@@ -20,8 +20,8 @@ export interface Wait {
  */
 export class Waits {
   private readonly open = new Map<string, Wait>();
-  /** What the search attribute says now (undefined: absent). */
-  private published: WaitingFor | undefined;
+  /** What the search attribute says now (undefined: absent); a run that continues another starts with that run's. */
+  private published = workflowInfo().typedSearchAttributes.get(WaitingForKey) as WaitingFor | undefined;
 
   constructor(
     /** Refreshes the run's Web UI details, which describe these waits. */

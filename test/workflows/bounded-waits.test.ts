@@ -1,6 +1,7 @@
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderWorkflowId, statusQuery } from '../../domain/messages.js';
+import { NeedsAttentionKey, WaitingForKey } from '../../domain/search-attributes.js';
 import { findFakePayment } from '../../dev/fakes/payment-provider.js';
 import { placeOrder, seedCatalog, stockOf } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
@@ -69,6 +70,11 @@ describe('long waits', () => {
     }
     await h.env.sleep(4 * MINUTE); // the next question, at most the backoff's cap away, reaches the provider
     expect(await handleOf(order.id).result()).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
+    // The last run started with the attributes the run before it left (flagged, waiting on the
+    // provider), and cleared them.
+    const { typedSearchAttributes } = await handleOf(order.id).describe();
+    expect(typedSearchAttributes.get(NeedsAttentionKey)).toBe(false);
+    expect(typedSearchAttributes.get(WaitingForKey) ?? undefined).toBeUndefined();
     expect(await findFakePayment(h.db.pool, { orderId: order.id })).toMatchObject({ status: 'CANCELLED' });
     expect(await stockOf(h, sku)).toMatchObject({ available: 5, reserved: 0 });
 
