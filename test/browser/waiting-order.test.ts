@@ -75,7 +75,7 @@ describe.skipIf(skip !== undefined)('in headless Chromium, an order held at its 
     const handle = h.env.client.workflow.getHandle(orderWorkflowId(order.id));
     expect(await handle.result()).toMatchObject({ status: 'CANCELLED', waits: [] });
     expect((await handle.describe()).typedSearchAttributes.get(WaitingForKey)).toBeUndefined();
-  }, 180_000); // the provider is asked again with a backoff, up to a minute apart
+  }, 300_000); // the provider is asked again with a backoff, up to 3 minutes apart
 });
 
 /** The workflow list shows `workflowId`: loaded again until it does, since a run is listed only once it waits. */
