@@ -91,17 +91,14 @@ async function awaitPaymentOrDeadline(run: OrderRun): Promise<{ paymentLeftOpen:
     run.status === 'UNPAID' && run.order!.payment === 'PENDING' ? createPaymentMeanwhile(run) : undefined;
   let atLeastMs = 0;
   let paymentLeftOpen = false;
+  // An adopted order may be AWAITING_FUNDS already: its deadline is past, so it goes on closing at once.
   while (run.open) {
-    // Awaiting funds (a run that continued as new, or adopted): past its deadline, the closing goes on.
-    let wake: Wake | 'deadline' = 'deadline';
-    if (run.status === 'UNPAID') {
-      run.enter('awaiting-payment');
-      wake = await nextWake(run, atLeastMs);
-      atLeastMs = 0;
-      // A payment that arrived before the wake is decided before it.
-      await condition(() => run.payments.idle);
-      if (run.status !== 'UNPAID' || wake === 'deadline-moved') continue;
-    }
+    run.enter('awaiting-payment');
+    const wake = await nextWake(run, atLeastMs);
+    atLeastMs = 0;
+    // A payment that arrived before the wake is decided before it.
+    await condition(() => run.payments.idle);
+    if (!run.open || wake === 'deadline-moved') continue;
     const reason: CancelReason = wake === 'cancel-requested' ? 'CUSTOMER' : 'PAYMENT_TIMEOUT';
     const decided = await decideAtDeadline(run, reason, creating);
     switch (decided.outcome) {

@@ -99,7 +99,8 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
           flagFundsOutlasted(run, answer.holdEndsAt);
           return done(run, { outcome: 'CLOSED', leftOpen: true });
         }
-        if (run.status !== 'AWAITING_FUNDS') run.awaitFunds(answer.holdEndsAt);
+        // Once per run: an adopting run finds the order AWAITING_FUNDS already, and shows it too.
+        if (run.holdEndsAt === null) run.awaitFunds(answer.holdEndsAt);
         waitMs = Math.min(fundsRecheck.next(), leftMs);
         heldBy(run, 'FUNDS', `money on its way, held until ${answer.holdEndsAt}`, since, tries);
         break;

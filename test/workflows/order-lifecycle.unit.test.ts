@@ -601,6 +601,32 @@ describe('OrderLifecycle with a provider that cancels payments: provider first a
     console.log(`a run awaiting funds 14 days, then paid: ${events} history events`);
   }, 60_000);
 
+  it('an adopting run that finds the order AWAITING_FUNDS goes on waiting for its funds, not fulfilling it', async () => {
+    const orderId = randomUUID();
+    overrides.loadOrder = async () => ({
+      ...(await placedOrder(orderId)),
+      status: 'AWAITING_FUNDS',
+      expiresAt: new Date((await serverNow()) - HOUR).toISOString(),
+      payment: providerPayment(orderId),
+    });
+    closingAnswersAt((now) => ({ outcome: 'FUNDS_IN_TRANSIT', holdEndsAt: inMs(now, 13 * DAY) }));
+    const end = await (
+      await stubbedWorker()
+    ).runUntil(async () => {
+      const handle = await env.client.workflow.start(ORDER_WORKFLOW_TYPE, {
+        workflowId: orderWorkflowId(orderId),
+        taskQueue: TASK_QUEUE,
+        args: [orderLifecycleInput(orderId, { adopt: true })],
+      });
+      await eventually(async () => called('closePayment').length === 1);
+      expect(await handle.query(statusQuery)).toMatchObject({ status: 'AWAITING_FUNDS', phase: 'awaiting-funds' });
+      expect(called('issueInvoice')).toHaveLength(0);
+      await pay(orderId);
+      return (await handle.result()) as LifecycleStatus;
+    });
+    expect(end).toMatchObject({ status: 'PAID', payments: [{ status: 'CAPTURED' }] });
+  }, 30_000);
+
   it('money that never came (the provider closed it) cancels the order as PAYMENT_FAILED', async () => {
     closingAnswersAt(
       (now) => ({ outcome: 'FUNDS_IN_TRANSIT', holdEndsAt: inMs(now, 14 * DAY) }),
