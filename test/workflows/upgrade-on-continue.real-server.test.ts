@@ -11,6 +11,7 @@ import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
 import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
 import { PAYLOAD_KEYS, startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
 
 /**
  * An order held at its deadline by a silent provider, on a real Temporal Server with Worker
@@ -50,7 +51,8 @@ async function deploy(workflowCode: string): Promise<WorkerDeploymentVersion> {
   const deps: ActivityDeps = {
     db: h.db,
     paymentWindowMs: PAYMENT_WINDOW_MS,
-    currency: 'eur',
+    paymentAccount: FAKE_PAYMENT_ACCOUNT,
+    unclaimedRefundGraceMs: 24 * 3_600_000,
     maxOpenOrdersPerCustomer: 0,
     maxUnpaidUnitsPerProduct: 0,
     ...h.thirdParties,
