@@ -16,6 +16,7 @@ import { findFreePort } from '../../dev/ports.js';
 import { eventually } from '../helpers/eventually.js';
 import { PAYLOAD_ENCRYPTION_KEYS } from '../helpers/payload-keys.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+import { fakePaymentId } from '../../dev/fakes/payment-provider.js';
 
 /**
  * The production build as the image runs it: `npm run build`, then `node dist/worker/main.js` and
@@ -153,7 +154,8 @@ describe('the compiled service (npm run build, node dist/…)', () => {
     const paid = await call('POST', '/orders', { items: [{ sku: 'COMPILED-TEA', quantity: 2 }] }, customer);
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
     const payment = JSON.stringify({
-      paymentId: `p-${paid.body.id}`,
+      // The order's own payment at the cancellable fake: any other would be refunded, not pay it.
+      paymentId: fakePaymentId(paid.body.id),
       orderId: paid.body.id,
       amountCents: paid.body.totalCents,
       paidAt: new Date().toISOString(),
