@@ -1,14 +1,10 @@
-import {
-  ScheduleAlreadyRunning,
-  ScheduleOverlapPolicy,
-  type Client,
-  type ScheduleOptionsAction,
-} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import {
   PROVIDER_SWEEP_SCHEDULE_ID,
   PROVIDER_SWEEP_WORKFLOW_TYPE,
   type ProviderSweepInput,
 } from '../domain/messages.js';
+import { ensureSchedule } from './schedules.js';
 
 /**
  * Makes sure the Temporal Schedule that runs the provider sweep exists with the configured period
@@ -19,24 +15,13 @@ export async function ensureProviderSweepSchedule(
   client: Client,
   options: { taskQueue: string; everyMs: number },
 ): Promise<'created' | 'updated'> {
-  const spec = { intervals: [{ every: options.everyMs }] };
-  const action: ScheduleOptionsAction = {
-    type: 'startWorkflow',
-    workflowType: PROVIDER_SWEEP_WORKFLOW_TYPE,
-    taskQueue: options.taskQueue,
-    args: [{ taskQueue: options.taskQueue } satisfies ProviderSweepInput],
-  };
-  try {
-    await client.schedule.create({
-      scheduleId: PROVIDER_SWEEP_SCHEDULE_ID,
-      spec,
-      action,
-      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: options.everyMs },
-    });
-    return 'created';
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
-  await client.schedule.getHandle(PROVIDER_SWEEP_SCHEDULE_ID).update((previous) => ({ ...previous, spec, action }));
-  return 'updated';
+  return ensureSchedule(client, PROVIDER_SWEEP_SCHEDULE_ID, {
+    everyMs: options.everyMs,
+    action: {
+      type: 'startWorkflow',
+      workflowType: PROVIDER_SWEEP_WORKFLOW_TYPE,
+      taskQueue: options.taskQueue,
+      args: [{ taskQueue: options.taskQueue } satisfies ProviderSweepInput],
+    },
+  });
 }
