@@ -1,19 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActivityDeps } from '../../activities/index.js';
 import { orderWorkflowId, statusQuery } from '../../domain/messages.js';
-import { createOrderWorker } from '../../worker/create-worker.js';
-import { WORKFLOWS_PATH } from '../../worker/workflow-bundle.js';
-import { buildIdOf, setCurrentVersion } from '../../worker/deployment.js';
+import { buildIdOf } from '../../worker/deployment.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
-import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
 import { eventually } from '../helpers/eventually.js';
-import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
-import { PAYLOAD_KEYS, startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
+import { DEPLOYMENT, twoBuilds, versionedWorkers } from '../helpers/versioned-workers.js';
 
 /**
  * A workflow change rolled out by Worker Versioning on a real Temporal Server: orders in flight on
@@ -21,15 +14,14 @@ import { PAYLOAD_KEYS, startOrderHarness, type OrderHarness } from '../helpers/o
  * finishes on A, new orders run on B, and every order reaches its final state.
  */
 const TASK_QUEUE = 'orders-versioning';
-const DEPLOYMENT = 'order-lifecycle';
 /** Long enough for build B to become current before A's unpaid orders expire. */
 const PAYMENT_WINDOW_MS = 8_000;
-const CHANGED_WORKFLOWS = fileURLToPath(new URL('./fixtures/changed-workflows.ts', import.meta.url));
 const { VersioningBehavior, VersionDrainageStatus } = temporal.api.enums.v1;
 
 let h: OrderHarness;
 let code: { a: string; b: string };
-const workers: Array<{ worker: Worker; running: Promise<void> }> = [];
+const workers = versionedWorkers(() => h, { taskQueue: TASK_QUEUE, paymentWindowMs: PAYMENT_WINDOW_MS });
+const deploy = workers.deploy;
 
 beforeAll(async () => {
   h = await startOrderHarness({
@@ -38,43 +30,13 @@ beforeAll(async () => {
     paymentWindowMs: PAYMENT_WINDOW_MS,
     inProcessWorker: false,
   });
-  const bundle = async (workflowsPath: string) =>
-    (await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger })).code;
-  code = { a: await bundle(WORKFLOWS_PATH), b: await bundle(CHANGED_WORKFLOWS) };
+  code = await twoBuilds();
 });
 
 afterAll(async () => {
-  for (const { worker } of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
-  // A worker that failed during the test says why here.
-  await Promise.all(workers.map((w) => w.running));
+  await workers.stop();
   await h?.close();
 });
-
-/** Starts a versioned worker of this workflow code, as worker/main.ts does, and makes its build current. */
-async function deploy(workflowCode: string): Promise<WorkerDeploymentVersion> {
-  const deps: ActivityDeps = {
-    db: h.db,
-    paymentWindowMs: PAYMENT_WINDOW_MS,
-    paymentAccount: FAKE_PAYMENT_ACCOUNT,
-    unclaimedRefundGraceMs: 24 * 3_600_000,
-    maxOpenOrdersPerCustomer: 0,
-    maxUnpaidUnitsPerProduct: 0,
-    ...h.thirdParties,
-  };
-  const worker = await createOrderWorker({
-    connection: h.env.nativeConnection,
-    namespace: 'default',
-    taskQueue: TASK_QUEUE,
-    deps,
-    payloadKeys: PAYLOAD_KEYS,
-    workflowBundle: { code: workflowCode },
-    deploymentName: DEPLOYMENT,
-  });
-  workers.push({ worker, running: worker.run() });
-  const version = worker.options.workerDeploymentOptions!.version;
-  await setCurrentVersion(h.env.client, version, { timeoutMs: 30_000 });
-  return version;
-}
 
 /** The build of every completed workflow task, and when it completed. */
 async function workflowTasks(handle: WorkflowHandle): Promise<Array<{ buildId: string; at: number }>> {
