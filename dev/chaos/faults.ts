@@ -16,18 +16,20 @@ const POSTGRES_OUTAGE_MS = 20_000;
 /** How long the killed worker stays dead: long enough for deadlines to pass and payments to queue up. */
 const WORKER_DOWN_MS = 3_000;
 
-export const FAULTS: readonly Fault[] = [
-  {
-    name: 'worker SIGKILL',
-    async inject(stack) {
-      const worker = stack.workers[0]!;
-      say(`SIGKILL ${worker.name} (mid-run: activities and workflow tasks in flight)`);
-      await stack.killWorker(worker);
-      await sleep(WORKER_DOWN_MS);
-      const restarted = await stack.startWorker();
-      say(`${restarted.name} started after ${WORKER_DOWN_MS / 1000} s down`);
-    },
+export const WORKER_SIGKILL: Fault = {
+  name: 'worker SIGKILL',
+  async inject(stack) {
+    const worker = stack.workers[0]!;
+    say(`SIGKILL ${worker.name} (mid-run: activities and workflow tasks in flight)`);
+    await stack.killWorker(worker);
+    await sleep(WORKER_DOWN_MS);
+    const restarted = await stack.startWorker();
+    say(`${restarted.name} started after ${WORKER_DOWN_MS / 1000} s down`);
   },
+};
+
+export const FAULTS: readonly Fault[] = [
+  WORKER_SIGKILL,
   {
     name: 'Temporal restart',
     async inject(stack, client) {

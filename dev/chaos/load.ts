@@ -21,8 +21,8 @@ const MAX_IN_FLIGHT_ORDERS = 30;
 
 /** Everything the generator was told: only 201s and 202s are promises the service made. */
 export interface Ledger {
-  /** Every order answered 201, by id. */
-  orders: Map<string, { plan: PaymentPlan; totalCents: number; expiresAt: string }>;
+  /** Every order answered 201, by id, with the plan its generator had for it (a PaymentPlan, a FundsPlan). */
+  orders: Map<string, { plan: string; totalCents: number; expiresAt: string }>;
   /**
    * Every payment answered 202, by paymentId. The service judges a payment by when its webhook
    * accepted it, which lies between the generator sending it and receiving the 202: a payment
@@ -189,7 +189,7 @@ export async function placeTracked(
   client: ChaosClient,
   ledger: Ledger,
   body: { customerId: string; items: unknown[] },
-  plan: PaymentPlan,
+  plan: string,
 ): Promise<PlacedOrder | undefined> {
   // One Idempotency-Key per order, reused by every retry: a retry is the same order, never a second one.
   const headers = { 'idempotency-key': `chaos-order-${randomUUID()}` };

@@ -7,6 +7,7 @@ import { runMain } from '../startup-error.js';
 import { stockCatalog } from './catalog.js';
 import { ChaosClient } from './client.js';
 import { CLUSTER_FAULTS, FAULTS, postgresOutage, say } from './faults.js';
+import { runFundsPhase } from './funds.js';
 import { LoadGenerator, seededRandom } from './load.js';
 import type { LocalStack } from '../local-stack.js';
 import { CHAOS_SECRETS, CHAOS_TASK_QUEUE, logTails, startChaosStack } from './stack.js';
@@ -17,7 +18,9 @@ import { describeVerdict, settleAndJudge } from './verdict.js';
  * `npm run chaos [-- --short | --storm | --outage 15m] [--cluster] [--seed N]`: the service under a
  * steady stream of orders and payments while a worker is SIGKILLed, Temporal restarts, PostgreSQL is
  * down for 20 s and one of two workers dies; after each fault it waits for everything to settle, runs
- * the invariant checker and prints "<fault>: N lost, N duplicated". The default run adds the load-held
+ * the invariant checker and prints "<fault>: N lost, N duplicated". Then, on a stack whose provider
+ * holds payments, orders awaiting funds or in an abandoned 3-D Secure meet a worker SIGKILL
+ * (funds.ts). The default run adds the load-held
  * storm; `--storm` runs only the storm; `--outage D` only PostgreSQL down for D under load. `--cluster`
  * runs Temporal as one process per service with two workers, and injects the faults only a cluster has
  * instead: the history service SIGKILLed, the matching service and the frontend restarted. Everything
@@ -129,6 +132,12 @@ runMain(async () => {
           summary.push(lines.at(-1)!);
           failed ||= !verdict.ok;
         }
+      }
+      // Orders awaiting funds need a provider that holds payments: a stack of their own.
+      if (profile.faults && !cluster && values.outage === undefined && !interrupted) {
+        const funds = await runFundsPhase({ paymentWindow: PAYMENT_WINDOW, profile, random });
+        summary.push(funds.summary);
+        failed ||= !funds.ok;
       }
       if (profile.storm && !interrupted) {
         const storm = await runStorm({ stack, client, db, temporal });

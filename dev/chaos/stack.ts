@@ -17,6 +17,13 @@ export interface ChaosStackOptions {
   paymentWindow: string;
   /** Temporal as one process per service with its store in the PostgreSQL, as `npm start -- --cluster` runs it. */
   cluster: boolean;
+  /**
+   * The local provider (FAKE_PAYMENTS). `callback-only` by default: the verdicts judge a payment by
+   * when its callback arrived (on time, late), so the database decides the deadline.
+   * `cancellable` holds each order's payment as Stripe does, so the deadline closes it there first
+   * and a payment under way (a customer's action, money on its way) holds the order.
+   */
+  payments?: 'callback-only' | 'cancellable';
 }
 
 /**
@@ -50,9 +57,9 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Local
       MAX_OPEN_ORDERS_PER_CUSTOMER: '0',
       ORDERS_PER_MINUTE_PER_CLIENT: '0',
       THIRD_PARTIES: 'fake',
-      // The verdicts judge a payment by when its callback arrived (on time, late): the provider that
-      // cannot cancel, whose deadline the database decides. Provider first has its own tests.
-      FAKE_PAYMENTS: 'callback-only',
+      FAKE_PAYMENTS: options.payments ?? 'callback-only',
+      // Short beside 3-s windows; the run still asks about an action again no sooner than a minute.
+      PAYMENT_ACTION_GRACE: '2s',
       FAULTS_ENABLED: 'true',
       TEMPORAL_SET_CURRENT_VERSION: 'true', // one build: the workers make it current
       LOG_LEVEL: 'warn',

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
+import { isFinal, isOpen, type OrderStatus } from '../../domain/statuses.js';
 import type { Db } from '../../lib/db.js';
 import {
   BUSINESS_INVARIANTS,
@@ -12,13 +13,13 @@ import {
 } from '../../ops/invariants.js';
 import { countFakeRows, FAKE_EFFECT_INVARIANTS, formatFakeCounts, type FakeCounts } from '../fakes/invariants.js';
 import { describeLatency, latencyStats } from './latency.js';
-import { count, type Ledger, type PaymentPlan } from './load.js';
+import { count, type Ledger } from './load.js';
 
 /** Facts about what the service promised (201/202) against what the database and Temporal hold. */
 export interface Facts {
   /** 201 orders that are not in the database. */
   missingOrders: number;
-  /** 201 orders still UNPAID. */
+  /** 201 orders still open: UNPAID, or AWAITING_FUNDS. */
   unfinishedOrders: number;
   /** 202 payments that are not in the database. */
   missingPayments: number;
@@ -32,8 +33,10 @@ export interface Facts {
   wronglyCaptured: number;
   /** Correct payments answered 202 before the deadline that were still refunded as too late. */
   onTimeJudgedLate: number;
+  /** Final 201 orders that ended otherwise than their plan must (when the load says how each must end). */
+  unexpectedOutcomes: number;
   /** How the 201 orders ended, by the payment plan the generator had for them: `on-time` → PAID 12, CANCELLED 3. */
-  outcomes: Map<PaymentPlan, Map<string, number>>;
+  outcomes: Map<string, Map<string, number>>;
 }
 
 export interface Verdict {
@@ -68,13 +71,15 @@ export async function settleAndJudge(
   taskQueue: string,
   ledger: Ledger,
   boundMs: number,
+  mustEndAs?: Readonly<Record<string, string>>,
 ): Promise<Verdict> {
   const started = Date.now();
   let lastProgress = started;
   for (;;) {
     const database = await readDatabase(db).catch(() => undefined);
     const facts =
-      database && (await gatherFacts(db, temporal, taskQueue, ledger, database.counts).catch(() => undefined));
+      database &&
+      (await gatherFacts(db, temporal, taskQueue, ledger, database.counts, mustEndAs).catch(() => undefined));
     const settled = facts && database && lostOf(facts) === 0 && facts.runningWorkflows === 0 && database.report.ok;
     const elapsed = Date.now() - started;
     if (settled || elapsed > boundMs) {
@@ -82,7 +87,7 @@ export async function settleAndJudge(
       const lost = lostOf(facts);
       const duplicated = database.report.violations.filter((v) => !COUNTED_AS_LOST.has(v.invariant)).length;
       return {
-        ok: !!settled && facts.wronglyCaptured === 0,
+        ok: !!settled && facts.wronglyCaptured === 0 && facts.unexpectedOutcomes === 0,
         lost,
         duplicated,
         facts,
@@ -117,16 +122,20 @@ async function gatherFacts(
   taskQueue: string,
   ledger: Ledger,
   counts: Counts,
+  mustEndAs: Readonly<Record<string, string>> = {},
 ): Promise<Facts> {
   const orderIds = [...ledger.orders.keys()];
   const paymentIds = [...ledger.payments.keys()];
   const statuses = await db.$queryRaw<Array<{ id: string; status: string }>>`
     SELECT id::text, status::text FROM orders WHERE id = ANY(${orderIds}::uuid[])`;
-  const outcomes = new Map<PaymentPlan, Map<string, number>>();
+  const outcomes = new Map<string, Map<string, number>>();
+  let unexpectedOutcomes = 0;
   for (const { id, status } of statuses) {
     const plan = ledger.orders.get(id)!.plan;
     if (!outcomes.has(plan)) outcomes.set(plan, new Map());
     count(outcomes.get(plan)!, status);
+    const expected = mustEndAs[plan];
+    if (expected !== undefined && isFinal(status as OrderStatus) && status !== expected) unexpectedOutcomes++;
   }
   const recorded = await db.$queryRaw<Array<{ payment_id: string; status: string; refund_reason: string | null }>>`
     SELECT payment_id, status::text, refund_reason::text FROM payments WHERE payment_id = ANY(${paymentIds})`;
@@ -143,20 +152,21 @@ async function gatherFacts(
   }
   return {
     missingOrders: orderIds.length - statuses.length,
-    unfinishedOrders: statuses.filter((o) => o.status === 'UNPAID').length,
+    unfinishedOrders: statuses.filter((o) => isOpen(o.status as OrderStatus)).length,
     missingPayments: paymentIds.length - recorded.length,
     refundsPending: counts.refundPending,
     stepsPending: counts.fulfillmentPending,
     runningWorkflows,
     wronglyCaptured,
     onTimeJudgedLate,
+    unexpectedOutcomes,
     outcomes,
   };
 }
 
 function describeFacts(f: Facts): string {
   return (
-    `${f.unfinishedOrders} orders unpaid, ${f.missingOrders} missing; ${f.missingPayments} payments missing, ` +
+    `${f.unfinishedOrders} orders open, ${f.missingOrders} missing; ${f.missingPayments} payments missing, ` +
     `${f.refundsPending} refunds pending; ${f.stepsPending} fulfillment steps pending; ${f.runningWorkflows} workflows running`
   );
 }
@@ -181,6 +191,10 @@ export function describeVerdict(name: string, ledger: Ledger, v: Verdict): strin
   ];
   if (v.facts.wronglyCaptured > 0)
     lines.push(`   FAIL: ${v.facts.wronglyCaptured} wrong-amount or late payments were captured`);
+  if (v.facts.unexpectedOutcomes > 0)
+    lines.push(
+      `   FAIL: ${v.facts.unexpectedOutcomes} orders ended otherwise than their plan must (see by payment plan)`,
+    );
   if (v.facts.onTimeJudgedLate > 0) {
     lines.push(
       `   note: ${v.facts.onTimeJudgedLate} correct payments answered 202 before the deadline were settled after it and refunded (ORDER_NOT_PAYABLE)`,
