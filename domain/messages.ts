@@ -121,6 +121,8 @@ export interface OrderLifecycleInput {
 export interface ContinuedRun {
   /** It was closing the payment at the provider: why (the customer's cancel, or the deadline), and since when (ms). */
   closing?: { reason: CancelReason; since: number };
+  /** The order was cancelled and its customer told; the run was still closing its payment at the provider, since when (ms). */
+  closingAfterCancel?: { since: number };
   /** A call of ours was failing through an outage: since when (ms), and how many stuck periods were counted. */
   outage?: CallOutage;
 }

@@ -54,9 +54,11 @@ export async function OrderLifecycle({
   try {
     const { paymentLeftOpen } = await awaitPaymentOrDeadline(run);
     if (run.status === 'CANCELLED') {
-      await compensate(run);
-      // Cancelled without the provider closing the payment: closed now, so nobody pays it.
-      if (paymentLeftOpen) await closeAfterCancel(run);
+      // Cancelled without the provider closing the payment: it is closed after the notice, so that
+      // nobody pays it. Marked first, so a run that continues as new meanwhile hands it on.
+      if (paymentLeftOpen) run.closingAfterCancel = { since: Date.now() };
+      await compensate(run); // one message per order, even when a continued run asks again
+      if (run.closingAfterCancel) await closeAfterCancel(run);
     } else await fulfil(run, paidBefore);
   } catch (err) {
     // Failing (a cancellation by an operator, a bug) still settles what the run accepted first.

@@ -38,6 +38,8 @@ export class OrderRun {
   holdEndsAt: string | null = null;
   /** The closing at the provider under way: why, and since when (carried into a continued run). */
   closing: { reason: CancelReason; since: number } | undefined;
+  /** The cancelled order's payment still being closed at the provider (closeAfterCancel): since when; carried too. */
+  closingAfterCancel: { since: number } | undefined;
   readonly attention = new Attention(() => this.showDetails());
   readonly waits = new Waits(() => this.showDetails());
   readonly keepTrying: KeepTrying;
@@ -51,6 +53,7 @@ export class OrderRun {
   ) {
     const continued = start.continued ?? {};
     this.closing = continued.closing;
+    this.closingAfterCancel = continued.closingAfterCancel;
     this.keepTrying = new KeepTrying(orderId, this.attention, {
       betweenRounds: (outage) => this.continueAsNewIfDue(outage),
       carried: continued.outage,
@@ -78,6 +81,7 @@ export class OrderRun {
       paymentsIdle: this.payments.idle,
       continued: () => ({
         ...(this.closing ? { closing: this.closing } : {}),
+        ...(this.closingAfterCancel ? { closingAfterCancel: this.closingAfterCancel } : {}),
         ...(outage ? { outage } : {}),
       }),
     });

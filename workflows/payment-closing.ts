@@ -135,10 +135,13 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
  */
 export async function closeAfterCancel(run: OrderRun): Promise<void> {
   run.enter('closing-payment');
-  const since = Date.now();
+  // Since the cancel, or since the previous run's cancel when this one continues it.
+  run.closingAfterCancel ??= { since: Date.now() };
+  const { since } = run.closingAfterCancel;
   const backoff = new Backoff(OUTAGE_BACKOFF);
   const fundsRecheck = new Backoff(FUNDS_RECHECK);
   for (let tries = 1; ; tries++) {
+    await run.continueAsNewIfDue();
     run.recheckRequested = false;
     const answer = await run.keepTrying.mustSucceed('closeCancelledPayment', () =>
       money.closeCancelledPayment(run.orderId),
@@ -162,6 +165,7 @@ export async function closeAfterCancel(run: OrderRun): Promise<void> {
         break;
     }
     if (answer.outcome === 'CLOSED' || answer.outcome === 'PAID_AT_PROVIDER') {
+      run.closingAfterCancel = undefined;
       run.attention.note(FUNDS_KEY, null);
       run.waits.note(CLOSING_KEY, null);
       return;

@@ -85,6 +85,40 @@ describe('long waits', () => {
     expect(figures.rounds / 72).toBeLessThanOrEqual(30);
   }, 600_000);
 
+  it("keeps closing a force-cancelled order's payment through a 3-day provider outage in bounded runs", async () => {
+    const { sku } = await seedCatalog(h, { stock: 5 });
+    const order = await placeOrder(h, { sku, quantity: 1, customerId: 'c-forced-3-days' });
+    await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 }); // the provider's API is down
+    try {
+      await h.env.sleep(30 * MINUTE + 6 * MINUTE);
+      const forced = await h.admin('POST', `/orders/${order.id}/force-cancel`);
+      expect(forced.status, JSON.stringify(forced.body)).toBe(200);
+      await h.env.sleep(72 * HOUR);
+      // Cancelled and released at once; its payment, which nobody must pay now, is still being closed.
+      expect(await handleOf(order.id).query(statusQuery)).toMatchObject({
+        status: 'CANCELLED',
+        phase: 'closing-payment',
+      });
+      expect(await stockOf(h, sku)).toMatchObject({ available: 5, reserved: 0 });
+      expect(await findFakePayment(h.db.pool, { orderId: order.id })).toMatchObject({ status: 'OPEN' });
+    } finally {
+      await h.admin('DELETE', '/admin/faults/payments');
+    }
+    await h.env.sleep(4 * MINUTE); // the next question, at most the backoff's cap away, reaches the provider
+    expect(await handleOf(order.id).result()).toMatchObject({ status: 'CANCELLED' });
+    expect(await findFakePayment(h.db.pool, { orderId: order.id })).toMatchObject({ status: 'CANCELLED' });
+
+    const figures = tally(await runsOf(order.id));
+    console.log(
+      '3-day provider outage after a forced cancel:',
+      figures,
+      'rounds an hour:',
+      (figures.rounds / 72).toFixed(1),
+    );
+    expect(figures.runs).toBeGreaterThan(1);
+    expect(figures.largestRun).toBeLessThan(EVENTS_PER_RUN_LIMIT);
+  }, 600_000);
+
   it('rides out a database outage of 10 hours across the deadline in bounded runs, then cancels the order', async () => {
     const { sku } = await seedCatalog(h, { stock: 5 });
     const order = await placeOrder(h, { sku, quantity: 1, customerId: 'c-db-10h' });
