@@ -5,6 +5,7 @@ import { query } from '../lib/sql.js';
 import type { ActivityDeps } from './deps.js';
 import { stepOf, storedStep, type StoredStep } from '../store/fulfillment-steps.js';
 import { statusMove } from '../store/guarded-sql.js';
+import { appendOrderEvent } from '../store/order-events.js';
 
 /** Each step of a paid order as recorded, for a run that adopts it; a step without a row has not begun. */
 export type RecordedSteps = Partial<Record<FulfillmentStep, { status: StepStatus; error: string | null }>>;
@@ -21,21 +22,29 @@ const POINTS_PER_CENT = 1 / 100;
 export function createFulfillmentActivities(deps: ActivityDeps) {
   const { db } = deps;
 
-  /** Moves one order's step along a transition, setting the columns that go with it; the row count says whether it moved. */
+  /**
+   * Moves one order's step along a transition, setting the columns that go with it, and for a move
+   * the shop hears about writes its `event` in the same statement; answers whether it moved (0 or 1).
+   */
   async function moveStep(
     orderId: string,
     step: FulfillmentStep,
     transition: Transition<StepStatus>,
     columns: Prisma.Sql,
+    event?: 'order.fulfillment_step_done' | 'order.fulfillment_step_dead_lettered',
   ): Promise<number> {
     const move = statusMove('fulfillment_steps', transition);
-    const { rowCount } = await query(
+    const { rows } = await query<{ moved: number }>(
       db.pool,
       Prisma.sql`
-        UPDATE fulfillment_steps SET ${move.set}, ${columns}
-        WHERE order_id = ${orderId}::uuid AND step = ${storedStep(step)}::"FulfillmentStep" AND ${move.guard}`,
+        WITH moved AS (
+          UPDATE fulfillment_steps SET ${move.set}, ${columns}
+          WHERE order_id = ${orderId}::uuid AND step = ${storedStep(step)}::"FulfillmentStep" AND ${move.guard}
+          RETURNING order_id, last_error)
+        ${event === undefined ? Prisma.empty : Prisma.sql`, ${appendOrderEvent({ type: event, changed: { rowOfOrder: 'moved' }, data: stepEventData(event, step) })}`}
+        SELECT count(*)::int AS moved FROM moved`,
     );
-    return rowCount;
+    return rows[0]!.moved;
   }
 
   /**
@@ -70,7 +79,13 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
       return;
     }
     await effect(order, `${orderId}:${storedStep(step)}`);
-    await moveStep(orderId, step, STEP_TRANSITIONS.complete, Prisma.sql`completed_at = now(), last_error = NULL`);
+    await moveStep(
+      orderId,
+      step,
+      STEP_TRANSITIONS.complete,
+      Prisma.sql`completed_at = now(), last_error = NULL`,
+      'order.fulfillment_step_done',
+    );
   }
 
   return {
@@ -113,6 +128,7 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
         input.step,
         STEP_TRANSITIONS.fail,
         Prisma.sql`failed_at = now(), last_error = ${input.error}`,
+        'order.fulfillment_step_dead_lettered',
       );
       if (failed === 0) {
         const { rows } = await query<{ status: StepStatus }>(
@@ -146,4 +162,13 @@ export function createFulfillmentActivities(deps: ActivityDeps) {
       return { reopened: reopened === 1 };
     },
   };
+}
+
+/** A step's event `data`: the step by its one name, and for the dead letter the last error. */
+function stepEventData(
+  event: 'order.fulfillment_step_done' | 'order.fulfillment_step_dead_lettered',
+  step: FulfillmentStep,
+): Record<string, Prisma.Sql> {
+  const data = { step: Prisma.sql`${step}::text` };
+  return event === 'order.fulfillment_step_done' ? data : { ...data, error: Prisma.sql`c.last_error` };
 }

@@ -15,6 +15,7 @@ import { lockCoupon, releaseLockedCoupons } from './coupons.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { businessFailure, isBusinessFailure } from '../domain/errors.js';
 import { nowOr, statusMove, statusValue } from '../store/guarded-sql.js';
+import { appendOrderEvent, BUMP_EVENT_SEQ, EVENT_COLUMNS, isoTime } from '../store/order-events.js';
 import { moveReservedUnits } from './inventory.js';
 import { whatPayingMoves } from './payments.js';
 import { sendNotice } from './notifications.js';
@@ -156,11 +157,14 @@ export function createOrderActivities(deps: ActivityDeps) {
       const { rows } = await query<{ expires_at: Date }>(
         db.pool,
         Prisma.sql`
-          UPDATE orders SET ${extend.set}, expires_at = expires_at + ${input.minutes} * interval '1 minute',
-            extension_ids = array_append(extension_ids, ${input.extensionId})
-          WHERE id = ${input.orderId}::uuid AND ${extend.guard} AND expires_at > ${nowOr(now)} AND closing_since IS NULL
-            AND array_position(extension_ids, ${input.extensionId}) IS NULL
-          RETURNING expires_at`,
+          WITH extended AS (
+            UPDATE orders SET ${extend.set}, expires_at = expires_at + ${input.minutes} * interval '1 minute',
+              extension_ids = array_append(extension_ids, ${input.extensionId}), ${BUMP_EVENT_SEQ}
+            WHERE id = ${input.orderId}::uuid AND ${extend.guard} AND expires_at > ${nowOr(now)} AND closing_since IS NULL
+              AND array_position(extension_ids, ${input.extensionId}) IS NULL
+            RETURNING ${EVENT_COLUMNS}, expires_at),
+          ${appendOrderEvent({ type: 'order.deadline_extended', changed: { order: 'extended' }, data: { expiresAt: isoTime(Prisma.sql`c.expires_at`) } })}
+          SELECT expires_at FROM extended`,
       );
       if (rows.length > 0) return { expiresAt: rows[0]!.expires_at.toISOString() };
       // Not moved: applied already by an earlier attempt (read now, after it committed), or refused.
@@ -247,7 +251,7 @@ export async function cancelWithin(
 /**
  * The guarded cancel and its releases as one statement: `won` is the order if it moved UNPAID →
  * CANCELLED, the other WITH queries give its units and its
- * coupon back, and the final SELECT reads the winner's cancellation time, or for a loser the order
+ * coupon back, the outbox gets its `order.cancelled`, and the final SELECT reads the winner's cancellation time, or for a loser the order
  * as it was when the statement began (cancelWithin reads it again when that may be stale).
  * A payment of the order's total that the webhook recorded before the deadline pays the order,
  * even when its signal is late or was lost with a restarting Temporal: the webhook marked the order
@@ -260,11 +264,13 @@ export function cancelStatement(input: { orderId: string; reason: CancelReason }
   const due = input.reason === 'PAYMENT_TIMEOUT' ? Prisma.sql`AND expires_at <= ${nowOr(now)}` : Prisma.empty;
   return Prisma.sql`
     WITH won AS (
-      UPDATE orders SET ${cancel.set}, cancelled_at = ${nowOr(now)}, cancel_reason = ${input.reason}::"CancelReason"
+      UPDATE orders SET ${cancel.set}, cancelled_at = ${nowOr(now)}, cancel_reason = ${input.reason}::"CancelReason",
+        ${BUMP_EVENT_SEQ}
       WHERE id = ${input.orderId}::uuid AND ${cancel.guard} ${due} AND payment_in_time_id IS NULL
-      RETURNING id, cancelled_at),
+      RETURNING ${EVENT_COLUMNS}, cancelled_at, cancel_reason),
     ${moveReservedUnits('won', 'available')},
-    ${releaseLockedCoupons('won')}
+    ${releaseLockedCoupons('won')},
+    ${appendOrderEvent({ type: 'order.cancelled', changed: { order: 'won' }, data: { reason: Prisma.sql`c.cancel_reason` } })}
     SELECT o.status, o.expires_at, won.cancelled_at, o.customer_id, o.payment_in_time_id AS paid_in_time
     FROM orders o LEFT JOIN won ON won.id = o.id
     WHERE o.id = ${input.orderId}::uuid`;
@@ -317,13 +323,27 @@ async function placeWithin(
   const { rows } = await query<{ total_cents: number; expires_at: Date }>(
     tx,
     Prisma.sql`
-      INSERT INTO orders (id, customer_id, status, total_cents, currency, coupon_code, created_at, expires_at, idempotency_key, request_hash)
-      VALUES (${request.orderId}::uuid, ${request.customerId}, ${statusValue('orders', INITIAL_STATUS.order)}, ${totalCents},
-              ${deps.paymentAccount.currency},
-              ${request.couponCode ?? null}, ${nowOr(now)},
-              ${nowOr(now)} + ${deps.paymentWindowMs} * interval '1 millisecond',
-              ${request.idempotencyKey ?? null}, ${request.requestHash})
-      RETURNING total_cents, expires_at`,
+      WITH placed AS (
+        INSERT INTO orders (id, customer_id, status, total_cents, currency, coupon_code, created_at, expires_at,
+                            idempotency_key, request_hash, event_seq)
+        VALUES (${request.orderId}::uuid, ${request.customerId}, ${statusValue('orders', INITIAL_STATUS.order)}, ${totalCents},
+                ${deps.paymentAccount.currency},
+                ${request.couponCode ?? null}, ${nowOr(now)},
+                ${nowOr(now)} + ${deps.paymentWindowMs} * interval '1 millisecond',
+                ${request.idempotencyKey ?? null}, ${request.requestHash}, 1)
+        RETURNING ${EVENT_COLUMNS}, total_cents, expires_at, customer_id, currency),
+      ${appendOrderEvent({
+        type: 'order.placed',
+        changed: { order: 'placed' },
+        data: {
+          customerId: Prisma.sql`c.customer_id`,
+          totalCents: Prisma.sql`c.total_cents`,
+          currency: Prisma.sql`c.currency`,
+          expiresAt: isoTime(Prisma.sql`c.expires_at`),
+          items: Prisma.sql`${JSON.stringify(items)}::jsonb`,
+        },
+      })}
+      SELECT total_cents, expires_at FROM placed`,
   );
   await query(
     tx,
@@ -347,7 +367,8 @@ async function placeWithin(
 
 /**
  * An order of total 0, just written: the guarded pay moves it to PAID with what goes with it (its
- * units sold, its coupon redeemed, its fulfillment owed), as a payment would, but with no payment.
+ * units sold, its coupon redeemed, its fulfillment owed, its `order.paid`), as a payment would, but
+ * with no payment.
  */
 async function payNothingOwed(tx: Queryable, orderId: string, now: Date | null): Promise<void> {
   const pay = statusMove('orders', ORDER_TRANSITIONS.pay);
@@ -355,10 +376,11 @@ async function payNothingOwed(tx: Queryable, orderId: string, now: Date | null):
     tx,
     Prisma.sql`
       WITH paid AS (
-        UPDATE orders SET ${pay.set}, paid_at = ${nowOr(now)}
+        UPDATE orders SET ${pay.set}, paid_at = ${nowOr(now)}, ${BUMP_EVENT_SEQ}
         WHERE id = ${orderId}::uuid AND ${pay.guard} AND total_cents = 0
-        RETURNING id),
-      ${whatPayingMoves('paid')}
+        RETURNING ${EVENT_COLUMNS}),
+      ${whatPayingMoves('paid')},
+      ${appendOrderEvent({ type: 'order.paid', changed: { order: 'paid' }, data: { paymentId: Prisma.sql`NULL::text`, amountCents: Prisma.sql`0` } })}
       SELECT count(*) FROM paid`,
   );
 }

@@ -18,6 +18,7 @@ import { storedStep } from '../store/fulfillment-steps.js';
 import { nowOr, statusMove } from '../store/guarded-sql.js';
 import { moveReservedUnits } from './inventory.js';
 import { reopenRefund } from '../store/refund-reopening.js';
+import { appendOrderEvent, BUMP_EVENT_SEQ, EVENT_COLUMNS } from '../store/order-events.js';
 
 /** What the database decided about one payment. */
 export type PaymentDecision =
@@ -108,8 +109,12 @@ export function createPaymentActivities(deps: ActivityDeps) {
         Prisma.sql`
           WITH recorded AS (
             INSERT INTO refunds (payment_id, amount_cents, provider_ref) VALUES (${paymentId}, ${payment.amount_cents}, ${refundRef})
-            ON CONFLICT (payment_id) DO NOTHING)
-          UPDATE payments SET ${refund.set} WHERE payment_id = ${paymentId} AND ${refund.guard}`,
+            ON CONFLICT (payment_id) DO NOTHING),
+          refunded AS (
+            UPDATE payments SET ${refund.set} WHERE payment_id = ${paymentId} AND ${refund.guard}
+            RETURNING order_id, payment_id, amount_cents, refund_reason),
+          ${refundEvent('order.refunded', 'refunded')}
+          SELECT count(*) FROM refunded`,
       );
       log.info('payment refunded', { orderId: payment.order_id, paymentId, amountCents: payment.amount_cents });
       return { refunded: true };
@@ -121,13 +126,17 @@ export function createPaymentActivities(deps: ActivityDeps) {
      */
     async recordRefundFailure(input: { paymentId: string; error: string }): Promise<{ recorded: boolean }> {
       const fail = statusMove('payments', PAYMENT_TRANSITIONS.failRefund);
-      const { rowCount } = await query(
+      const { rows } = await query<{ recorded: boolean }>(
         db.pool,
         Prisma.sql`
-          UPDATE payments SET ${fail.set}, refund_error = ${input.error}, refund_failed_at = now()
-          WHERE payment_id = ${input.paymentId} AND ${fail.guard}`,
+          WITH failed AS (
+            UPDATE payments SET ${fail.set}, refund_error = ${input.error}, refund_failed_at = now()
+            WHERE payment_id = ${input.paymentId} AND ${fail.guard}
+            RETURNING order_id, payment_id, amount_cents, refund_reason, refund_error),
+          ${refundEvent('order.refund_failed', 'failed')}
+          SELECT EXISTS (SELECT 1 FROM failed) AS recorded`,
       );
-      return { recorded: rowCount === 1 };
+      return { recorded: rows[0]!.recorded };
     },
 
     /**
@@ -149,8 +158,9 @@ export function createPaymentActivities(deps: ActivityDeps) {
               refund_failed_at = now()
             WHERE payment_id = ${failure.paymentId} AND order_id = ${failure.orderId}::uuid AND ${fail.guard}
               AND EXISTS (SELECT 1 FROM refunds WHERE payment_id = ${failure.paymentId} AND provider_ref = ${failure.refundRef})
-            RETURNING payment_id),
-          forgotten AS (DELETE FROM refunds WHERE payment_id IN (SELECT payment_id FROM failed))
+            RETURNING order_id, payment_id, amount_cents, refund_reason, refund_error),
+          forgotten AS (DELETE FROM refunds WHERE payment_id IN (SELECT payment_id FROM failed)),
+          ${refundEvent('order.refund_failed', 'failed')}
           SELECT EXISTS (SELECT 1 FROM failed) AS failed,
                  (SELECT status FROM payments WHERE payment_id = ${failure.paymentId} AND order_id = ${failure.orderId}::uuid) AS status`,
       );
@@ -185,7 +195,7 @@ interface ReceivedPayment {
  * The guarded pay and everything that goes with it, as one statement: `paid` is the order if it
  * moved UNPAID → PAID (exact amount and, where the deadline counts, received before it); then its reserved
  * units are sold, its coupon redeemed, the payment captured, and its fulfillment steps owed
- * (PENDING) from this moment. True when this payment paid the order.
+ * (PENDING) from this moment, and the outbox gets its `order.paid`. True when this payment paid the order.
  */
 async function payWithin(
   tx: Queryable,
@@ -199,15 +209,20 @@ async function payWithin(
     tx,
     Prisma.sql`
       WITH paid AS (
-        UPDATE orders SET ${pay.set}, paid_at = ${nowOr(now)}
+        UPDATE orders SET ${pay.set}, paid_at = ${nowOr(now)}, ${BUMP_EVENT_SEQ}
         WHERE id = ${payment.order_id}::uuid AND ${pay.guard}
           AND total_cents = ${payment.amount_cents}
           ${deadlineCounts ? Prisma.sql`AND expires_at > ${payment.received_at}` : Prisma.empty}
-        RETURNING id),
+        RETURNING ${EVENT_COLUMNS}, total_cents),
       ${whatPayingMoves('paid')},
       captured AS (
         UPDATE payments SET ${capture.set}
-        WHERE payment_id = ${payment.payment_id} AND ${capture.guard} AND EXISTS (SELECT 1 FROM paid))
+        WHERE payment_id = ${payment.payment_id} AND ${capture.guard} AND EXISTS (SELECT 1 FROM paid)),
+      ${appendOrderEvent({
+        type: 'order.paid',
+        changed: { order: 'paid' },
+        data: { paymentId: Prisma.sql`${payment.payment_id}::text`, amountCents: Prisma.sql`c.total_cents` },
+      })}
       SELECT count(*)::int AS paid FROM paid`,
   );
   return rows[0]!.paid === 1;
@@ -230,6 +245,23 @@ export function whatPayingMoves(paid: string): Prisma.Sql {
         INSERT INTO fulfillment_steps (order_id, step)
         SELECT ${moving}.id, step FROM ${moving}, unnest(${FULFILLMENT_STEPS.map(storedStep)}::"FulfillmentStep"[]) AS step
         ON CONFLICT DO NOTHING)`;
+}
+
+/**
+ * The outbox entry of a refund made or failed, for the payment in `changed` (a WITH query returning
+ * its `order_id`, `payment_id`, `amount_cents`, `refund_reason`, and for a failure `refund_error`).
+ */
+function refundEvent(type: 'order.refunded' | 'order.refund_failed', changed: string): Prisma.Sql {
+  return appendOrderEvent({
+    type,
+    changed: { rowOfOrder: changed },
+    data: {
+      paymentId: Prisma.sql`c.payment_id`,
+      amountCents: Prisma.sql`c.amount_cents`,
+      reason: Prisma.sql`c.refund_reason`,
+      ...(type === 'order.refund_failed' ? { error: Prisma.sql`c.refund_error` } : {}),
+    },
+  });
 }
 
 /** Why a payment that did not pay its order is owed back, recorded on the payment. */

@@ -8,6 +8,7 @@ import { query } from '../lib/sql.js';
 import { asOf, type ActivityDeps } from './deps.js';
 import { nowOr, statusIn, statusMove } from '../store/guarded-sql.js';
 import { recordReceivedPayment } from '../store/received-payments.js';
+import { appendOrderEvent, BUMP_EVENT_SEQ, EVENT_COLUMNS } from '../store/order-events.js';
 import type { PaymentRef, ProviderClosing, SucceededPayment } from '../adapters/ports/payment-provider.js';
 import type { GuardedCancelOutcome } from './orders.js';
 
@@ -125,14 +126,19 @@ export function createProviderPaymentActivities(deps: ActivityDeps) {
     return paid.paymentId;
   }
 
-  /** UNPAID → AWAITING_FUNDS; an order awaiting funds already stays so. */
+  /** UNPAID → AWAITING_FUNDS, with its `order.awaiting_funds`; an order awaiting funds already stays so. */
   async function awaitFunds(orderId: string): Promise<void> {
     const move = statusMove('orders', ORDER_TRANSITIONS.awaitFunds);
-    const { rowCount } = await query(
+    const { rows } = await query<{ moved: boolean }>(
       db.pool,
-      Prisma.sql`UPDATE orders SET ${move.set} WHERE id = ${orderId}::uuid AND ${move.guard}`,
+      Prisma.sql`
+        WITH awaiting AS (
+          UPDATE orders SET ${move.set}, ${BUMP_EVENT_SEQ} WHERE id = ${orderId}::uuid AND ${move.guard}
+          RETURNING ${EVENT_COLUMNS}, provider_payment_id),
+        ${appendOrderEvent({ type: 'order.awaiting_funds', changed: { order: 'awaiting' }, data: { paymentId: Prisma.sql`c.provider_payment_id` } })}
+        SELECT EXISTS (SELECT 1 FROM awaiting) AS moved`,
     );
-    if (rowCount === 1) log.info('the payment is on its way: the order awaits its funds', { orderId });
+    if (rows[0]!.moved) log.info('the payment is on its way: the order awaits its funds', { orderId });
   }
 
   async function notClosing(orderId: string): Promise<ClosingOutcome> {

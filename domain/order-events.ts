@@ -8,6 +8,7 @@ export const ORDER_EVENT_TYPES = [
   'order.paid',
   'order.awaiting_funds',
   'order.cancelled',
+  'order.deadline_extended',
   'order.refunded',
   'order.refund_failed',
   'order.fulfillment_step_done',

@@ -1,5 +1,6 @@
 import { Prisma } from '@prisma/client';
 import { statusMove } from '../../store/guarded-sql.js';
+import { appendOrderEvent, BUMP_EVENT_SEQ, EVENT_COLUMNS, isoTime } from '../../store/order-events.js';
 import { ORDER_TRANSITIONS } from '../../domain/statuses.js';
 import type { Db } from '../../lib/db.js';
 import { inTransaction, query } from '../../lib/sql.js';
@@ -18,12 +19,13 @@ export const extendOpenOrders: ApiHandler<
   { db: Db; logger: Logger; clock?: (() => Promise<Date>) | undefined }
 > = async ({ body }, deps) => {
   const now = deps.clock ? await deps.clock() : null;
-  const { rowCount } = await inTransaction(deps.db.pool, async (tx) => {
+  const { rows } = await inTransaction(deps.db.pool, async (tx) => {
     await tx.query(`SET LOCAL statement_timeout = ${EXTEND_STATEMENT_TIMEOUT_MS}`);
-    return query(tx, extendOpenOrdersStatement(body, now));
+    return query<{ extended: number }>(tx, extendOpenOrdersStatement(body, now));
   });
-  deps.logger.info({ ...body, extended: rowCount }, 'open orders extended');
-  return { extended: rowCount, minutes: body.minutes };
+  const { extended } = rows[0]!;
+  deps.logger.info({ ...body, extended }, 'open orders extended');
+  return { extended, minutes: body.minutes };
 };
 
 /**
@@ -35,7 +37,8 @@ export const extendOpenOrders: ApiHandler<
 export const EXTEND_STATEMENT_TIMEOUT_MS = 120_000;
 
 /**
- * The one guarded statement, `now` being the database's clock when null (bench/ times it as it is).
+ * The one guarded statement, with an `order.deadline_extended` per order it moved; it answers how
+ * many it moved (`extended`). `now` being the database's clock when null (bench/ times it as it is).
  * The clock is read per row, not once (now() is the transaction's start): the statement may run for
  * seconds, or wait on a row, and an order whose deadline passes meanwhile is due, not extended.
  */
@@ -45,8 +48,12 @@ export function extendOpenOrdersStatement(
 ): Prisma.Sql {
   const extend = statusMove('orders', ORDER_TRANSITIONS.extend);
   return Prisma.sql`
-    UPDATE orders SET ${extend.set}, expires_at = expires_at + ${minutes} * interval '1 minute'
-    WHERE ${extend.guard} AND expires_at > COALESCE(${now}::timestamptz, clock_timestamp()) AND closing_since IS NULL
-      ${customerId === undefined ? Prisma.empty : Prisma.sql`AND customer_id = ${customerId}`}
-      ${expiringBefore === undefined ? Prisma.empty : Prisma.sql`AND expires_at < ${new Date(expiringBefore)}`}`;
+    WITH extended AS (
+      UPDATE orders SET ${extend.set}, expires_at = expires_at + ${minutes} * interval '1 minute', ${BUMP_EVENT_SEQ}
+      WHERE ${extend.guard} AND expires_at > COALESCE(${now}::timestamptz, clock_timestamp()) AND closing_since IS NULL
+        ${customerId === undefined ? Prisma.empty : Prisma.sql`AND customer_id = ${customerId}`}
+        ${expiringBefore === undefined ? Prisma.empty : Prisma.sql`AND expires_at < ${new Date(expiringBefore)}`}
+      RETURNING ${EVENT_COLUMNS}, expires_at),
+    ${appendOrderEvent({ type: 'order.deadline_extended', changed: { order: 'extended' }, data: { expiresAt: isoTime(Prisma.sql`c.expires_at`) } })}
+    SELECT count(*)::int AS extended FROM extended`;
 }
