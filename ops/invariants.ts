@@ -1,10 +1,12 @@
 import { Prisma } from '@prisma/client';
+import { ORDER_EVENT_TYPES } from '../domain/order-events.js';
 import type { Db } from '../lib/db.js';
 
 /**
  * What must hold in the service's own tables whatever crashed, restarted or arrived twice, in any
  * deployment: stock adds up, every order reached one final state with its compensation done, every
- * losing payment was refunded, coupons and fulfillment steps follow their orders. What the third
+ * losing payment was refunded, coupons and fulfillment steps follow their orders, and the outbox
+ * holds exactly the events of the changes made, numbered without gaps. What the third
  * parties did is in their own records, not here; where the local fakes stand in for them,
  * dev/fakes/invariants.ts checks those effects too.
  * Each invariant is one SQL query (one snapshot) that returns a line per violation. `graceMs` is how
@@ -174,7 +176,96 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
        GROUP BY o.id, o.status
       HAVING count(s.step) <> CASE WHEN o.status = 'PAID' THEN 3 ELSE 0 END`,
   },
+  {
+    // Each event's statement bumps its order's counter and takes the new value as its seq.
+    name: 'order-events-numbered-without-gaps',
+    description: "each order's events are numbered 1, 2, … up to its event_seq, without a gap",
+    query: () => Prisma.sql`
+      SELECT format('order %s: event_seq %s, events numbered %L', o.id, o.event_seq,
+                    string_agg(e.seq::text, ',' ORDER BY e.seq)) AS detail
+        FROM orders o LEFT JOIN order_events e ON e.order_id = o.id
+       GROUP BY o.id, o.event_seq
+      HAVING count(e.seq) <> o.event_seq OR COALESCE(min(e.seq), 1) <> 1 OR COALESCE(max(e.seq), 0) <> o.event_seq`,
+  },
+  {
+    // The event is written by the statement of its change: a change without it was made another way.
+    name: 'order-changes-have-events',
+    description:
+      'every order has its order.placed (seq 1); a PAID, CANCELLED or AWAITING_FUNDS order its event; a REFUNDED or REFUND_FAILED payment and a DONE or FAILED fulfillment step their last event',
+    query: () => Prisma.sql`
+      SELECT format('order %s (%s): events %L', o.id, o.status, string_agg(e.seq || ' ' || e.type, ', ' ORDER BY e.seq)) AS detail
+        FROM orders o LEFT JOIN order_events e ON e.order_id = o.id
+       GROUP BY o.id, o.status
+      HAVING count(*) FILTER (WHERE e.type = 'order.placed' AND e.seq = 1) = 0
+          OR (o.status = 'PAID' AND count(*) FILTER (WHERE e.type = 'order.paid') = 0)
+          OR (o.status = 'CANCELLED' AND count(*) FILTER (WHERE e.type = 'order.cancelled') = 0)
+          OR (o.status = 'AWAITING_FUNDS' AND count(*) FILTER (WHERE e.type = 'order.awaiting_funds') = 0)
+      UNION ALL
+      SELECT format('payment %s (order %s): %s, its last refund event %L', p.payment_id, p.order_id, p.status, e.type)
+        FROM payments p LEFT JOIN LATERAL (${lastRefundEvent(Prisma.sql`p`)}) e ON true
+       WHERE (p.status = 'REFUNDED' AND e.type IS DISTINCT FROM 'order.refunded')
+          OR (p.status = 'REFUND_FAILED' AND e.type IS DISTINCT FROM 'order.refund_failed')
+      UNION ALL
+      SELECT format('order %s: step %s %s, its last event %L', s.order_id, s.step, s.status, e.type)
+        FROM fulfillment_steps s LEFT JOIN LATERAL (${lastStepEvent(Prisma.sql`s`)}) e ON true
+       WHERE (s.status = 'DONE' AND e.type IS DISTINCT FROM 'order.fulfillment_step_done')
+          OR (s.status = 'FAILED' AND e.type IS DISTINCT FROM 'order.fulfillment_step_dead_lettered')`,
+  },
+  {
+    name: 'order-events-have-changes',
+    description:
+      'every event is of a known type, of an order that made its change: placed, paid, cancelled and awaiting funds once each and only in a status they lead to; refunds and steps only for a payment or step of the order that made the move',
+    query: () => Prisma.sql`
+      SELECT format('event %s (order %s, seq %s): %L', e.id, e.order_id, e.seq, e.type) AS detail
+        FROM order_events e LEFT JOIN orders o ON o.id = e.order_id
+       WHERE o.id IS NULL OR e.type <> ALL(${[...ORDER_EVENT_TYPES]}::text[])
+      UNION ALL
+      SELECT format('order %s (%s): %s × %s', o.id, o.status, count(*), e.type)
+        FROM order_events e JOIN orders o ON o.id = e.order_id
+       WHERE e.type IN ('order.placed', 'order.paid', 'order.cancelled', 'order.awaiting_funds')
+       GROUP BY o.id, o.status, e.type
+      HAVING count(*) > 1
+          OR (e.type = 'order.paid' AND o.status <> 'PAID')
+          OR (e.type = 'order.cancelled' AND o.status <> 'CANCELLED')
+          OR (e.type = 'order.awaiting_funds' AND o.status = 'UNPAID')
+      UNION ALL
+      SELECT format('event %s (order %s): %s of payment %L, which is not one of the order owed back', e.id, e.order_id, e.type, e.data->>'paymentId')
+        FROM order_events e LEFT JOIN payments p ON p.payment_id = e.data->>'paymentId' AND p.order_id = e.order_id
+       WHERE e.type IN ('order.refunded', 'order.refund_failed') AND (p.payment_id IS NULL OR p.status IN ('RECEIVED', 'CAPTURED'))
+      UNION ALL
+      SELECT format('payment %s (order %s): %s, but its last refund event is %L', p.payment_id, p.order_id, p.status, e.type)
+        FROM payments p JOIN LATERAL (${lastRefundEvent(Prisma.sql`p`)}) e ON true
+       WHERE p.status = 'REFUND_PENDING' AND e.type = 'order.refunded'
+      UNION ALL
+      SELECT format('event %s (order %s): %s of step %L, which the order does not have', e.id, e.order_id, e.type, e.data->>'step')
+        FROM order_events e LEFT JOIN fulfillment_steps s ON s.order_id = e.order_id AND lower(s.step::text) = e.data->>'step'
+       WHERE e.type IN ('order.fulfillment_step_done', 'order.fulfillment_step_dead_lettered') AND s.order_id IS NULL
+      UNION ALL
+      SELECT format('order %s: step %s %s, with %s × done, its last event %L', s.order_id, s.step, s.status, e.done, e.type)
+        FROM fulfillment_steps s JOIN LATERAL (
+               SELECT (${lastStepEvent(Prisma.sql`s`)}) AS type,
+                      (SELECT count(*) FROM order_events WHERE order_id = s.order_id AND type = 'order.fulfillment_step_done'
+                          AND data->>'step' = lower(s.step::text)) AS done) e ON true
+       WHERE e.done > 1 OR (s.status <> 'DONE' AND e.type = 'order.fulfillment_step_done')`,
+  },
 ];
+
+/** The type of the last refund event (made or failed) of payment `p`, as a subquery. */
+function lastRefundEvent(p: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    SELECT type FROM order_events
+     WHERE order_id = ${p}.order_id AND type IN ('order.refunded', 'order.refund_failed') AND data->>'paymentId' = ${p}.payment_id
+     ORDER BY seq DESC LIMIT 1`;
+}
+
+/** The type of the last event (done or dead-lettered) of fulfillment step `s`, as a subquery; events name a step in lower case. */
+function lastStepEvent(s: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    SELECT type FROM order_events
+     WHERE order_id = ${s}.order_id AND type IN ('order.fulfillment_step_done', 'order.fulfillment_step_dead_lettered')
+       AND data->>'step' = lower(${s}.step::text)
+     ORDER BY seq DESC LIMIT 1`;
+}
 
 export interface InvariantResult {
   invariant: string;

@@ -48,7 +48,29 @@ function corruptions({ sku, orders, payments, coupons }: CheckedHistory): Record
     'coupon-redeemed-only-by-paid-order': sql`UPDATE coupons SET status = 'REDEEMED', order_id = ${orders.cancelled}::uuid WHERE code = ${coupons.cancelled}`,
     'coupon-used-by-its-customer': sql`UPDATE coupons SET customer_id = 'someone-else' WHERE code = ${coupons.paid}`,
     'fulfillment-steps-owed': sql`INSERT INTO fulfillment_steps (order_id, step) VALUES (${orders.cancelled}::uuid, 'INVOICE')`,
+    ...EVENT_CORRUPTIONS(orders),
   };
+}
+
+/**
+ * One for each outbox invariant, each leaving the others intact: an event lost while its counter
+ * moved (a gap), a change whose event says something else (no event for it), and an event of a
+ * change never made (the unpaid order announced as paid).
+ */
+const EVENT_CORRUPTIONS = (orders: CheckedHistory['orders']): Record<string, Prisma.Sql> => ({
+  'order-events-numbered-without-gaps': sql`
+    WITH last AS (UPDATE orders SET event_seq = event_seq + 1 WHERE id = ${orders.paid}::uuid RETURNING event_seq - 1 AS seq)
+    UPDATE order_events SET seq = seq + 1 WHERE order_id = ${orders.paid}::uuid AND seq = (SELECT seq FROM last)`,
+  'order-changes-have-events': sql`
+    UPDATE order_events SET type = 'order.deadline_extended' WHERE order_id = ${orders.paid}::uuid AND type = 'order.paid'`,
+  'order-events-have-changes': appended(orders.unpaid, 'order.paid'),
+});
+
+/** An event appended to the order's as its statement would append it: numbered by its counter. */
+function appended(orderId: string, type: string, data: Prisma.Sql = sql`'{}'::jsonb`): Prisma.Sql {
+  return sql`
+    WITH bumped AS (UPDATE orders SET event_seq = event_seq + 1 WHERE id = ${orderId}::uuid RETURNING id, event_seq)
+    INSERT INTO order_events (id, order_id, seq, type, data) SELECT gen_random_uuid(), id, event_seq, ${type}, ${data} FROM bumped`;
 }
 
 describe('business invariants', () => {
@@ -91,11 +113,16 @@ describe('business invariants', () => {
     // A cancellation written by hand, without the releases the guarded cancel makes in the same statement.
     const cancelled = (ago: Prisma.Sql) => sql`
       UPDATE orders SET status = 'CANCELLED', cancelled_at = now() - ${ago}, cancel_reason = 'CUSTOMER' WHERE id = ${h.orders.unpaid}::uuid`;
+    // Nor has it the event the guarded cancel writes in its statement: that is never given grace either.
     const fresh = await h.checkCorrupted(BUSINESS_INVARIANTS, cancelled(sql`interval '0 seconds'`), 60_000);
-    expect(fresh.violations.map((v) => v.invariant)).toEqual(['reserved-matches-unpaid-orders']);
+    expect(fresh.violations.map((v) => v.invariant).sort()).toEqual([
+      'order-changes-have-events',
+      'reserved-matches-unpaid-orders',
+    ]);
     const strict = await h.checkCorrupted(BUSINESS_INVARIANTS, cancelled(sql`interval '1 hour'`), 60_000);
     expect(strict.violations.map((v) => v.invariant).sort()).toEqual([
       'coupon-locked-only-by-unpaid-order',
+      'order-changes-have-events',
       'reserved-matches-unpaid-orders',
     ]);
   });
@@ -124,5 +151,75 @@ describe('business invariants', () => {
       'losing-payments-refunded',
       'no-unpaid-past-deadline',
     ]);
+  });
+});
+
+describe('the outbox invariants', () => {
+  it.each(['order-events-numbered-without-gaps', 'order-changes-have-events', 'order-events-have-changes'])(
+    '%s alone fails on its corruption',
+    async (name) => {
+      const report = await h.checkCorrupted(BUSINESS_INVARIANTS, EVENT_CORRUPTIONS(h.orders)[name]!);
+      expect(report.violations.map((v) => v.invariant)).toEqual([name]);
+    },
+  );
+
+  /** One more case each for what the invariants read besides an order's own status. */
+  const cases: Array<[string, (h: CheckedHistory) => Prisma.Sql, string]> = [
+    [
+      'an event of an order that does not exist',
+      () => sql`INSERT INTO order_events (id, order_id, seq, type, data)
+                VALUES (gen_random_uuid(), gen_random_uuid(), 1, 'order.placed', '{}')`,
+      'order-events-have-changes',
+    ],
+    [
+      'an event of no known type',
+      ({ orders }) => appended(orders.unpaid, 'order.shipped'),
+      'order-events-have-changes',
+    ],
+    ['a second order.placed', ({ orders }) => appended(orders.unpaid, 'order.placed'), 'order-events-have-changes'],
+    [
+      'a refund announced for a payment that paid the order',
+      ({ orders, payments }) =>
+        appended(orders.paid, 'order.refunded', sql`jsonb_build_object('paymentId', ${payments.captured}::text)`),
+      'order-events-have-changes',
+    ],
+    [
+      'a refund announced as failed while the payment stands REFUNDED',
+      ({ orders, payments }) =>
+        appended(
+          orders.cancelled,
+          'order.refund_failed',
+          sql`jsonb_build_object('paymentId', ${payments.refunded}::text)`,
+        ),
+      'order-changes-have-events',
+    ],
+    [
+      'a step announced done twice',
+      ({ orders }) =>
+        appended(orders.paid, 'order.fulfillment_step_done', sql`jsonb_build_object('step', 'invoice'::text)`),
+      'order-events-have-changes',
+    ],
+    [
+      'a step of an order that has none',
+      ({ orders }) =>
+        appended(orders.unpaid, 'order.fulfillment_step_done', sql`jsonb_build_object('step', 'invoice'::text)`),
+      'order-events-have-changes',
+    ],
+    [
+      'a step done without its event',
+      ({ orders }) =>
+        sql`UPDATE order_events SET data = data || '{"step": "shipping"}' WHERE order_id = ${orders.paid}::uuid
+            AND type = 'order.fulfillment_step_done' AND data->>'step' = 'loyalty'`,
+      'order-changes-have-events',
+    ],
+    [
+      'a counter ahead of the events (an event lost after its bump)',
+      ({ orders }) => sql`UPDATE orders SET event_seq = event_seq + 1 WHERE id = ${orders.cancelled}::uuid`,
+      'order-events-numbered-without-gaps',
+    ],
+  ];
+  it.each(cases)('%s fails', async (_, corrupt, invariant) => {
+    const report = await h.checkCorrupted(BUSINESS_INVARIANTS, corrupt(h));
+    expect(report.violations.map((v) => v.invariant)).toContain(invariant);
   });
 });

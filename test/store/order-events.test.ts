@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Prisma } from '@prisma/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Activities } from '../../activities/index.js';
+import { ORDER_EVENT_TYPES } from '../../domain/order-events.js';
 import { extendOpenOrdersStatement } from '../../api/routes/extend-open-orders.js';
 import { FAKE_PAYMENT_ACCOUNT, moveFakePayment } from '../../dev/fakes/payment-provider.js';
 import { query } from '../../lib/sql.js';
+import { BUSINESS_INVARIANTS, checkInvariants } from '../../ops/invariants.js';
 import { recordReceivedPayment } from '../../store/received-payments.js';
 import { realActivities, runActivity as run } from '../helpers/activities.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -338,5 +340,18 @@ describe('under real concurrency', () => {
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
     expect(events.filter((e) => e.type === 'order.refunded')).toHaveLength(6);
     expect(events.filter((e) => e.type === 'order.fulfillment_step_done')).toHaveLength(3);
+  });
+});
+
+describe('the outbox invariants', () => {
+  it('pass on every history above: refunds failed and retried, steps dead-lettered and retried, funds awaited', async () => {
+    const outbox = BUSINESS_INVARIANTS.filter((i) => i.name.includes('event'));
+    expect(outbox.map((i) => i.name)).toHaveLength(3);
+    const report = await checkInvariants(database.prisma, outbox, { graceMs: 0 });
+    expect(report.violations).toEqual([]);
+    // The histories the tests above wrote, with every kind of event but the reminder (its timer's).
+    const timers: readonly string[] = ['order.payment_reminder'];
+    const types = await database.prisma.orderEvent.findMany({ distinct: ['type'], select: { type: true } });
+    expect(types.map((t) => t.type).sort()).toEqual(ORDER_EVENT_TYPES.filter((t) => !timers.includes(t)).sort());
   });
 });
