@@ -82,7 +82,8 @@ export function createPaymentActivities(deps: ActivityDeps) {
 
     /**
      * Refunds a REFUND_PENDING payment. The provider refunds a paymentId at most once, and the
-     * refund row and status change are written together, so running this again is harmless.
+     * refund row, status change and `order.refunded` are written together, so running this again
+     * is harmless.
      * Not refunded: the payment is not one owed back (unknown, captured, or REFUND_FAILED, held by
      * the run that recorded its refund's failure), and `status` says what it is instead.
      */
@@ -121,8 +122,8 @@ export function createPaymentActivities(deps: ActivityDeps) {
     },
 
     /**
-     * The provider rejected the refund for good: it stays owed, visible, until an operator retries
-     * it. `recorded` when this call made it REFUND_FAILED (not an earlier run of the same local activity).
+     * The provider rejected the refund for good (an `order.refund_failed`): it stays owed, visible,
+     * until an operator retries it. `recorded` when this call made it REFUND_FAILED (not an earlier run of the same local activity).
      */
     async recordRefundFailure(input: { paymentId: string; error: string }): Promise<{ recorded: boolean }> {
       const fail = statusMove('payments', PAYMENT_TRANSITIONS.failRefund);
