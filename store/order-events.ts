@@ -16,7 +16,8 @@ export interface OrderEventOf {
    * would get the same seq):
    * - `order`: the guarded UPDATE of the order's own row, which sets BUMP_EVENT_SEQ itself (one
    *   statement cannot update a row twice) and returns EVENT_COLUMNS (an INSERT sets `event_seq` 1);
-   * - `row of another table`: a row naming its order by `order_id`; the order's row is bumped here.
+   * - `rowOfOrder`: a row of another table (a payment, a step) naming its order by `order_id`; the
+   *   order's row is bumped here.
    */
   changed: { order: string } | { rowOfOrder: string };
   /**
@@ -35,7 +36,7 @@ export const BUMP_EVENT_SEQ = Prisma.sql`event_seq = event_seq + 1`;
  */
 export const EVENT_COLUMNS = Prisma.sql`id, event_seq, status AS order_status`;
 
-/** The WITH-query entries (comma-separated, without WITH) that append the event; the inserted rows are `<changed>_event`. */
+/** The WITH-query entries (comma-separated, without WITH) that append the event, named after `changed`. */
 export function appendOrderEvent({ type, changed, data }: OrderEventOf): Prisma.Sql {
   const fields = Object.entries(data).flatMap(([key, value]) => [Prisma.sql`${key}::text`, value]);
   if ('order' in changed) {
@@ -45,8 +46,7 @@ export function appendOrderEvent({ type, changed, data }: OrderEventOf): Prisma.
         INSERT INTO order_events (id, order_id, seq, type, data)
         SELECT gen_random_uuid(), c.id, c.event_seq, ${type}::text,
                ${eventData(Prisma.sql`c.id`, Prisma.sql`c.order_status`, fields)}
-        FROM ${c} c
-        RETURNING order_id, seq)`;
+        FROM ${c} c)`;
   }
   const c = Prisma.raw(changed.rowOfOrder);
   const bumped = Prisma.raw(`${changed.rowOfOrder}_event_seq`);
@@ -57,8 +57,7 @@ export function appendOrderEvent({ type, changed, data }: OrderEventOf): Prisma.
         RETURNING o.id, o.event_seq, ${eventData(Prisma.sql`o.id`, Prisma.sql`o.status`, fields)} AS data),
       ${Prisma.raw(`${changed.rowOfOrder}_event`)} AS (
         INSERT INTO order_events (id, order_id, seq, type, data)
-        SELECT gen_random_uuid(), id, event_seq, ${type}::text, data FROM ${bumped}
-        RETURNING order_id, seq)`;
+        SELECT gen_random_uuid(), id, event_seq, ${type}::text, data FROM ${bumped})`;
 }
 
 function eventData(orderId: Prisma.Sql, status: Prisma.Sql, fields: Prisma.Sql[]): Prisma.Sql {
