@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import type { CustomerTokenSettings, OperatorSessionSettings } from '../lib/config/auth.js';
 import type { TrustProxy } from '../lib/config/http.js';
 import type { PaymentAccount } from '../lib/config/third-parties.js';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../lib/config/webhooks.js';
 import type { Db } from '../lib/db.js';
 import type { Logger } from '../lib/logger.js';
 import { CheckoutPriority } from './checkout-priority.js';
@@ -85,6 +86,8 @@ export interface AppDeps {
   paymentAccount: PaymentAccount;
   /** How long money for no order of ours is held before it is refunded (config: UNCLAIMED_REFUND_GRACE). */
   unclaimedRefundGraceMs: number;
+  /** The webhook endpoints' URL rule, secret overlap and send jobs (config: WEBHOOK_*); unset: the defaults. */
+  webhooks?: WebhookSettings | undefined;
 }
 
 /** Endpoints that only dev and tests mount, their handlers' dependencies bound (withDeps). */
@@ -94,6 +97,7 @@ export interface FaultInjection {
 
 /** What the handlers of the API's own endpoints (api/endpoints.ts) may need. */
 export interface ApiDeps extends AppDeps {
+  webhooks: WebhookSettings;
   faultsEnabled: boolean;
   metrics: ApiMetrics;
   verifyCustomerToken: VerifyCustomerToken;
@@ -116,6 +120,7 @@ export function createApp(deps: AppDeps): Express {
   const devEndpoints = deps.faultInjection?.endpoints ?? [];
   const apiDeps: ApiDeps = {
     ...deps,
+    webhooks: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,
     faultsEnabled: deps.faultInjection !== undefined,
     metrics: createApiMetrics(deps.db),
     verifyCustomerToken: customerTokenVerifier(deps.customerTokens),

@@ -45,6 +45,18 @@ import {
 } from './schemas.js';
 import { CODEC_BODY_LIMIT_KB } from './request-body.js';
 import { PAYMENT_CALLBACK_PATH } from './webhook-signature.js';
+import {
+  DeliveryIdParam,
+  EndpointIdParam,
+  WebhookDeliveriesQuery,
+  WebhookDeliveryList,
+  WebhookEndpointBody,
+  WebhookEndpointCreated,
+  WebhookEndpointList,
+  WebhookEndpointView,
+  WebhookRedelivered,
+  WebhookSecretRotated,
+} from './webhook-schemas.js';
 
 /** Where Stripe posts its events: the URL of the webhook endpoint set up in Stripe's dashboard. */
 export const STRIPE_WEBHOOK_PATH = '/webhooks/stripe';
@@ -279,6 +291,80 @@ export const ENDPOINT_TABLE = {
     query: UnclaimedPaymentsQuery,
     success: { status: 200, description: 'the unclaimed payments', schema: UnclaimedPaymentList },
     errors: [],
+  }),
+  createWebhookEndpoint: contract({
+    method: 'post',
+    path: '/webhook-endpoints',
+    summary: 'Add an endpoint that hears of order events as signed webhooks',
+    description:
+      'Each event of a type it names is POSTed to `url`, signed by the Standard Webhooks scheme with the secret answered here, once (docs/api.md, "Receiving order events"). ' +
+      'Events written from now on reach it; earlier ones do not.',
+    access: 'operator',
+    body: WebhookEndpointBody,
+    success: { status: 201, description: 'the endpoint, and its signing secret', schema: WebhookEndpointCreated },
+    errors: [],
+  }),
+  listWebhookEndpoints: contract({
+    method: 'get',
+    path: '/webhook-endpoints',
+    summary: 'The webhook endpoints, without their secrets',
+    access: 'operator',
+    success: { status: 200, description: 'the endpoints', schema: WebhookEndpointList },
+    errors: [],
+  }),
+  updateWebhookEndpoint: contract({
+    method: 'put',
+    path: '/webhook-endpoints/:endpointId',
+    summary: "Change an endpoint's URL, event types, or whether it is enabled",
+    description:
+      'Deliveries under way go to the new URL at their next attempt. A disabled endpoint gets no new deliveries; those under way keep failing (and retrying) until it is enabled again or they are DEAD.',
+    access: 'operator',
+    params: EndpointIdParam,
+    body: WebhookEndpointBody,
+    success: { status: 200, description: 'the endpoint', schema: WebhookEndpointView },
+    errors: ['UNKNOWN_WEBHOOK_ENDPOINT'],
+  }),
+  deleteWebhookEndpoint: contract({
+    method: 'delete',
+    path: '/webhook-endpoints/:endpointId',
+    summary: 'Remove an endpoint and its deliveries',
+    description: 'Its deliveries under way stop. To stop sending for a while and keep them, disable it instead.',
+    access: 'operator',
+    params: EndpointIdParam,
+    success: { status: 204, description: 'removed' },
+    errors: ['UNKNOWN_WEBHOOK_ENDPOINT'],
+  }),
+  rotateWebhookSecret: contract({
+    method: 'post',
+    path: '/webhook-endpoints/:endpointId/rotate-secret',
+    summary: 'Give an endpoint a new signing secret; the old one keeps signing beside it for WEBHOOK_SECRET_OVERLAP',
+    description:
+      'Until `previousSecretExpiresAt` every delivery carries two signatures, one per secret, so the receiver can switch to the new secret at any time in that window. ' +
+      'A secret rotated out earlier, if still in its window, stops signing now.',
+    access: 'operator',
+    params: EndpointIdParam,
+    success: { status: 200, description: 'the endpoint, and its new secret', schema: WebhookSecretRotated },
+    errors: ['UNKNOWN_WEBHOOK_ENDPOINT'],
+  }),
+  listWebhookDeliveries: contract({
+    method: 'get',
+    path: '/webhook-deliveries',
+    summary: 'Webhook deliveries, newest first: under way (PENDING), DELIVERED, or DEAD (the dead letter)',
+    access: 'operator',
+    query: WebhookDeliveriesQuery,
+    success: { status: 200, description: 'the deliveries', schema: WebhookDeliveryList },
+    errors: [],
+  }),
+  redeliverWebhook: contract({
+    method: 'post',
+    path: '/webhook-deliveries/:deliveryId/redeliver',
+    summary: 'Send a DEAD (or DELIVERED) delivery again, with all its attempts',
+    description:
+      'The delivery is PENDING again with its attempts reset, and a send job is queued in the same statement. The event keeps its id (`webhook-id`), so a receiver that had it drops the copy.',
+    access: 'operator',
+    params: DeliveryIdParam,
+    success: { status: 202, description: 'the delivery is PENDING again', schema: WebhookRedelivered },
+    errors: ['UNKNOWN_WEBHOOK_DELIVERY', 'WEBHOOK_DELIVERY_PENDING'],
   }),
   uiConfig: contract({
     method: 'get',

@@ -15,6 +15,15 @@ import { acceptPayment } from './routes/payments.js';
 import { retryRefund } from './routes/refunds.js';
 import { acceptStripeEvent } from './routes/stripe-webhook.js';
 import { listUnclaimedPayments } from './routes/unclaimed-payments.js';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listWebhookDeliveries,
+  listWebhookEndpoints,
+  redeliverWebhook,
+  rotateWebhookSecret,
+  updateWebhookEndpoint,
+} from './routes/webhook-endpoints.js';
 
 /**
  * The endpoints of the table (api/endpoint-table.ts), each with its handler (api/routes/), in the
@@ -39,6 +48,13 @@ export const ENDPOINTS: Endpoint<ApiDeps>[] = [
   handled(TABLE.retryFulfillmentStep, retryFulfillmentStep),
   handled(TABLE.retryRefund, retryRefund),
   handled(TABLE.listUnclaimedPayments, listUnclaimedPayments),
+  handled(TABLE.createWebhookEndpoint, createWebhookEndpoint),
+  handled(TABLE.listWebhookEndpoints, listWebhookEndpoints),
+  handled(TABLE.updateWebhookEndpoint, updateWebhookEndpoint),
+  handled(TABLE.deleteWebhookEndpoint, deleteWebhookEndpoint),
+  handled(TABLE.rotateWebhookSecret, rotateWebhookSecret),
+  handled(TABLE.listWebhookDeliveries, listWebhookDeliveries),
+  handled(TABLE.redeliverWebhook, redeliverWebhook),
   handled(TABLE.uiConfig, uiConfig),
   handled(TABLE.startOperatorSession, startOperatorSession),
   handled(TABLE.endOperatorSession, endOperatorSession),

@@ -50,6 +50,12 @@ const API_ERRORS = {
     message:
       'too many refused coupon codes from this customer; orders without a coupon are still taken; retry after Retry-After seconds',
   },
+  UNKNOWN_WEBHOOK_ENDPOINT: { status: 404, message: 'no webhook endpoint has that id' },
+  UNKNOWN_WEBHOOK_DELIVERY: { status: 404, message: 'no webhook delivery has that id' },
+  WEBHOOK_DELIVERY_PENDING: {
+    status: 409,
+    message: 'the delivery is still being tried (PENDING); only a DEAD or DELIVERED one is redelivered',
+  },
   INTERNAL: { status: 500, message: 'something went wrong on our side' },
   BUSY: {
     status: 503,

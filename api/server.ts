@@ -70,6 +70,7 @@ async function main(): Promise<void> {
       logger,
       paymentAccount: paymentAccount(config),
       unclaimedRefundGraceMs: config.unclaimedRefundGraceMs,
+      webhooks: config.webhooks,
     });
 
     const server = createHttpServer(app).listen(config.port, config.listenAddress);

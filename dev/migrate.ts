@@ -1,11 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { installJobQueue } from '../lib/job-queue.js';
 import { PROJECT_ROOT, SCHEMA_PATH } from './paths.js';
 import { runPrisma } from './prisma-cli.js';
 
-/** Applies prisma/migrations that the database has not seen yet (offline: Prisma's WebAssembly schema engine). */
+/**
+ * Applies prisma/migrations that the database has not seen yet (offline: Prisma's WebAssembly
+ * schema engine), and installs graphile-worker's schema, which the trigger on order_events calls.
+ */
 export async function migrateDeploy(databaseUrl: string): Promise<void> {
   await runPrisma(['migrate', 'deploy'], { databaseUrl });
+  await installJobQueue(databaseUrl);
 }
 
 /**

@@ -141,6 +141,21 @@ export const STEP_TRANSITIONS = {
   retry: { from: ['FAILED'], to: 'PENDING' },
 } as const satisfies Record<string, Transition<StepStatus>>;
 
+/**
+ * An order event on its way to one webhook endpoint: PENDING while the job queue tries it (each
+ * failed attempt is recorded and leaves it PENDING), DELIVERED on a 2xx, DEAD after the last
+ * attempt: the dead letter, until an operator redelivers it (also a DELIVERED one a consumer lost).
+ */
+export const WEBHOOK_DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'DEAD'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+export const WEBHOOK_DELIVERY_TRANSITIONS = {
+  attempt: { from: ['PENDING'], to: 'PENDING' },
+  deliver: { from: ['PENDING'], to: 'DELIVERED' },
+  kill: { from: ['PENDING'], to: 'DEAD' },
+  redeliver: { from: ['DEAD', 'DELIVERED'], to: 'PENDING' },
+} as const satisfies Record<string, Transition<WebhookDeliveryStatus>>;
+
 export function canTransition<S extends string>(t: Transition<S>, from: S): boolean {
   return t.from.includes(from);
 }

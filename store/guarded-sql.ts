@@ -6,6 +6,7 @@ import type {
   StepStatus,
   Transition,
   UnclaimedStatus,
+  WebhookDeliveryStatus,
 } from '../domain/statuses.js';
 
 /**
@@ -28,6 +29,7 @@ interface StatusOf {
   coupons: CouponStatus;
   fulfillment_steps: StepStatus;
   unclaimed_payments: UnclaimedStatus;
+  webhook_deliveries: WebhookDeliveryStatus;
 }
 type StatusTable = keyof StatusOf;
 
@@ -38,6 +40,7 @@ const ENUM_OF: Record<StatusTable, string> = {
   coupons: '"CouponStatus"',
   fulfillment_steps: '"StepStatus"',
   unclaimed_payments: '"UnclaimedStatus"',
+  webhook_deliveries: '"WebhookDeliveryStatus"',
 };
 
 /** `UPDATE <table> SET ${move.set}, … WHERE … AND ${move.guard}`. */

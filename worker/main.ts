@@ -1,11 +1,13 @@
 import type { Server } from 'node:http';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
+import type { Runner } from 'graphile-worker';
 import { ConfigError } from '../lib/config/env.js';
 import { loadConfig } from '../lib/config/index.js';
 import { temporalUnreachable } from '../lib/config/temporal.js';
 import { paymentAccount } from '../lib/config/third-parties.js';
 import { createDb } from '../lib/db.js';
+import { startJobRunner } from '../lib/job-queue.js';
 import { createLogger } from '../lib/logger.js';
 import { encryptedDataConverter } from '../lib/payload-encryption.js';
 import { createWorkerMetrics } from './metrics.js';
@@ -19,6 +21,7 @@ import { setCurrentVersion } from './deployment.js';
 import { loadThirdParties } from './third-parties.js';
 import { applyStackTraceLimit } from './tuning.js';
 import { loadWorkflowBundle } from './workflow-bundle.js';
+import { createWebhookTasks } from '../webhooks/tasks.js';
 
 const logger = createLogger('worker');
 
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
   let metricsServer: Server | undefined;
   let tracing: Tracing | undefined;
   let connection: NativeConnection | undefined;
+  let jobRunner: Runner | undefined;
   try {
     const thirdParties = await loadThirdParties(config, db);
     const metrics = createWorkerMetrics();
@@ -101,6 +105,18 @@ async function main(): Promise<void> {
       deploymentName: config.temporal.deploymentName,
       tuning: config.workerTuning,
     });
+    // The order events' webhooks (graphile-worker, beside Temporal): it installs its schema if missing.
+    jobRunner = await startJobRunner({
+      connectionString: config.databaseUrl,
+      concurrency: config.webhooks.concurrency,
+      pollIntervalMs: config.webhooks.pollIntervalMs,
+      taskList: createWebhookTasks({
+        settings: config.webhooks,
+        logger,
+        deadDeliveries: metrics.webhookDeliveriesDead,
+      }),
+      logger,
+    });
     const version = worker.options.workerDeploymentOptions!.version;
     logger.info(
       {
@@ -138,6 +154,7 @@ async function main(): Promise<void> {
     }
     await running;
   } finally {
+    await jobRunner?.stop(); // lets the deliveries under way finish (each within WEBHOOK_TIMEOUT)
     metricsServer?.close();
     await tracing?.shutdown();
     await connection?.close();

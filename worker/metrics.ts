@@ -74,6 +74,12 @@ export function createWorkerMetrics() {
       labelNames: ['step'] as const,
       registers,
     }),
+    webhookDeliveriesDead: new Counter({
+      name: 'webhook_deliveries_dead_total',
+      help: 'Webhook deliveries that failed their last attempt and became DEAD (dead letter, GET /webhooks/deliveries?status=DEAD), by event type',
+      labelNames: ['type'] as const,
+      registers,
+    }),
   };
 }
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;

@@ -14,6 +14,7 @@ import {
 import { isEmbeddedStack, StackSchema } from './secrets.js';
 import { TemporalSchema, temporalSettings, type TemporalSettings } from './temporal.js';
 import { ThirdPartiesSchema, thirdPartySettings, type ThirdPartySettings } from './third-parties.js';
+import { WebhooksSchema, webhookSettings, type WebhookSettings } from './webhooks.js';
 import { WorkerTuningSchema, workerTuning, type WorkerTuning } from './worker-tuning.js';
 
 /**
@@ -34,6 +35,8 @@ const EnvSchema = z.object({
   ...ObservabilitySchema.shape,
   // Additions (docs/operations.md, "Configuration"): the worker's Temporal tuning, decided by the bench.
   ...WorkerTuningSchema.shape,
+  // Additions (docs/operations.md, "Webhooks"): the order events' deliveries.
+  ...WebhooksSchema.shape,
 });
 
 /** Every variable loadConfig() reads (the contract's and its additions, docs/operations.md). */
@@ -52,6 +55,8 @@ export interface Config
   temporal: TemporalSettings;
   /** The worker's Temporal tuning; read by the worker only. */
   workerTuning: WorkerTuning;
+  /** The order events' webhooks: the API's endpoint rules, the worker's deliveries. */
+  webhooks: WebhookSettings;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -70,5 +75,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...observabilitySettings(e),
     temporal: temporalSettings(e, env),
     workerTuning: workerTuning(e),
+    webhooks: webhookSettings(e, embedded),
   };
 }

@@ -11,6 +11,8 @@ import {
   REFUND_REASONS,
   STEP_STATUSES,
   STEP_TRANSITIONS,
+  WEBHOOK_DELIVERY_STATUSES,
+  WEBHOOK_DELIVERY_TRANSITIONS,
   canTransition,
   isFinal,
 } from '../../domain/statuses.js';
@@ -25,6 +27,14 @@ describe('statuses and the transition table', () => {
     expect(Object.values($Enums.StepStatus)).toEqual(STEP_STATUSES);
     expect(Object.values($Enums.FulfillmentStep)).toEqual(FULFILLMENT_STEPS.map(storedStep));
     expect(Object.values($Enums.CouponStatus)).toEqual(COUPON_STATUSES);
+    expect(Object.values($Enums.WebhookDeliveryStatus)).toEqual(WEBHOOK_DELIVERY_STATUSES);
+  });
+
+  it('a webhook delivery leaves DEAD or DELIVERED only through an operator redelivery', () => {
+    for (const from of ['DEAD', 'DELIVERED'] as const) {
+      const moves = Object.values(WEBHOOK_DELIVERY_TRANSITIONS).filter((t) => canTransition(t, from));
+      expect(moves).toEqual([WEBHOOK_DELIVERY_TRANSITIONS.redeliver]);
+    }
   });
 
   it('a coupon is single-use: once redeemed it never moves again, and only a locked one is released', () => {

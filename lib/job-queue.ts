@@ -1,0 +1,56 @@
+import { Logger as JobQueueLogger, run, runMigrations, type Runner, type TaskList } from 'graphile-worker';
+import type { Logger } from './logger.js';
+
+/**
+ * graphile-worker, the PostgreSQL job queue that carries the order events' deliveries: jobs live in
+ * the schema `graphile_worker` of the service's own database, so a job can be added in the
+ * transaction of the row it is about (a trigger, or a statement that also moves a status).
+ */
+
+/**
+ * Installs or upgrades the queue's schema. Wherever the migrations run, this runs with them: the
+ * trigger on order_events calls `graphile_worker.add_job`, so a database without the schema would
+ * fail the status change that writes an event.
+ */
+export async function installJobQueue(connectionString: string): Promise<void> {
+  await runMigrations({ connectionString, logger: quietLogger });
+}
+
+export interface JobRunnerOptions {
+  connectionString: string;
+  /** Jobs run at once in this process. */
+  concurrency: number;
+  /** How often jobs that became due (a retry's backoff over) are looked for; new jobs are announced at once (LISTEN/NOTIFY). */
+  pollIntervalMs: number;
+  taskList: TaskList;
+  logger: Logger;
+}
+
+/**
+ * A runner in this process, stopped by the caller (stop() lets running jobs finish); it installs
+ * the schema first if missing. Signals are the caller's: the worker's shutdown decides when.
+ */
+export async function startJobRunner(options: JobRunnerOptions): Promise<Runner> {
+  return run({
+    connectionString: options.connectionString,
+    concurrency: options.concurrency,
+    pollInterval: options.pollIntervalMs,
+    noHandleSignals: true,
+    taskList: options.taskList,
+    logger: pinoLogger(options.logger),
+  });
+}
+
+/** graphile-worker's lines into the process's log; a line per job is debug, not info. */
+function pinoLogger(logger: Logger): JobQueueLogger {
+  return new JobQueueLogger((scope) => (level, message, meta) => {
+    const fields = { jobQueue: { taskIdentifier: scope.taskIdentifier, jobId: scope.jobId }, ...meta };
+    if (level === 'error') logger.error(fields, message);
+    else if (level === 'warning') logger.warn(fields, message);
+    else logger.debug(fields, message);
+  });
+}
+
+const quietLogger = new JobQueueLogger(() => (level, message) => {
+  if (level === 'error' || level === 'warning') console.error(`job queue ${level}: ${message}`);
+});

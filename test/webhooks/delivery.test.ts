@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Runner } from 'graphile-worker';
+import { Counter, Registry } from 'prom-client';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OrderEventType } from '../../domain/order-events.js';
+import { startJobRunner } from '../../lib/job-queue.js';
+import { createLogger } from '../../lib/logger.js';
+import { redeliver } from '../../store/webhook-deliveries.js';
+import { newSigningSecret } from '../../webhooks/signing.js';
+import { createWebhookTasks } from '../../webhooks/tasks.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { eventually } from '../helpers/eventually.js';
+
+/**
+ * Order events reach the shop's endpoints through graphile-worker: a real runner on a real
+ * PostgreSQL, loopback receivers that verify each delivery with the Standard Webhooks library.
+ * Events are inserted into order_events directly, as the status changes do; the trigger does the rest.
+ * Three attempts here: graphile-worker waits e^1 then e^2 seconds after the first two failures.
+ */
+const SETTINGS = { maxAttempts: 3, timeoutMs: 1_500, parallelPerEndpoint: 1 };
+let db: TestDatabase;
+let runner: Runner;
+const registry = new Registry();
+const deadDeliveries = new Counter({
+  name: 'dead',
+  help: 'dead',
+  labelNames: ['type'] as const,
+  registers: [registry],
+});
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+/** A loopback endpoint: it records every request and answers as `answer` says. */
+class Receiver {
+  readonly received: Received[] = [];
+  private held: ServerResponse[] = [];
+  private constructor(
+    private readonly server: Server,
+    public answer: (n: number) => number | 'hang',
+  ) {}
+
+  static async start(answer: (n: number) => number | 'hang' = () => 204): Promise<Receiver> {
+    const server = createServer();
+    const receiver = new Receiver(server, answer);
+    server.on('request', (req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        receiver.received.push({ headers: req.headers, body, at: Date.now() });
+        const status = receiver.answer(receiver.received.length);
+        if (status === 'hang') receiver.held.push(res);
+        else res.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return receiver;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.held) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+const receivers: Receiver[] = [];
+async function receiver(answer?: (n: number) => number | 'hang'): Promise<Receiver> {
+  const r = await Receiver.start(answer);
+  receivers.push(r);
+  return r;
+}
+
+async function endpoint(
+  url: string,
+  eventTypes: OrderEventType[],
+  secrets: { secret?: string; previousSecret?: string; previousSecretExpiresAt?: Date } = {},
+) {
+  const secret = secrets.secret ?? newSigningSecret();
+  const row = await db.prisma.webhookEndpoint.create({
+    data: {
+      url,
+      eventTypes,
+      secret,
+      previousSecret: secrets.previousSecret ?? null,
+      previousSecretExpiresAt: secrets.previousSecretExpiresAt ?? null,
+    },
+  });
+  return { id: row.id, secret };
+}
+
+/** An event as a status change writes it (the outbox row); the trigger enqueues its fan-out. */
+async function event(type: OrderEventType, seq = 1, orderId: string = randomUUID()) {
+  const id = randomUUID();
+  await db.prisma.orderEvent.create({ data: { id, orderId, seq, type, data: { orderId, status: 'UNPAID' } } });
+  return { id, orderId, seq };
+}
+
+const deliveriesOf = (endpointId: string) =>
+  db.prisma.webhookDelivery.findMany({ where: { endpointId }, orderBy: { createdAt: 'asc' } });
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  runner = await startJobRunner({
+    connectionString: db.url,
+    concurrency: 4,
+    pollIntervalMs: 100,
+    taskList: createWebhookTasks({ settings: SETTINGS, logger: createLogger('test', 'silent'), deadDeliveries }),
+    logger: createLogger('test', 'silent'),
+  });
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await runner?.stop();
+  await db?.drop();
+});
+
+describe('order events as signed webhooks', () => {
+  it('delivers an event once, signed (the library verifies it), with its id and seq; an endpoint not subscribed gets nothing', async () => {
+    const hears = await receiver();
+    const deaf = await receiver();
+    const { id: endpointId, secret } = await endpoint(hears.url, ['order.placed', 'order.paid']);
+    const { id: deafId } = await endpoint(deaf.url, ['order.cancelled']);
+    const placed = await event('order.placed', 1);
+    const paid = await event('order.paid', 2, placed.orderId);
+
+    await eventually(async () => hears.received.length === 2, 10_000);
+    const verified = hears.received.map(
+      (r) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as Record<string, unknown>,
+    );
+    const bySeq = verified.sort((a, b) => (a.data as { seq: number }).seq - (b.data as { seq: number }).seq);
+    expect(bySeq.map((p) => [p.type, (p.data as { seq: number; orderId: string }).seq])).toEqual([
+      ['order.placed', 1],
+      ['order.paid', 2],
+    ]);
+    expect((bySeq[0]!.data as { orderId: string }).orderId).toBe(placed.orderId);
+    expect(hears.received.map((r) => r.headers['webhook-id']).sort()).toEqual([placed.id, paid.id].sort());
+    await eventually(async () => (await deliveriesOf(endpointId)).every((d) => d.status === 'DELIVERED'));
+    expect((await deliveriesOf(endpointId)).map((d) => d.attempts)).toEqual([1, 1]);
+    expect(deaf.received).toEqual([]);
+    expect(await deliveriesOf(deafId)).toEqual([]);
+  });
+
+  it('a receiver that answers 500 twice and then 200 gets the event, once delivered', async () => {
+    const recovering = await receiver((n) => (n <= 2 ? 500 : 200));
+    const { id, secret } = await endpoint(recovering.url, ['order.cancelled']);
+    const cancelled = await event('order.cancelled');
+
+    await eventually(async () => (await deliveriesOf(id))[0]?.status === 'DELIVERED', 30_000);
+    expect(recovering.received).toHaveLength(3);
+    for (const r of recovering.received) expect(r.headers['webhook-id']).toBe(cancelled.id);
+    expect(() =>
+      new Webhook(secret).verify(
+        recovering.received[2]!.body,
+        recovering.received[2]!.headers as Record<string, string>,
+      ),
+    ).not.toThrow();
+    const [delivery] = await deliveriesOf(id);
+    expect(delivery).toMatchObject({ attempts: 3, lastStatusCode: 200, lastError: null, deadAt: null });
+    // The backoff between attempts: about e^1 and e^2 seconds.
+    const gaps = recovering.received.slice(1).map((r, i) => r.at - recovering.received[i]!.at);
+    expect(gaps[0]).toBeGreaterThan(2_000);
+    expect(gaps[1]).toBeGreaterThan(6_000);
+  });
+
+  it('one that always fails is DEAD after the last attempt, counted; redelivered by an operator, it arrives', async () => {
+    const failing = await receiver(() => 503);
+    const { id } = await endpoint(failing.url, ['order.refunded']);
+    const refunded = await event('order.refunded');
+
+    await eventually(async () => (await deliveriesOf(id))[0]?.status === 'DEAD', 30_000);
+    const [dead] = await deliveriesOf(id);
+    expect(dead).toMatchObject({ attempts: 3, lastStatusCode: 503, lastError: 'the endpoint answered 503' });
+    expect(dead!.deadAt).not.toBeNull();
+    expect(failing.received).toHaveLength(3);
+    expect((await registry.getSingleMetric('dead')!.get()).values).toEqual([
+      expect.objectContaining({ labels: { type: 'order.refunded' }, value: 1 }),
+    ]);
+
+    failing.answer = () => 200;
+    const enqueued = await db.prisma.$queryRaw<{ enqueued: boolean }[]>(redeliver(dead!.id, SETTINGS));
+    expect(enqueued).toEqual([{ enqueued: true }]);
+    await eventually(async () => (await deliveriesOf(id))[0]?.status === 'DELIVERED', 10_000);
+    expect(failing.received).toHaveLength(4);
+    expect(failing.received[3]!.headers['webhook-id']).toBe(refunded.id);
+    expect((await deliveriesOf(id))[0]).toMatchObject({ attempts: 1, deadAt: null, lastError: null });
+  });
+
+  it("a slow endpoint does not hold back another's deliveries", async () => {
+    const slow = await receiver(() => 'hang');
+    const fast = await receiver();
+    const { id: slowId } = await endpoint(slow.url, ['order.fulfillment_step_done']);
+    const { id: fastId } = await endpoint(fast.url, ['order.fulfillment_step_done']);
+    const started = Date.now();
+    for (let i = 0; i < 12; i++) await event('order.fulfillment_step_done');
+
+    // Twelve events each, four job slots: without a lane of its own per endpoint, the slow
+    // endpoint's jobs would take every slot until their timeouts.
+    await eventually(async () => fast.received.length === 12, 10_000);
+    const fastDone = Date.now() - started;
+    expect(fastDone).toBeLessThan(SETTINGS.timeoutMs);
+    expect(slow.received.length).toBeLessThanOrEqual(SETTINGS.parallelPerEndpoint);
+    expect((await deliveriesOf(slowId)).filter((d) => d.attempts > 0)).toEqual([]);
+    await eventually(async () => (await deliveriesOf(fastId)).filter((d) => d.status === 'DELIVERED').length === 12);
+  });
+
+  it('during a rotation both the old and the new secret verify; once the overlap is over, only the new', async () => {
+    const rotating = await receiver();
+    const old = newSigningSecret();
+    const { secret } = await endpoint(rotating.url, ['order.awaiting_funds'], {
+      previousSecret: old,
+      previousSecretExpiresAt: new Date(Date.now() + 3_600_000),
+    });
+    await event('order.awaiting_funds');
+    await eventually(async () => rotating.received.length === 1, 10_000);
+    const [during] = rotating.received;
+    for (const key of [old, secret])
+      expect(() => new Webhook(key).verify(during!.body, during!.headers as Record<string, string>)).not.toThrow();
+
+    await db.prisma.webhookEndpoint.updateMany({
+      where: { url: rotating.url },
+      data: { previousSecretExpiresAt: new Date(Date.now() - 1) },
+    });
+    await event('order.awaiting_funds');
+    await eventually(async () => rotating.received.length === 2, 10_000);
+    const after = rotating.received[1]!;
+    expect(() => new Webhook(secret).verify(after.body, after.headers as Record<string, string>)).not.toThrow();
+    expect(() => new Webhook(old).verify(after.body, after.headers as Record<string, string>)).toThrow();
+  });
+});
