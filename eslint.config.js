@@ -20,6 +20,7 @@ const PRODUCTION = [
   'lib',
   'ops',
   'store',
+  'webhooks',
   'worker',
   'workflows',
 ];
@@ -62,7 +63,7 @@ const ROOM_RULES = {
   ],
   store: [
     {
-      regex: into('activities', 'adapters', 'api', 'handover', 'worker', 'workflows'),
+      regex: into('activities', 'adapters', 'api', 'handover', 'webhooks', 'worker', 'workflows'),
       message: 'store/ is shared by the API and the activities: it imports only domain/ and lib/.',
     },
   ],
@@ -102,6 +103,13 @@ const ROOM_RULES = {
   ],
   worker: [
     { regex: into('api'), message: 'The API and the worker are separate processes: neither imports the other.' },
+  ],
+  webhooks: [
+    {
+      regex: into('activities', 'adapters', 'api', 'handover', 'worker', 'workflows'),
+      message:
+        "webhooks/ (the order events' deliveries) is shared by the API and the worker: it imports only store/, domain/ and lib/.",
+    },
   ],
   ops: [],
 };

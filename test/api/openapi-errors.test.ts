@@ -228,6 +228,22 @@ const codecProbes = (path: string, more: Partial<Record<ErrorCode, Send>> = {}):
 /** body-parser refuses an encoding it cannot decode with 415. */
 const unknownEncoding = { 'content-encoding': 'x-unknown' };
 
+const HOOK = { url: 'https://erp.example.com/hooks/orders', eventTypes: ['order.paid'] };
+async function webhookEndpoint(): Promise<string> {
+  const res = await admin('POST', '/webhook-endpoints', HOOK);
+  expect(res.status).toBe(201);
+  return (res.body as { endpoint: { id: string } }).endpoint.id;
+}
+/** A delivery as the fan-out makes it, written by hand: no job runner runs in this harness. */
+async function webhookDelivery(status: 'DEAD' | 'PENDING'): Promise<string> {
+  const endpointId = await webhookEndpoint();
+  const event = await h.db.orderEvent.create({
+    data: { id: randomUUID(), orderId: randomUUID(), seq: 1, type: 'order.paid', data: {} },
+  });
+  const delivery = await h.db.webhookDelivery.create({ data: { eventId: event.id, endpointId, status } });
+  return delivery.id;
+}
+
 type Send = () => Promise<HttpResult>;
 interface Probes {
   success: Send;
@@ -429,6 +445,62 @@ const PROBES: Record<string, Probes> = {
     errors: {
       UNAUTHORIZED: () => h.http('GET', '/payments/unclaimed'),
       VALIDATION_FAILED: () => admin('GET', '/payments/unclaimed?status=LOST'),
+    },
+  },
+  'POST /webhook-endpoints': {
+    success: () => admin('POST', '/webhook-endpoints', HOOK),
+    errors: {
+      UNAUTHORIZED: () => h.http('POST', '/webhook-endpoints', HOOK),
+      VALIDATION_FAILED: () => admin('POST', '/webhook-endpoints', { ...HOOK, url: 'http://erp.example.com/in' }),
+      PAYLOAD_TOO_LARGE: () => admin('POST', '/webhook-endpoints', huge),
+      UNSUPPORTED_MEDIA_TYPE: () => admin('POST', '/webhook-endpoints', HOOK, unknownEncoding),
+    },
+  },
+  'GET /webhook-endpoints': {
+    success: () => admin('GET', '/webhook-endpoints'),
+    errors: { UNAUTHORIZED: () => h.http('GET', '/webhook-endpoints') },
+  },
+  'PUT /webhook-endpoints/{endpointId}': {
+    success: async () => admin('PUT', `/webhook-endpoints/${await webhookEndpoint()}`, { ...HOOK, enabled: false }),
+    errors: {
+      UNAUTHORIZED: () => h.http('PUT', `/webhook-endpoints/${randomUUID()}`, HOOK),
+      VALIDATION_FAILED: () => admin('PUT', '/webhook-endpoints/not-a-uuid', HOOK),
+      PAYLOAD_TOO_LARGE: () => admin('PUT', `/webhook-endpoints/${randomUUID()}`, huge),
+      UNSUPPORTED_MEDIA_TYPE: () => admin('PUT', `/webhook-endpoints/${randomUUID()}`, HOOK, unknownEncoding),
+      UNKNOWN_WEBHOOK_ENDPOINT: () => admin('PUT', `/webhook-endpoints/${randomUUID()}`, HOOK),
+    },
+  },
+  'DELETE /webhook-endpoints/{endpointId}': {
+    success: async () => admin('DELETE', `/webhook-endpoints/${await webhookEndpoint()}`),
+    errors: {
+      UNAUTHORIZED: () => h.http('DELETE', `/webhook-endpoints/${randomUUID()}`),
+      VALIDATION_FAILED: () => admin('DELETE', '/webhook-endpoints/not-a-uuid'),
+      UNKNOWN_WEBHOOK_ENDPOINT: () => admin('DELETE', `/webhook-endpoints/${randomUUID()}`),
+    },
+  },
+  'POST /webhook-endpoints/{endpointId}/rotate-secret': {
+    success: async () => admin('POST', `/webhook-endpoints/${await webhookEndpoint()}/rotate-secret`),
+    errors: {
+      UNAUTHORIZED: () => h.http('POST', `/webhook-endpoints/${randomUUID()}/rotate-secret`),
+      VALIDATION_FAILED: () => admin('POST', '/webhook-endpoints/not-a-uuid/rotate-secret'),
+      UNKNOWN_WEBHOOK_ENDPOINT: () => admin('POST', `/webhook-endpoints/${randomUUID()}/rotate-secret`),
+    },
+  },
+  'GET /webhook-deliveries': {
+    success: () => admin('GET', '/webhook-deliveries?status=DEAD&limit=5'),
+    errors: {
+      UNAUTHORIZED: () => h.http('GET', '/webhook-deliveries'),
+      VALIDATION_FAILED: () => admin('GET', '/webhook-deliveries?status=LOST'),
+    },
+  },
+  'POST /webhook-deliveries/{deliveryId}/redeliver': {
+    success: async () => admin('POST', `/webhook-deliveries/${await webhookDelivery('DEAD')}/redeliver`),
+    errors: {
+      UNAUTHORIZED: () => h.http('POST', `/webhook-deliveries/${randomUUID()}/redeliver`),
+      VALIDATION_FAILED: () => admin('POST', '/webhook-deliveries/not-a-uuid/redeliver'),
+      UNKNOWN_WEBHOOK_DELIVERY: () => admin('POST', `/webhook-deliveries/${randomUUID()}/redeliver`),
+      WEBHOOK_DELIVERY_PENDING: async () =>
+        admin('POST', `/webhook-deliveries/${await webhookDelivery('PENDING')}/redeliver`),
     },
   },
   'GET /ui/config': {

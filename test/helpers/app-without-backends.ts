@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import { createApp } from '../../api/app.js';
 import { fakeFaultInjection } from '../../dev/fakes/index.js';
 import type { TrustProxy } from '../../lib/config/http.js';
+import type { WebhookSettings } from '../../lib/config/webhooks.js';
 import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
 import type { Db } from '../../lib/db.js';
 import { createLogger } from '../../lib/logger.js';
@@ -19,6 +20,7 @@ export const CUSTOMER_JWT_SECRET = 's'.repeat(32);
 /**
  * The app with a database and a Temporal client that throw when touched: whatever a request does
  * with either answers 500, so a test that expects anything else shows that neither was reached.
+ * A test of routes that need only the database passes a real one (`db`).
  */
 export function appWithoutBackends({
   faultsEnabled,
@@ -29,6 +31,8 @@ export function appWithoutBackends({
   stripeWebhookSecret,
   trustProxy,
   trustTraceparent,
+  db,
+  webhooks,
 }: {
   faultsEnabled: boolean;
   metricsToken?: string;
@@ -39,6 +43,8 @@ export function appWithoutBackends({
   stripeWebhookSecret?: string;
   trustProxy?: TrustProxy;
   trustTraceparent?: boolean;
+  db?: Db;
+  webhooks?: WebhookSettings;
 }): Express {
   const untouchable = new Proxy(
     {},
@@ -49,7 +55,7 @@ export function appWithoutBackends({
     },
   );
   return createApp({
-    db: untouchable as Db,
+    db: db ?? (untouchable as Db),
     publicDb: untouchable as Db,
     temporal: untouchable as Client,
     taskQueue: 'q',
@@ -73,6 +79,7 @@ export function appWithoutBackends({
     logger: createLogger('test', 'silent'),
     paymentAccount: FAKE_PAYMENT_ACCOUNT,
     unclaimedRefundGraceMs: 24 * 3_600_000,
+    webhooks,
   });
 }
 

@@ -1,4 +1,8 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../dev/ports.js';
@@ -10,6 +14,7 @@ import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-proces
 import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW_TYPE } from '../../domain/messages.js';
 import { SERVICE_SECRETS } from '../helpers/service-secrets.js';
 import { fakePaymentId } from '../../dev/fakes/payment-provider.js';
+import { newSigningSecret } from '../../webhooks/signing.js';
 
 /**
  * worker/main.ts as the service runs it (its own process, configured by the environment) against
@@ -170,6 +175,34 @@ describe('worker/main.ts', () => {
       );
     } finally {
       await h.admin('PUT', '/admin/faults/loyalty', { failAlways: false });
+    }
+  });
+
+  it("runs the webhooks' job runner: an event written reaches the endpoint that hears of it, signed", async () => {
+    const received: { headers: Record<string, string>; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push({ headers: req.headers as Record<string, string>, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const secret = newSigningSecret();
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/events`;
+      await h.db.webhookEndpoint.create({ data: { url, eventTypes: ['order.refund_failed'], secret } });
+      const event = { id: randomUUID(), orderId: randomUUID(), seq: 1, type: 'order.refund_failed', data: {} };
+      await h.db.orderEvent.create({ data: event });
+      await eventually(async () => received.length === 1, 20_000);
+      expect(received[0]!.headers['webhook-id']).toBe(event.id);
+      expect(new Webhook(secret).verify(received[0]!.body, received[0]!.headers)).toMatchObject({
+        type: 'order.refund_failed',
+        data: { seq: 1 },
+      });
+    } finally {
+      receiver.close();
     }
   });
 
