@@ -173,6 +173,40 @@ describe('order events as signed webhooks', () => {
     expect(gaps[1]).toBeGreaterThan(6_000);
   });
 
+  it('a receiver that answers 500 for a while and then recovers gets every event of a stream, each order without a gap', async () => {
+    // Down for 4 s: every event's first attempt fails, its second (about e^1 s later) may, its third
+    // (e^2 s after that) succeeds. The service's own setting, 21 attempts, covers an outage of about
+    // three days the same way: ten minutes of 500s are over by the seventh attempt (636 s of backoff).
+    const downUntil = Date.now() + 4_000;
+    const recovering = await receiver(() => (Date.now() < downUntil ? 500 : 200));
+    const { id, secret } = await endpoint(recovering.url, ['order.fulfillment_step_dead_lettered']);
+    const orders = [randomUUID(), randomUUID(), randomUUID()];
+    const written = [];
+    for (let seq = 1; seq <= 3; seq++)
+      for (const orderId of orders) written.push(await event('order.fulfillment_step_dead_lettered', seq, orderId));
+
+    await eventually(
+      async () => (await deliveriesOf(id)).filter((d) => d.status === 'DELIVERED').length === written.length,
+      30_000,
+    );
+    expect((await deliveriesOf(id)).filter((d) => d.status !== 'DELIVERED')).toEqual([]);
+    const accepted = recovering.received.filter((r) => r.at >= downUntil);
+    const payloads = accepted.map(
+      (r) =>
+        new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as {
+          data: { orderId: string; seq: number };
+        },
+    );
+    expect(new Set(accepted.map((r) => r.headers['webhook-id']))).toEqual(new Set(written.map((e) => e.id)));
+    for (const orderId of orders)
+      expect(
+        payloads
+          .filter((p) => p.data.orderId === orderId)
+          .map((p) => p.data.seq)
+          .sort(),
+      ).toEqual([1, 2, 3]);
+  });
+
   it('one that always fails is DEAD after the last attempt, counted; redelivered by an operator, it arrives', async () => {
     const failing = await receiver(() => 503);
     const { id } = await endpoint(failing.url, ['order.refunded']);
