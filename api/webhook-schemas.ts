@@ -26,6 +26,11 @@ export const WebhookEndpointBody = z.strictObject({
   enabled: z.boolean().default(true).meta({ description: 'default true; a disabled endpoint gets no new deliveries' }),
 });
 
+/** A change states every field: a PUT that left `enabled` out would otherwise enable the endpoint again. */
+export const WebhookEndpointUpdateBody = WebhookEndpointBody.extend({
+  enabled: z.boolean().meta({ description: 'false: the endpoint gets no new deliveries' }),
+});
+
 export const WebhookDeliveriesQuery = z.object({
   status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional(),
   endpointId: z

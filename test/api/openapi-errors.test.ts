@@ -467,7 +467,7 @@ const PROBES: Record<string, Probes> = {
       VALIDATION_FAILED: () => admin('PUT', '/webhook-endpoints/not-a-uuid', HOOK),
       PAYLOAD_TOO_LARGE: () => admin('PUT', `/webhook-endpoints/${randomUUID()}`, huge),
       UNSUPPORTED_MEDIA_TYPE: () => admin('PUT', `/webhook-endpoints/${randomUUID()}`, HOOK, unknownEncoding),
-      UNKNOWN_WEBHOOK_ENDPOINT: () => admin('PUT', `/webhook-endpoints/${randomUUID()}`, HOOK),
+      UNKNOWN_WEBHOOK_ENDPOINT: () => admin('PUT', `/webhook-endpoints/${randomUUID()}`, { ...HOOK, enabled: true }),
     },
   },
   'DELETE /webhook-endpoints/{endpointId}': {

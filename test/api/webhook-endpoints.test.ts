@@ -95,6 +95,10 @@ describe('webhook endpoints', () => {
     expect(refused.status).toBe(400);
     expect(await db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } })).toMatchObject(update);
 
+    const { url, eventTypes } = update;
+    expect((await call('PUT', `/webhook-endpoints/${id}`, { url, eventTypes })).status).toBe(400);
+    expect((await db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } })).enabled).toBe(false);
+
     const unknown = await call('PUT', `/webhook-endpoints/${randomUUID()}`, update);
     expect(unknown.status).toBe(404);
     expect(unknown.body!.error.code).toBe('UNKNOWN_WEBHOOK_ENDPOINT');
