@@ -1,4 +1,4 @@
-import { Logger as JobQueueLogger, run, runMigrations, type Runner, type TaskList } from 'graphile-worker';
+import { Logger as JobQueueLogger, run, runMigrations, type Runner, type Task, type TaskList } from 'graphile-worker';
 import type { Logger } from './logger.js';
 
 /**
@@ -18,6 +18,11 @@ export async function installJobQueue(connectionString: string): Promise<void> {
 
 export interface JobRunnerOptions {
   connectionString: string;
+  /**
+   * A job locked longer than this was taken by a worker that died (no job of ours runs that long):
+   * its worker's locks are released so that another runs it. graphile-worker itself waits 4 hours.
+   */
+  staleLockMs: number;
   /** Jobs run at once in this process. */
   concurrency: number;
   /** How often jobs that became due (a retry's backoff over) are looked for; new jobs are announced at once (LISTEN/NOTIFY). */
@@ -31,14 +36,37 @@ export interface JobRunnerOptions {
  * the schema first if missing. Signals are the caller's: the worker's shutdown decides when.
  */
 export async function startJobRunner(options: JobRunnerOptions): Promise<Runner> {
-  return run({
+  const runner = await run({
     connectionString: options.connectionString,
     concurrency: options.concurrency,
     pollInterval: options.pollIntervalMs,
     noHandleSignals: true,
-    taskList: options.taskList,
+    taskList: { ...options.taskList, [RELEASE_STALE_LOCKS]: releaseStaleLocks(options.staleLockMs) },
+    // Every minute, and once now: a worker restarted after a crash frees what its predecessor held.
+    crontab: `* * * * * ${RELEASE_STALE_LOCKS}`,
     logger: pinoLogger(options.logger),
   });
+  await runner.addJob(RELEASE_STALE_LOCKS, {});
+  return runner;
+}
+
+const RELEASE_STALE_LOCKS = 'job_queue_release_stale_locks';
+
+/** graphile-worker's own force_unlock_workers, for every worker that holds a job locked too long. */
+function releaseStaleLocks(staleLockMs: number): Task {
+  return async (_payload, helpers) => {
+    const { rows } = await helpers.withPgClient((client) =>
+      client.query<{ workers: string[] | null }>(
+        `SELECT array_agg(DISTINCT locked_by) AS workers FROM graphile_worker.jobs
+          WHERE locked_at < now() - $1::int * interval '1 millisecond'`,
+        [staleLockMs],
+      ),
+    );
+    const workers = rows[0]?.workers;
+    if (!workers) return;
+    await helpers.withPgClient((client) => client.query('SELECT graphile_worker.force_unlock_workers($1)', [workers]));
+    helpers.logger.warn(`released the jobs of workers that held one locked too long: ${workers.join(', ')}`);
+  };
 }
 
 /** graphile-worker's lines into the process's log; a line per job is debug, not info. */

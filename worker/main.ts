@@ -110,6 +110,7 @@ async function main(): Promise<void> {
       connectionString: config.databaseUrl,
       concurrency: config.webhooks.concurrency,
       pollIntervalMs: config.webhooks.pollIntervalMs,
+      staleLockMs: config.webhooks.staleLockMs,
       taskList: createWebhookTasks({
         settings: config.webhooks,
         logger,

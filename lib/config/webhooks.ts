@@ -14,6 +14,7 @@ export const WebhooksSchema = z.object({
   WEBHOOK_POLL_INTERVAL: z.string().trim().min(1).default('2s'),
   WEBHOOK_SECRET_OVERLAP: z.string().trim().min(1).default('24h'),
   WEBHOOK_ALLOW_HTTP_LOOPBACK: z.enum(['true', 'false']).optional(),
+  JOB_QUEUE_STALE_LOCK: z.string().trim().min(1).default('5m'),
 });
 
 export interface WebhookSettings {
@@ -34,6 +35,8 @@ export interface WebhookSettings {
   secretOverlapMs: number;
   /** Whether an endpoint may be plain http to a loopback host (a receiver on this machine). */
   allowHttpLoopback: boolean;
+  /** A job of the queue locked longer than this belongs to a worker that died: another takes it over. */
+  staleLockMs: number;
 }
 
 export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
@@ -44,19 +47,26 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   pollIntervalMs: 2_000,
   secretOverlapMs: 24 * 3_600_000,
   allowHttpLoopback: false,
+  staleLockMs: 5 * 60_000,
 };
 
 export function webhookSettings(e: z.infer<typeof WebhooksSchema>, embedded: boolean): WebhookSettings {
   const secretOverlapMs = duration('WEBHOOK_SECRET_OVERLAP', e.WEBHOOK_SECRET_OVERLAP);
   if (secretOverlapMs > 30 * 86_400_000) throw new ConfigError('WEBHOOK_SECRET_OVERLAP: must be at most 30 days');
+  const timeoutMs = positiveDuration('WEBHOOK_TIMEOUT', e.WEBHOOK_TIMEOUT);
+  const staleLockMs = duration('JOB_QUEUE_STALE_LOCK', e.JOB_QUEUE_STALE_LOCK);
+  // A send holds its job's lock for up to WEBHOOK_TIMEOUT: a live one must never look stale.
+  if (staleLockMs < Math.max(60_000, 3 * timeoutMs))
+    throw new ConfigError('JOB_QUEUE_STALE_LOCK: must be at least 1m and 3 times WEBHOOK_TIMEOUT');
   return {
     maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
-    timeoutMs: positiveDuration('WEBHOOK_TIMEOUT', e.WEBHOOK_TIMEOUT),
+    timeoutMs,
     concurrency: e.WEBHOOK_CONCURRENCY,
     parallelPerEndpoint: e.WEBHOOK_PARALLEL_PER_ENDPOINT,
     pollIntervalMs: positiveDuration('WEBHOOK_POLL_INTERVAL', e.WEBHOOK_POLL_INTERVAL),
     secretOverlapMs,
     // npm start's stack lets a receiver on this machine listen on plain http; elsewhere only if asked.
     allowHttpLoopback: (e.WEBHOOK_ALLOW_HTTP_LOOPBACK ?? String(embedded)) === 'true',
+    staleLockMs,
   };
 }

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout } from 'node:timers/promises';
 import type { Runner } from 'graphile-worker';
+import pg from 'pg';
 import { Counter, Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderEventType } from '../../domain/order-events.js';
 import { startJobRunner } from '../../lib/job-queue.js';
 import { createLogger } from '../../lib/logger.js';
-import { redeliver } from '../../store/webhook-deliveries.js';
+import { redeliver, SEND_TASK } from '../../store/webhook-deliveries.js';
 import { newSigningSecret } from '../../webhooks/signing.js';
 import { createWebhookTasks } from '../../webhooks/tasks.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -109,15 +111,19 @@ async function event(type: OrderEventType, seq = 1, orderId: string = randomUUID
 const deliveriesOf = (endpointId: string) =>
   db.prisma.webhookDelivery.findMany({ where: { endpointId }, orderBy: { createdAt: 'asc' } });
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  runner = await startJobRunner({
+const startRunner = () =>
+  startJobRunner({
     connectionString: db.url,
     concurrency: 4,
     pollIntervalMs: 100,
+    staleLockMs: 60_000,
     taskList: createWebhookTasks({ settings: SETTINGS, logger: createLogger('test', 'silent'), deadDeliveries }),
     logger: createLogger('test', 'silent'),
   });
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  runner = await startRunner();
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
@@ -246,6 +252,59 @@ describe('order events as signed webhooks', () => {
     expect(slow.received.length).toBeLessThanOrEqual(SETTINGS.parallelPerEndpoint);
     expect((await deliveriesOf(slowId)).filter((d) => d.attempts > 0)).toEqual([]);
     await eventually(async () => (await deliveriesOf(fastId)).filter((d) => d.status === 'DELIVERED').length === 12);
+  });
+
+  it('a send that a worker held when it died is taken over once a worker starts again', async () => {
+    const r = await receiver();
+    const secret = newSigningSecret();
+    const eventId = randomUUID();
+    const deliveryId = randomUUID();
+    // What a worker killed in the middle of a send leaves: the job and its queue locked by it, an hour ago.
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO order_events (id, order_id, seq, type, data) VALUES ($1, $2, 1, 'order.refund_failed', '{}')`,
+        [eventId, randomUUID()],
+      );
+      const { rows } = await client.query<{ id: string }>(
+        `INSERT INTO webhook_endpoints (url, event_types, secret) VALUES ($1, '{order.refund_failed}', $2) RETURNING id`,
+        [r.url, secret],
+      );
+      await client.query(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id) VALUES ($1, $2, $3)`, [
+        deliveryId,
+        eventId,
+        rows[0]!.id,
+      ]);
+      await client.query(
+        `SELECT graphile_worker.add_job($1, json_build_object('deliveryId', $2::uuid), queue_name := 'webhook:dead', job_key := $3)`,
+        [SEND_TASK, deliveryId, `webhook_send:${deliveryId}`],
+      );
+      const died = ['worker-that-died', new Date(Date.now() - 3_600_000)];
+      await client.query(`UPDATE graphile_worker._private_jobs SET locked_by = $1, locked_at = $2 WHERE key = $3`, [
+        ...died,
+        `webhook_send:${deliveryId}`,
+      ]);
+      await client.query(
+        `UPDATE graphile_worker._private_job_queues SET locked_by = $1, locked_at = $2 WHERE queue_name = 'webhook:dead'`,
+        died,
+      );
+      await client.query('COMMIT');
+    } finally {
+      await client.end();
+    }
+    await setTimeout(1_500);
+    expect(r.received).toEqual([]); // locked: the running worker leaves it alone
+
+    await runner.stop();
+    runner = await startRunner();
+    await eventually(async () => r.received.length === 1, 10_000);
+    expect(r.received[0]!.headers['webhook-id']).toBe(eventId);
+    await eventually(
+      async () =>
+        (await db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).status === 'DELIVERED',
+    );
   });
 
   it('during a rotation both the old and the new secret verify; once the overlap is over, only the new', async () => {
