@@ -324,9 +324,9 @@ async function placeWithin(
     tx,
     Prisma.sql`
       WITH placed AS (
-        INSERT INTO orders (id, customer_id, status, total_cents, currency, coupon_code, created_at, expires_at,
+        INSERT INTO orders (id, customer_id, email, status, total_cents, currency, coupon_code, created_at, expires_at,
                             idempotency_key, request_hash, event_seq)
-        VALUES (${request.orderId}::uuid, ${request.customerId}, ${statusValue('orders', INITIAL_STATUS.order)}, ${totalCents},
+        VALUES (${request.orderId}::uuid, ${request.customerId}, ${request.email ?? null}, ${statusValue('orders', INITIAL_STATUS.order)}, ${totalCents},
                 ${deps.paymentAccount.currency},
                 ${request.couponCode ?? null}, ${nowOr(now)},
                 ${nowOr(now)} + ${deps.paymentWindowMs} * interval '1 millisecond',

@@ -163,7 +163,8 @@ export const ENDPOINT_TABLE = {
       'The same Idempotency-Key with the same body returns the same order, with another body 422. ' +
       `A total above ${MAX_ORDER_TOTAL_CENTS} cents, the largest that can be paid, is 422 ORDER_TOTAL_TOO_LARGE; ` +
       "one above 0 and below the payment provider's smallest charge in the currency (50 cents in EUR) is 422 ORDER_TOTAL_TOO_SMALL. " +
-      'A total of 0 (a coupon covers it) is PAID at placement, with no payment, and its fulfillment runs.',
+      'A total of 0 (a coupon covers it) is PAID at placement, with no payment, and its fulfillment runs. ' +
+      'With `email`, the customer is emailed when the order is placed, reminded, paid, cancelled or refunded; without it, never.',
     access: 'customerOrOperator',
     rateLimit: 'placements',
     headers: IdempotencyKeyHeaders,

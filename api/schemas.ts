@@ -76,6 +76,10 @@ export const CreateOrderBody = z.strictObject({
       description: 'each sku at most once per order: a second line with the same sku is 400 VALIDATION_FAILED',
     }),
   couponCode: CouponParam.shape.code.optional(),
+  email: z.email().max(254).optional().meta({
+    description:
+      "the customer's email address: the order's emails (placed, payment reminder, paid, cancelled, refunded) go there. Absent: none are sent",
+  }),
 });
 export type CreateOrderBody = z.infer<typeof CreateOrderBody>;
 

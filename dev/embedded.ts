@@ -8,6 +8,8 @@ export const EMBEDDED = {
   postgresPort: 5433, // not 5432, where a system PostgreSQL often runs
   databaseName: 'order_lifecycle',
   temporalUiPort: 8233,
+  /** Mailpit's own defaults: SMTP on 1025, its web UI on 8025. */
+  mailpit: { smtp: 1025, http: 8025 },
 } as const;
 
 /**

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../lib/config/index.js';
 import { assertReachable, databaseUrl, ensureDatabase, ensureSuperuserRoles, runSql } from './databases.js';
+import { resolveMailpit, startMailpit, type MailpitPorts, type RunningMailpit } from './mailpit.js';
 import type { ManagedProcess } from './managed-process.js';
 import { ensurePrismaClient } from './migrate.js';
 import { assertPortsFree, findFreePort, holdPort } from './ports.js';
@@ -84,6 +85,11 @@ export interface LocalStackOptions {
   namespace: string;
   /** PORT of the API. */
   apiPort: number;
+  /**
+   * Mailpit on these ports, started before the workers and the API, which then send the customers'
+   * emails through it (SMTP_URL; MAIL_FROM unless the runner's environment sets it).
+   */
+  mailpit?: MailpitPorts;
   /** The workers started with the stack: their ports, or how many, each on free ports. */
   workers: readonly WorkerPorts[] | number;
   /** `compiled`: the worker and the API run from dist/ (`npm run build`), as the image runs them; by default from the sources through tsx. */
@@ -146,6 +152,7 @@ export class LocalStack {
   private postgres: RunningPostgres | undefined;
   private temporal: RunningTemporal | RunningDevServer | undefined;
   private api: ManagedProcess | undefined;
+  private mailpit: RunningMailpit | undefined;
   private workerCount = 0;
   private stopping: Promise<void> | undefined;
 
@@ -166,6 +173,7 @@ export class LocalStack {
     if (temporal.kind === 'server')
       this.serverBinaries = await resolveOrFail(resolveTemporalServer, TEMPORAL_SERVER_MISSING);
     if (temporal.kind === 'cli') this.cliPath = await resolveOrFail(resolveDevServer, DEV_SERVER_MISSING);
+    if (this.options.mailpit !== undefined) await resolveMailpit(); // a first run builds it: before anything runs
     await ensurePrismaClient();
     await this.stopIfStopping();
     this.dir = this.options.dataDir ?? (await makeTempDir());
@@ -181,6 +189,7 @@ export class LocalStack {
     this.options.log('Applying migrations …');
     await prepareServiceDatabase(this.databaseUrl);
     await this.startTemporal();
+    await this.startMailpit();
     const count = typeof workers === 'number' ? workers : workers.length;
     this.options.log(
       `Starting ${count === 0 ? '' : count === 1 ? 'the worker and ' : `${count} workers and `}the API …`,
@@ -232,6 +241,12 @@ export class LocalStack {
     return temporal.kind === 'server' && temporal.store === 'sqlite'
       ? join(this.dataDir, 'temporal-server.sqlite')
       : undefined;
+  }
+
+  /** Mailpit's web UI, where every email the stack sends can be read. */
+  get mailpitUrl(): string | undefined {
+    const ports = this.options.mailpit;
+    return ports === undefined ? undefined : `http://localhost:${ports.http}`;
   }
 
   get apiUrl(): string {
@@ -317,6 +332,15 @@ export class LocalStack {
       this.temporal = running;
       for (const proc of [...running.server.running(), ...(running.webUi ? [running.webUi] : [])]) this.watch(proc);
     }
+    await this.stopIfStopping();
+  }
+
+  private async startMailpit(): Promise<void> {
+    const ports = this.options.mailpit;
+    if (ports === undefined) return;
+    this.options.log(`Starting Mailpit: SMTP on 127.0.0.1:${ports.smtp}, its web UI on ${this.mailpitUrl} …`);
+    this.mailpit = await startMailpit({ ports, dataDir: this.dataDir, logFile: join(this.logDir, 'mailpit.log') });
+    this.watch({ name: 'Mailpit', exited: this.mailpit.exited });
     await this.stopIfStopping();
   }
 
@@ -419,6 +443,13 @@ export class LocalStack {
       log(`Stopping ${this.workers.map((w) => w.name).join(', ')} …`);
       await Promise.all([...this.workers].map((w) => w.stop()));
     }
+    const mailpit = this.mailpit;
+    this.mailpit = undefined;
+    if (mailpit) {
+      log('Stopping Mailpit …');
+      this.expectedExits.add(mailpit.exited);
+      await mailpit.stop();
+    }
     if (this.temporal) log('Stopping Temporal …');
     await this.stopTemporal();
     if (this.postgres) log('Stopping PostgreSQL …');
@@ -477,6 +508,12 @@ export class LocalStack {
       TEMPORAL_ADDRESS: this.temporalAddress,
       TEMPORAL_NAMESPACE: this.options.namespace,
       PORT: String(this.options.apiPort),
+      ...(this.options.mailpit === undefined
+        ? {}
+        : {
+            SMTP_URL: `smtp://127.0.0.1:${this.options.mailpit.smtp}`,
+            MAIL_FROM: process.env.MAIL_FROM || 'Order service <orders@shop.example>',
+          }),
     };
   }
 
@@ -549,6 +586,12 @@ export class LocalStack {
         ? [{ port: temporal.uiPort, use: 'Temporal Web UI' }]
         : []),
       ...(postgres.kind === 'embedded' ? [{ port: postgres.port, use: 'embedded PostgreSQL' }] : []),
+      ...(this.options.mailpit === undefined
+        ? []
+        : [
+            { port: this.options.mailpit.smtp, use: 'Mailpit SMTP' },
+            { port: this.options.mailpit.http, use: "Mailpit's web UI" },
+          ]),
     ];
   }
 }

@@ -50,6 +50,8 @@ export interface RunningMailpit {
   smtpUrl: string;
   /** The web UI; the HTTP API is under /api/v1. */
   httpUrl: string;
+  /** Settles when it has ended, saying how. */
+  exited: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -108,6 +110,7 @@ export async function startMailpit(
   return {
     smtpUrl: `smtp://127.0.0.1:${ports.smtp}`,
     httpUrl: `http://127.0.0.1:${ports.http}`,
+    exited: mailpit.exited,
     async stop() {
       await mailpit.stop();
       // A log of our own choosing is kept only while it may explain a failure to start.

@@ -83,6 +83,8 @@ function stackOptions(config: Config, cluster: boolean): LocalStackOptions {
         : { kind: 'external', address: config.temporal.address },
     namespace: config.temporal.namespace,
     apiPort: config.port,
+    // No SMTP_URL: the emails go to a Mailpit of the stack's own, read in its web UI.
+    ...(config.mail === undefined ? { mailpit: EMBEDDED.mailpit } : {}),
     workers: cluster ? [firstWorker, SECOND_WORKER_METRICS] : [firstWorker],
     // Decided here, where "embedded" is known: the children see both addresses set.
     serviceEnv: {
@@ -129,6 +131,11 @@ function printBanner(config: Config, stack: LocalStack, cluster: boolean): void 
     );
   }
   if (config.databaseUrl === undefined) lines.push(`  Database     ${stack.databaseUrl}`);
+  lines.push(
+    config.mail === undefined
+      ? `  Emails       ${stack.mailpitUrl} (Mailpit: every email sent to customers)`
+      : `  Emails       through ${config.mail.smtpServer}`,
+  );
   lines.push(`  Providers    ${providersInUse(config)}`);
   lines.push(`  Faults       ${config.faultsEnabled ? 'enabled (PUT /admin/faults/:service)' : 'disabled'}`);
   const devSecrets = devSecretsInUse(config);

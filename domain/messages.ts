@@ -33,6 +33,8 @@ export interface PlaceOrderRequest {
   customerId: string;
   items: OrderLine[];
   couponCode?: string | undefined;
+  /** Where the order's customer emails go; absent: none are sent. */
+  email?: string | undefined;
   idempotencyKey?: string | undefined;
   /** Hash of the client's request body: tells a replay from a reused Idempotency-Key. */
   requestHash: string;

@@ -138,10 +138,14 @@ export const extendDeadline: ApiHandler<'extendDeadline', { db: Db; temporal: Cl
   );
 };
 
-/** Same body, same hash: items are compared as a set, whatever order the client listed them in. */
+/**
+ * Same body, same hash: items are compared as a set, whatever order the client listed them in. The
+ * email counts only when given, so a body without one hashes as it did before emails existed.
+ */
 function hashRequest(body: Omit<CreateOrderBody, 'customerId'> & { customerId: string }): string {
   const items = [...body.items].sort((a, b) => a.sku.localeCompare(b.sku)).map((i) => [i.sku, i.quantity]);
+  const email = body.email === undefined ? [] : [body.email];
   return createHash('sha256')
-    .update(JSON.stringify([body.customerId, body.couponCode ?? null, items]))
+    .update(JSON.stringify([body.customerId, body.couponCode ?? null, items, ...email]))
     .digest('hex');
 }

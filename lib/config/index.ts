@@ -4,6 +4,7 @@ import { CustomerLimitsSchema, customerLimits, type CustomerLimits } from './cus
 import { DatabaseSchema, databaseSettings, type DatabaseSettings } from './database.js';
 import { parseEnv } from './env.js';
 import { HttpSchema, httpSettings, type HttpSettings } from './http.js';
+import { MailSchema, mailSettings, type MailSettings } from './mail.js';
 import { ObservabilitySchema, observabilitySettings, type ObservabilitySettings } from './observability.js';
 import { OrdersSchema, orderSettings, type OrderSettings } from './orders.js';
 import {
@@ -37,6 +38,8 @@ const EnvSchema = z.object({
   ...WorkerTuningSchema.shape,
   // Additions (docs/operations.md, "Webhooks"): the order events' deliveries.
   ...WebhooksSchema.shape,
+  // Additions (docs/operations.md, "Customer emails"): the SMTP server and the emails' addressing.
+  ...MailSchema.shape,
 });
 
 /** Every variable loadConfig() reads (the contract's and its additions, docs/operations.md). */
@@ -57,6 +60,8 @@ export interface Config
   workerTuning: WorkerTuning;
   /** The order events' webhooks: the API's endpoint rules, the worker's deliveries. */
   webhooks: WebhookSettings;
+  /** The customers' emails; undefined (SMTP_URL unset): none are sent. */
+  mail: MailSettings | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -76,5 +81,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporal: temporalSettings(e, env),
     workerTuning: workerTuning(e),
     webhooks: webhookSettings(e, embedded),
+    mail: mailSettings(e),
   };
 }

@@ -128,6 +128,36 @@ describe('POST /orders errors change nothing', () => {
   });
 });
 
+describe('the customer email address', () => {
+  it('is stored on the order when given, absent otherwise; not an address is VALIDATION_FAILED', async () => {
+    const { sku } = await seedCatalog(h, { stock: 10 });
+    const customer = `email-${randomUUID()}`;
+    const order = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      h.asCustomer(customer, 'POST', '/orders', { items: [{ sku, quantity: 1 }], ...body }, headers);
+    const withEmail = await order({ email: 'buyer@customers.example' });
+    expect(withEmail.status, JSON.stringify(withEmail.body)).toBe(201);
+    const without = await order({});
+    expect(without.status).toBe(201);
+    expect(await h.db.order.findUniqueOrThrow({ where: { id: withEmail.body.id as string } })).toMatchObject({
+      email: 'buyer@customers.example',
+    });
+    expect(await h.db.order.findUniqueOrThrow({ where: { id: without.body.id as string } })).toMatchObject({
+      email: null,
+    });
+    for (const email of ['not-an-address', 'buyer@', '<script>@x.example', `${'x'.repeat(250)}@customers.example`, 42])
+      await expectError(order({ email }), 400, 'VALIDATION_FAILED');
+
+    const key = `key-${randomUUID()}`;
+    const first = await order({ email: 'first@customers.example' }, { 'idempotency-key': key });
+    expect(first.status).toBe(201);
+    await expectError(
+      order({ email: 'second@customers.example' }, { 'idempotency-key': key }),
+      422,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
+  });
+});
+
 describe('catalog and order reads', () => {
   it('admin calls need the token; unknown products, coupons and orders are 404', async () => {
     await expectError(h.http('PUT', '/products/ABC', { name: 'x', priceCents: 1, stock: 1 }), 401, 'UNAUTHORIZED');
