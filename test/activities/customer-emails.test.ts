@@ -1,10 +1,14 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCustomerEmails, type OrderEventRow } from '../../activities/customer-emails.js';
 import { MailerUnavailable, type Mailer } from '../../adapters/ports/mailer.js';
 import { createSmtpMailer, type SmtpMailer } from '../../adapters/smtp/mailer.js';
 import { mailSettings, type MailSettings } from '../../lib/config/mail.js';
+import { PROJECT_ROOT } from '../../dev/paths.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestMailpit, type ReceivedEmail, type TestMailpit } from '../helpers/mailpit.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -105,6 +109,15 @@ async function records(eventId: string) {
     rejection: string | null;
   }>('SELECT recipient, message_id, rejection FROM customer_emails WHERE event_id = $1', [eventId]);
   return rows;
+}
+
+/** Sessions on the test database, other than this one, inside a transaction. */
+async function openTransactions(): Promise<number> {
+  const { rows } = await database.prisma.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity
+     WHERE datname = current_database() AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'`,
+  );
+  return rows[0]!.n;
 }
 
 /** The one email Mailpit holds: fails if it holds none or several. */
@@ -247,6 +260,46 @@ describe('exactly one email per event', () => {
     await consumer().customerEmailTask({ eventId: paid.id });
     await consumer().customerEmailTask(JSON.parse(JSON.stringify(paid)));
     expect((await onlyEmail()).MessageID).toBe(`${paid.id}@${FROM_DOMAIN}`);
+  });
+
+  it('a process SIGKILLed in the middle of its send: nothing recorded, and the retry sends exactly one', async () => {
+    const orderId = await order();
+    const placed = await event(orderId, 'order.placed');
+    // Every SMTP round trip through this proxy takes half a second: the dialogue lasts seconds.
+    const slow = await startTcpProxy(
+      { host: '127.0.0.1', port: Number(new URL(mailpit.smtpUrl).port) },
+      { delayMs: 250 },
+    );
+    const sender = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/activities/fixtures/send-customer-email.ts', placed.id],
+      {
+        cwd: PROJECT_ROOT,
+        stdio: 'ignore',
+        env: {
+          ...process.env,
+          DATABASE_URL: database.url,
+          SMTP_URL: `smtp://127.0.0.1:${slow.port}`,
+          MAIL_FROM: `Widget Shop <orders@${FROM_DOMAIN}>`,
+        },
+      },
+    );
+    try {
+      // Its claim on the event is inserted and not committed: it is talking to the server.
+      await eventually(async () => (await openTransactions()) === 1);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await openTransactions()).toBe(1);
+      sender.kill('SIGKILL');
+      await once(sender, 'exit');
+    } finally {
+      await slow.close();
+    }
+    // PostgreSQL rolls the dead session's claim back; the server never got the whole message.
+    await eventually(async () => (await openTransactions()) === 0);
+    expect(await records(placed.id)).toEqual([]);
+    expect(await mailpit.received()).toEqual([]);
+    await expect(consumer().sendCustomerEmail(placed)).resolves.toMatchObject({ outcome: 'sent' });
+    expect((await onlyEmail()).MessageID).toBe(`${placed.id}@${FROM_DOMAIN}`);
   });
 
   it('a death after the server took the message resends it with the same Message-ID', async () => {
