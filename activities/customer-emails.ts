@@ -2,6 +2,7 @@ import { Prisma } from '@prisma/client';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { CustomerEmail, CustomerEmailKind, Mailer } from '../adapters/ports/mailer.js';
+import type { OrderEventType } from '../domain/order-events.js';
 import { CANCEL_REASONS, REFUND_REASONS, type CancelReason, type RefundReason } from '../domain/statuses.js';
 import { inTransaction, query, type Queryable } from '../lib/sql.js';
 
@@ -22,7 +23,9 @@ export interface OrderEventRow {
 }
 
 /** The order events a customer hears about by email, and which email each is. */
-export const CUSTOMER_EMAIL_EVENTS: Readonly<Record<string, CustomerEmailKind>> = {
+export const CUSTOMER_EMAIL_EVENTS: Readonly<
+  Partial<Record<OrderEventType | 'order.payment_reminder', CustomerEmailKind>>
+> = {
   'order.placed': 'placed',
   'order.payment_reminder': 'payment_reminder',
   'order.paid': 'paid',
@@ -61,7 +64,7 @@ export function createCustomerEmails(deps: CustomerEmailDeps) {
    * (docs/operations.md, "Customer emails").
    */
   async function sendCustomerEmail(event: OrderEventRow): Promise<CustomerEmailOutcome> {
-    const kind = CUSTOMER_EMAIL_EVENTS[event.type];
+    const kind = CUSTOMER_EMAIL_EVENTS[event.type as OrderEventType];
     if (kind === undefined) return { outcome: 'none', why: `${event.type} has no email` };
     return inTransaction(deps.pool, async (tx) => {
       const order = await readOrder(tx, event.orderId);
