@@ -5,9 +5,6 @@
  */
 export class Html {
   constructor(readonly markup: string) {}
-  toString(): string {
-    return this.markup;
-  }
 }
 
 type HtmlValue = string | number | Html | readonly Html[];
@@ -24,6 +21,6 @@ function render(value: HtmlValue): string {
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
