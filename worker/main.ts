@@ -13,6 +13,7 @@ import { encryptedDataConverter } from '../lib/payload-encryption.js';
 import { createWorkerMetrics } from './metrics.js';
 import { startTracing, type Tracing } from '../lib/tracing.js';
 import { createOrderWorker } from './create-worker.js';
+import { createJobTasks } from './job-tasks.js';
 import { temporalLogger } from './temporal-logger.js';
 import { startMetricsServer } from './metrics-server.js';
 import { ensureProviderSweepSchedule } from './provider-sweep-schedule.js';
@@ -21,7 +22,6 @@ import { setCurrentVersion } from './deployment.js';
 import { loadThirdParties } from './third-parties.js';
 import { applyStackTraceLimit } from './tuning.js';
 import { loadWorkflowBundle } from './workflow-bundle.js';
-import { createWebhookTasks } from '../webhooks/tasks.js';
 
 const logger = createLogger('worker');
 
@@ -105,17 +105,13 @@ async function main(): Promise<void> {
       deploymentName: config.temporal.deploymentName,
       tuning: config.workerTuning,
     });
-    // The order events' webhooks (graphile-worker, beside Temporal): it installs its schema if missing.
+    // The outbox's consumers, webhooks and emails (graphile-worker, beside Temporal): it installs its schema if missing.
     jobRunner = await startJobRunner({
       connectionString: config.databaseUrl,
       concurrency: config.webhooks.concurrency,
       pollIntervalMs: config.webhooks.pollIntervalMs,
       staleLockMs: config.webhooks.staleLockMs,
-      taskList: createWebhookTasks({
-        settings: config.webhooks,
-        logger,
-        deadDeliveries: metrics.webhookDeliveriesDead,
-      }),
+      taskList: createJobTasks({ config, db, logger, metrics }),
       logger,
     });
     const version = worker.options.workerDeploymentOptions!.version;

@@ -23,7 +23,7 @@ export async function seedCatalog(
 
 export async function placeOrder(
   h: OrderHarness,
-  body: { sku: string; quantity?: number; couponCode?: string; customerId?: string },
+  body: { sku: string; quantity?: number; couponCode?: string; customerId?: string; email?: string },
   headers: Record<string, string> = {},
 ) {
   const customerId = body.customerId ?? 'cust-1';
@@ -35,6 +35,7 @@ export async function placeOrder(
       customerId,
       items: [{ sku: body.sku, quantity: body.quantity ?? 2 }],
       ...(body.couponCode ? { couponCode: body.couponCode } : {}),
+      ...(body.email ? { email: body.email } : {}),
     },
     headers,
   );

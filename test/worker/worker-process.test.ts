@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../dev/ports.js';
 import { PROJECT_ROOT } from '../../dev/paths.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
+import { startTestMailpit, type TestMailpit } from '../helpers/mailpit.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
@@ -23,6 +24,7 @@ import { newSigningSecret } from '../../webhooks/signing.js';
 const TASK_QUEUE = 'orders-worker-process';
 let h: OrderHarness;
 let worker: WorkerProcess;
+let mailpit: TestMailpit;
 let metricsUrl: string;
 let lines: string[];
 /** The worker's /metrics takes the scraper's token (the admin token here: no METRICS_TOKEN is set). */
@@ -30,12 +32,19 @@ const scraper = { headers: { authorization: `Bearer ${SERVICE_SECRETS.ADMIN_TOKE
 
 beforeAll(async () => {
   h = await startOrderHarness({ temporal: 'real', taskQueue: TASK_QUEUE, inProcessWorker: false });
-  worker = await startWorkerProcess(h, TASK_QUEUE, { PAYMENT_WINDOW: '2s', SHUTDOWN_GRACE: '20s' });
+  mailpit = await startTestMailpit();
+  worker = await startWorkerProcess(h, TASK_QUEUE, {
+    PAYMENT_WINDOW: '2s',
+    SHUTDOWN_GRACE: '20s',
+    SMTP_URL: mailpit.smtpUrl,
+    MAIL_FROM: 'Shop <orders@shop.example>',
+  });
   ({ metricsUrl, lines } = worker);
 }, 150_000);
 
 afterAll(async () => {
   await worker?.stop();
+  await mailpit?.stop();
   await h?.close();
 });
 
@@ -204,6 +213,19 @@ describe('worker/main.ts', () => {
     } finally {
       receiver.close();
     }
+  });
+
+  it('emails the customer from the outbox: an order placed with an address gets one email, its Message-ID the event', async () => {
+    const { sku } = await seedCatalog(h);
+    const order = await placeOrder(h, { sku, email: 'ada@example.com' });
+    const placed = await h.db.orderEvent.findFirstOrThrow({ where: { orderId: order.id, type: 'order.placed' } });
+    const ours = async () =>
+      (await mailpit.received()).filter((m) => m.To.some((to) => to.Address === 'ada@example.com'));
+    await eventually(async () => (await ours()).length >= 1, 20_000);
+    const [email, ...more] = await ours();
+    expect(more).toEqual([]);
+    expect(email!.MessageID).toBe(`${placed.id}@shop.example`);
+    expect(email!.Text).toContain(order.id);
   });
 
   it('on SIGTERM lets the in-flight activity finish its work (one attempt, step DONE), then exits 0', async () => {
