@@ -12,6 +12,8 @@ export interface ActivityDeps extends ThirdParties {
   unclaimedRefundGraceMs: number;
   /** PAYMENT_ACTION_GRACE and AWAITING_FUNDS_MAX; unset: their defaults (DEFAULT_PAYMENT_HOLDS). */
   paymentHolds?: PaymentHolds;
+  /** How long before its deadline an unpaid order is reminded of (PAYMENT_REMINDER_BEFORE); unset or null: never. */
+  paymentReminderBeforeMs?: number | null;
   /** Unpaid orders one customer may hold at once (MAX_OPEN_ORDERS_PER_CUSTOMER); 0: no limit. */
   maxOpenOrdersPerCustomer: number;
   /** Units of one product one customer may hold in unpaid orders (MAX_UNPAID_UNITS_PER_PRODUCT); 0: no limit. */

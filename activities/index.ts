@@ -3,6 +3,7 @@ import { createFulfillmentActivities } from './fulfillment.js';
 import { createNotificationActivities } from './notifications.js';
 import { createOrderActivities } from './orders.js';
 import { createPaymentActivities } from './payments.js';
+import { createPaymentReminderActivities } from './payment-reminder.js';
 import { createProviderPaymentActivities } from './provider-payments.js';
 import { createProviderSweepActivities } from './provider-sweep.js';
 import { createReconciliationActivities } from './reconciliation.js';
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createOrderActivities(deps),
     ...createPaymentActivities(deps),
+    ...createPaymentReminderActivities(deps),
     ...createProviderPaymentActivities(deps),
     ...createNotificationActivities(deps),
     ...createFulfillmentActivities(deps),

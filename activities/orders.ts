@@ -1,6 +1,6 @@
 import { Prisma } from '@prisma/client';
 import { log } from '@temporalio/activity';
-import type { PlacedOrder, PlaceOrderRequest } from '../domain/messages.js';
+import type { OrderForRun, PlacedOrder, PlaceOrderRequest } from '../domain/messages.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
 import { MINIMUM_CHARGE_CENTS } from '../lib/currencies.js';
 import {
@@ -86,19 +86,20 @@ export function createOrderActivities(deps: ActivityDeps) {
      * the order stands, and its run creates the payment later). Safe to run again for the same
      * order id: a replay returns the order that was written (even once the customer is at the limit).
      */
-    async placeOrder(request: PlaceOrderRequest): Promise<PlacedOrder> {
-      const placed = await placeOrReplay(request);
+    async placeOrder(request: PlaceOrderRequest): Promise<OrderForRun> {
+      const { order: placed, reminded } = await placeOrReplay(request);
       // Only an unpaid order needs a payment: one of total 0 is paid as it is placed.
-      if (placed.payment !== null || placed.status !== INITIAL_STATUS.order) return placed;
+      if (placed.payment !== null || placed.status !== INITIAL_STATUS.order) return forRun(placed, reminded);
       try {
-        return { ...placed, payment: await withinMs(PAYMENT_AT_PLACEMENT_MS, openPayment(deps, placed.id)) };
+        const payment = await withinMs(PAYMENT_AT_PLACEMENT_MS, openPayment(deps, placed.id));
+        return forRun({ ...placed, payment }, reminded);
       } catch (err) {
         if (!isProviderFailure(err) && !(err instanceof TookTooLong)) throw err;
         log.warn('the provider could not create the payment yet: the order stands, its run tries again', {
           orderId: placed.id,
           error: err instanceof Error ? err.message : String(err),
         });
-        return { ...placed, payment: 'PENDING' };
+        return forRun({ ...placed, payment: 'PENDING' }, reminded);
       }
     },
 
@@ -134,10 +135,14 @@ export function createOrderActivities(deps: ActivityDeps) {
      * to be created (PENDING): the run creates it, and closes it at the provider before the order
      * lets go; the provider's idempotency key makes it the one an earlier attempt may have begun.
      */
-    async loadOrder(orderId: string): Promise<PlacedOrder | null> {
-      const order = (await loadPlacedOrder(db.pool, orderId))?.order;
-      if (order === undefined) return null;
-      return order.payment === null && deps.paymentProvider.cancelsPayments ? { ...order, payment: 'PENDING' } : order;
+    async loadOrder(orderId: string): Promise<OrderForRun | null> {
+      const loaded = await loadPlacedOrder(db.pool, orderId);
+      if (loaded === null) return null;
+      const { order, reminded } = loaded;
+      return forRun(
+        order.payment === null && deps.paymentProvider.cancelsPayments ? { ...order, payment: 'PENDING' } : order,
+        reminded,
+      );
     },
 
     /**
@@ -177,8 +182,14 @@ export function createOrderActivities(deps: ActivityDeps) {
     },
   };
 
+  /** The order with its reminder, while PAYMENT_REMINDER_BEFORE is set (`reminded`: sent already). */
+  function forRun(order: PlacedOrder, reminded: boolean): OrderForRun {
+    const beforeMs = deps.paymentReminderBeforeMs;
+    return beforeMs ? { ...order, reminder: { beforeMs, sent: reminded } } : order;
+  }
+
   /** The placement itself, or the order it wrote for an earlier delivery of the same request. */
-  async function placeOrReplay(request: PlaceOrderRequest): Promise<PlacedOrder> {
+  async function placeOrReplay(request: PlaceOrderRequest): Promise<{ order: PlacedOrder; reminded: boolean }> {
     const existing = await loadPlacedOrder(db.pool, request.orderId);
     if (existing) return replay(existing, request);
 
@@ -186,7 +197,7 @@ export function createOrderActivities(deps: ActivityDeps) {
     try {
       const placed = await inTransaction(db.pool, (tx) => placeWithin(tx, request, now, deps));
       log.info('order placed', { orderId: request.orderId, expiresAt: placed.expiresAt });
-      return placed;
+      return { order: placed, reminded: false };
     } catch (err) {
       // Another delivery of the same request (an earlier attempt still running, or a second request
       // with the same Idempotency-Key) may have written the order meanwhile. This one then fails on
@@ -442,7 +453,7 @@ function inSkuOrder(a: { sku: string }, b: { sku: string }): number {
 async function loadPlacedOrder(
   on: Queryable,
   orderId: string,
-): Promise<{ order: PlacedOrder; requestHash: string } | null> {
+): Promise<{ order: PlacedOrder; requestHash: string; reminded: boolean } | null> {
   const { rows } = await query<{
     id: string;
     customer_id: string;
@@ -454,11 +465,12 @@ async function loadPlacedOrder(
     items: PlacedOrder['items'];
     provider_payment_id: string | null;
     payment_client_secret: string | null;
+    reminded: boolean;
   }>(
     on,
     Prisma.sql`
       SELECT o.id, o.customer_id, o.status, o.total_cents, o.expires_at, o.coupon_code, o.request_hash,
-             o.provider_payment_id, o.payment_client_secret,
+             o.provider_payment_id, o.payment_client_secret, o.reminded_at IS NOT NULL AS reminded,
              COALESCE(json_agg(json_build_object('sku', i.sku, 'quantity', i.quantity, 'unitPriceCents', i.unit_price_cents) ORDER BY i.sku COLLATE "C")
                       FILTER (WHERE i.sku IS NOT NULL), '[]') AS items
       FROM orders o LEFT JOIN order_items i ON i.order_id = o.id
@@ -469,6 +481,7 @@ async function loadPlacedOrder(
   if (!row) return null;
   return {
     requestHash: row.request_hash,
+    reminded: row.reminded,
     order: {
       id: row.id,
       customerId: row.customer_id,
@@ -484,9 +497,9 @@ async function loadPlacedOrder(
   };
 }
 
-function replay(existing: { order: PlacedOrder; requestHash: string }, request: PlaceOrderRequest): PlacedOrder {
+function replay<T extends { requestHash: string }>(existing: T, request: PlaceOrderRequest): T {
   if (existing.requestHash !== request.requestHash) {
     throw businessFailure('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: request.idempotencyKey });
   }
-  return existing.order;
+  return existing;
 }

@@ -57,6 +57,24 @@ export interface PlacedOrder {
   payment: OrderPayment | 'PENDING' | null;
 }
 
+/**
+ * The order as its run takes it from placeOrder and loadOrder: with its payment reminder while
+ * reminders are on (PAYMENT_REMINDER_BEFORE, a setting of the worker that reaches the run in these
+ * answers, so a replay reads the lead the run acted on). The run never hands `reminder` to a caller.
+ */
+export type OrderForRun = PlacedOrder & { reminder?: PaymentReminder };
+
+/** The order as its caller sees it: the reminder is the run's own. */
+export function placedOrderOf({ reminder: _reminder, ...order }: OrderForRun): PlacedOrder {
+  return order;
+}
+
+/** When the run reminds the customer of the unpaid order: `beforeMs` before its deadline, once (`sent`: done already). */
+export interface PaymentReminder {
+  beforeMs: number;
+  sent: boolean;
+}
+
 /** What the customer's client needs to pay the order at the provider: shown to that customer only. */
 export interface OrderPayment {
   /** The provider's id of the payment (Stripe: the PaymentIntent's). */

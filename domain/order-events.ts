@@ -5,6 +5,7 @@
  */
 export const ORDER_EVENT_TYPES = [
   'order.placed',
+  'order.payment_reminder',
   'order.paid',
   'order.awaiting_funds',
   'order.cancelled',

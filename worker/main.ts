@@ -93,6 +93,7 @@ async function main(): Promise<void> {
         paymentAccount: paymentAccount(config),
         unclaimedRefundGraceMs: config.unclaimedRefundGraceMs,
         paymentHolds: config.paymentHolds,
+        paymentReminderBeforeMs: config.paymentReminderBeforeMs,
         maxOpenOrdersPerCustomer: config.maxOpenOrdersPerCustomer,
         maxUnpaidUnitsPerProduct: config.maxUnpaidUnitsPerProduct,
         ...thirdParties,

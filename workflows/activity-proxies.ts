@@ -27,6 +27,7 @@ export const database =
     Pick<
       Activities,
       | 'loadOrder'
+      | 'remindOfPayment'
       | 'cancelOrder'
       | 'settlePayment'
       | 'recordRefundFailure'

@@ -6,6 +6,7 @@ import {
   forceCancelUpdate,
   paidSignal,
   paymentFailedSignal,
+  placedOrderOf,
   placeOrderUpdate,
   retryFulfillmentStepUpdate,
   retryRefundUpdate,
@@ -23,7 +24,7 @@ export function registerOrderHandlers(run: OrderRun): void {
       try {
         const placed = await callerWaiting.placeOrder(request);
         run.takeOver(placed);
-        return placed;
+        return placedOrderOf(placed);
       } catch (err) {
         // Failed on our side (a timeout, the database): an attempt may have written the order all
         // the same, its answer lost. Then the order stands, and this run is the one that keeps it.
@@ -31,7 +32,7 @@ export function registerOrderHandlers(run: OrderRun): void {
           const written = await run.keepTrying.mustSucceed('loadOrder', () => database.loadOrder(run.orderId));
           if (written) {
             run.takeOver(written);
-            return written;
+            return placedOrderOf(written);
           }
         }
         if (!run.order) run.placementRejected = true;

@@ -84,8 +84,9 @@ async function placedOrAdopted(run: OrderRun, adopt: boolean): Promise<boolean> 
 }
 
 /**
- * Until the order is PAID or CANCELLED: wait for payment until the deadline, then act on what the
- * deadline came to (decideAtDeadline). This loop is the one place the decision changes the run.
+ * Until the order is PAID or CANCELLED: wait for payment until the deadline, reminding the customer
+ * on the way where reminders are on, then act on what the deadline came to (decideAtDeadline). This
+ * loop is the one place the decision changes the run.
  */
 async function awaitPaymentOrDeadline(run: OrderRun): Promise<{ paymentLeftOpen: boolean }> {
   // Only while the customer can still pay: an adopted order may be decided already.
@@ -101,6 +102,10 @@ async function awaitPaymentOrDeadline(run: OrderRun): Promise<{ paymentLeftOpen:
     // A payment that arrived before the wake is decided before it.
     await condition(() => run.payments.idle);
     if (!run.open || wake === 'deadline-moved') continue;
+    if (wake === 'reminder') {
+      await remindOfPayment(run);
+      continue;
+    }
     const reason: CancelReason = wake === 'cancel-requested' ? 'CUSTOMER' : 'PAYMENT_TIMEOUT';
     const decided = await decideAtDeadline(run, reason, creating);
     switch (decided.outcome) {
@@ -175,14 +180,29 @@ async function decideAtDeadline(
   return { outcome: 'PAID' };
 }
 
-/** What ends the wait: a message, or the deadline's timer. */
-async function nextWake(run: OrderRun, minimumWaitMs: number): Promise<Wake | 'deadline'> {
-  const waitMs = Math.max(Date.parse(run.expiresAt!) - Date.now(), minimumWaitMs);
+/**
+ * What ends the wait: a message, or the timer of the reminder or, once there is none to send, of
+ * the deadline. One timer at a time: an order paid before its reminder never starts the deadline's.
+ */
+async function nextWake(run: OrderRun, minimumWaitMs: number): Promise<Wake | 'reminder' | 'deadline'> {
+  const remindAt = run.remindAt;
+  const waitMs = Math.max((remindAt ?? Date.parse(run.expiresAt!)) - Date.now(), minimumWaitMs);
   // condition() with a timeout of 0 would wait forever: a deadline already past is checked at once.
   if (waitMs > 0) await condition(() => run.wake !== undefined, waitMs);
-  const wake = run.wake ?? 'deadline';
+  const wake = run.wake ?? (remindAt === undefined ? 'deadline' : 'reminder');
   run.wake = undefined;
   return wake;
+}
+
+/**
+ * The customer is reminded that the order is still unpaid: its `order.payment_reminder` event is
+ * written, and the email goes out from it. The statement is guarded by the deadline the run timed
+ * the reminder for, so a payment, a cancel, the closing or an extension that got there first wins,
+ * and nothing is written; a deadline moved meanwhile is reminded of at its own time instead.
+ */
+async function remindOfPayment(run: OrderRun): Promise<void> {
+  const reminder = { orderId: run.orderId, expiresAt: run.expiresAt! };
+  if (await run.keepTrying.mustSucceed('remindOfPayment', () => database.remindOfPayment(reminder))) run.reminded();
 }
 
 /**

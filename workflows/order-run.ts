@@ -1,5 +1,14 @@
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
-import type { CallOutage, ContinuedRun, LifecyclePhase, LifecycleStatus, PlacedOrder } from '../domain/messages.js';
+import {
+  placedOrderOf,
+  type CallOutage,
+  type ContinuedRun,
+  type LifecyclePhase,
+  type LifecycleStatus,
+  type OrderForRun,
+  type PaymentReminder,
+  type PlacedOrder,
+} from '../domain/messages.js';
 import { OrderExpiresAtKey, OrderStatusKey } from '../domain/search-attributes.js';
 import { isOpen, type CancelReason, type OrderStatus } from '../domain/statuses.js';
 import { AcceptedPayments } from './accepted-payments.js';
@@ -28,6 +37,8 @@ export class OrderRun {
   phase: LifecyclePhase = 'placing';
   /** Set by a message that ends the wait for payment early; the run takes it when it wakes. */
   wake: Wake | undefined;
+  /** The customer's reminder before the deadline, while reminders are on (PAYMENT_REMINDER_BEFORE). */
+  reminder: PaymentReminder | undefined;
   /** The order's payment is at a provider that cancels payments: closed there before the order is cancelled. */
   closesAtProvider = false;
   /** An operator's force-cancel: the closing stops waiting for the provider. */
@@ -93,9 +104,10 @@ export class OrderRun {
   }
 
   /** The first placement (or adoption) that succeeds defines the order; a replayed placement changes nothing. */
-  takeOver(placed: PlacedOrder): void {
+  takeOver(placed: OrderForRun): void {
     if (this.order) return;
-    this.order = placed;
+    this.order = placedOrderOf(placed);
+    this.reminder = placed.reminder && { ...placed.reminder };
     // A payment settled while the order was being read (an adopting run's loadOrder retried through
     // an outage) has decided it already: the order as read is older.
     this.status ??= placed.status;
@@ -122,6 +134,22 @@ export class OrderRun {
     this.holdEndsAt = holdEndsAt;
     this.phase = 'awaiting-funds';
     this.publishSearchAttributes();
+  }
+
+  /**
+   * When the customer is to be reminded (workflow time, ms): the reminder's lead before the current
+   * deadline, for an order still UNPAID (not awaiting funds) and not reminded yet. A time already
+   * past when the run would set the timer (an order adopted late) is no reminder: it is sent on time
+   * or not at all. Undefined: no reminder to wait for.
+   */
+  get remindAt(): number | undefined {
+    if (!this.reminder || this.reminder.sent || this.status !== 'UNPAID') return undefined;
+    const at = Date.parse(this.expiresAt!) - this.reminder.beforeMs;
+    return at > Date.now() ? at : undefined;
+  }
+
+  reminded(): void {
+    this.reminder!.sent = true;
   }
 
   settledElsewhere(status: OrderStatus): void {

@@ -13,6 +13,8 @@ export const OrdersSchema = z.object({
   // How long a payment under way holds its order (docs/stripe.md, "Past the deadline").
   PAYMENT_ACTION_GRACE: nonEmpty.default('10m'),
   AWAITING_FUNDS_MAX: nonEmpty.default('336h'), // 14 days
+  // How long before the deadline an unpaid order's customer is reminded (docs/operations.md); unset: never.
+  PAYMENT_REMINDER_BEFORE: nonEmpty.optional(),
 });
 
 /** How long a payment under way at the deadline holds its order (docs/stripe.md, "Past the deadline"). */
@@ -38,15 +40,23 @@ export interface OrderSettings {
   /** How often the provider sweep reads the payment provider's undelivered events (PROVIDER_SWEEP_EVERY). */
   providerSweepEveryMs: number;
   paymentHolds: PaymentHolds;
+  /** How long before its deadline an unpaid order is reminded of (PAYMENT_REMINDER_BEFORE); null: no reminders. */
+  paymentReminderBeforeMs: number | null;
 }
 
 export function orderSettings(e: z.infer<typeof OrdersSchema>, embedded: boolean): OrderSettings {
   const providerSweepEveryMs = duration('PROVIDER_SWEEP_EVERY', e.PROVIDER_SWEEP_EVERY);
   if (providerSweepEveryMs < 10_000 || providerSweepEveryMs > 3_600_000)
     throw new ConfigError('PROVIDER_SWEEP_EVERY: must be from 10s to 1h');
+  const paymentWindowMs = duration('PAYMENT_WINDOW', e.PAYMENT_WINDOW);
+  const paymentReminderBeforeMs =
+    e.PAYMENT_REMINDER_BEFORE === undefined ? null : duration('PAYMENT_REMINDER_BEFORE', e.PAYMENT_REMINDER_BEFORE);
+  // A lead as long as the window would fall at or before the placement: no order would ever be reminded.
+  if (paymentReminderBeforeMs !== null && paymentReminderBeforeMs >= paymentWindowMs)
+    throw new ConfigError('PAYMENT_REMINDER_BEFORE: must be shorter than PAYMENT_WINDOW');
   return {
     orderIdSecret: secret('ORDER_ID_SECRET', e.ORDER_ID_SECRET, DEV_ORDER_ID_SECRET, embedded),
-    paymentWindowMs: duration('PAYMENT_WINDOW', e.PAYMENT_WINDOW),
+    paymentWindowMs,
     reconciliation: {
       everyMs: duration('RECONCILE_EVERY', e.RECONCILE_EVERY),
       graceMs: duration('RECONCILE_GRACE', e.RECONCILE_GRACE),
@@ -56,5 +66,6 @@ export function orderSettings(e: z.infer<typeof OrdersSchema>, embedded: boolean
       actionGraceMs: duration('PAYMENT_ACTION_GRACE', e.PAYMENT_ACTION_GRACE),
       awaitingFundsMaxMs: duration('AWAITING_FUNDS_MAX', e.AWAITING_FUNDS_MAX),
     },
+    paymentReminderBeforeMs,
   };
 }

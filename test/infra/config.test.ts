@@ -47,6 +47,12 @@ it('treats a blank variable as unset', () => {
   expect(loadConfig({ PORT: '', PAYMENT_WINDOW: '' })).toMatchObject({ port: 3000, paymentWindowMs: 30 * 60_000 });
 });
 
+it('sends no payment reminder unless PAYMENT_REMINDER_BEFORE is set', () => {
+  expect(loadConfig({}).paymentReminderBeforeMs).toBeNull();
+  expect(loadConfig({ PAYMENT_REMINDER_BEFORE: '' }).paymentReminderBeforeMs).toBeNull();
+  expect(loadConfig({ PAYMENT_REMINDER_BEFORE: '10m' }).paymentReminderBeforeMs).toBe(10 * 60_000);
+});
+
 it('turns the fakes and fault injection off by default once a real database or Temporal is configured', () => {
   expect(loadConfig({ ...SECRETS, DATABASE_URL: 'postgresql://db/orders' })).toMatchObject({
     thirdParties: undefined,
@@ -136,6 +142,11 @@ it('has no third parties to offer a worker unless they are chosen, and says so i
 it.each([
   [{ PAYMENT_WINDOW: '30' }, /^PAYMENT_WINDOW: "30" is not a duration; use a whole number followed by ms, s, m or h/],
   [{ PAYMENT_WINDOW: '0m' }, /^PAYMENT_WINDOW: "0m" must be longer than zero$/],
+  [{ PAYMENT_REMINDER_BEFORE: '5 minutes' }, /^PAYMENT_REMINDER_BEFORE: "5 minutes" is not a duration/],
+  [
+    { PAYMENT_WINDOW: '30m', PAYMENT_REMINDER_BEFORE: '30m' },
+    /^PAYMENT_REMINDER_BEFORE: must be shorter than PAYMENT_WINDOW$/,
+  ],
   [{ PORT: 'abc' }, /^PORT: /],
   [{ PORT: '70000' }, /^PORT: /],
   [{ FAULTS_ENABLED: 'yes' }, /^FAULTS_ENABLED: /],

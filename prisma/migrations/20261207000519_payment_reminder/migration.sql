@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "orders" ADD COLUMN     "reminded_at" TIMESTAMPTZ(3);
+
