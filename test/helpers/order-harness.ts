@@ -111,6 +111,8 @@ export interface HarnessOptions {
   maxOpenOrdersPerCustomer?: number;
   /** MAX_UNPAID_UNITS_PER_PRODUCT for the worker. Default 0 (off), for the same reason. */
   maxUnpaidUnitsPerProduct?: number;
+  /** PAYMENT_REMINDER_BEFORE for the worker. Default: unset, no reminders. */
+  paymentReminderBeforeMs?: number;
   /** The API's per-customer limit on POST /orders. Default off, for the same reason. */
   ordersRateLimit?: { limit: number; windowMs: number };
   /** The API's per-customer limit on reading and cancelling orders. Default off: suites read as one customer often. */
@@ -186,6 +188,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     unclaimedRefundGraceMs: options.unclaimedRefundGraceMs ?? 24 * 3_600_000,
     maxOpenOrdersPerCustomer: options.maxOpenOrdersPerCustomer ?? 0,
     maxUnpaidUnitsPerProduct: options.maxUnpaidUnitsPerProduct ?? 0,
+    paymentReminderBeforeMs: options.paymentReminderBeforeMs ?? null,
     paymentProvider: forward('paymentProvider'),
     notifier: forward('notifier'),
     invoices: forward('invoices'),
