@@ -403,3 +403,23 @@ it('records a placement retried with its key after the order was paid and its ru
   await h.env.client.workflow.getHandle(orderWorkflowId(order.id)).result(); // the retry's run
   await save('placement-retried-after-its-run-ended', orderWorkflowId(order.id));
 });
+
+it('records a reminder before the deadline, then the order paid', async () => {
+  // Reminders are a worker setting: a worker of its own, on a task queue of its own.
+  const reminding = await startOrderHarness({
+    taskQueue: `${TASK_QUEUE}-reminder`,
+    paymentReminderBeforeMs: 10 * MINUTE,
+  });
+  try {
+    const { sku } = await seedCatalog(reminding, { stock: 10 });
+    const order = await placeOrder(reminding, { sku });
+    await reminding.env.sleep(25 * MINUTE); // past the reminder (20:00), before the deadline (30:00)
+    await reminding.pay({ paymentId: `pay-${order.id}`, orderId: order.id, amountCents: order.totalCents });
+    const handle = reminding.env.client.workflow.getHandle(orderWorkflowId(order.id));
+    await handle.result();
+    await writeFile(new URL('reminded-then-paid.json', HISTORIES_DIR), historyToFixture(await handle.fetchHistory()));
+    console.log('recorded reminded-then-paid.json');
+  } finally {
+    await reminding.close();
+  }
+});

@@ -53,6 +53,7 @@ const PATHS = [
   'paid-in-time-signal-lost',
   'paid-adopted-with-a-dead-letter-then-retried',
   'placement-retried-after-its-run-ended',
+  'reminded-then-paid',
 ];
 
 describe('replaying recorded histories', () => {
