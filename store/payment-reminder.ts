@@ -6,25 +6,35 @@ import { nowOr, statusIn } from './guarded-sql.js';
 const PAYMENT_REMINDER: OrderEventType = 'order.payment_reminder';
 
 /**
+ * What the reminder came to: written; not written because the order's deadline is no longer the
+ * one it was timed for (moved by `POST /orders/extend`, which does not tell the runs), while the order
+ * could still be reminded before the new one; or not written, and nothing to remind of (paid,
+ * cancelled, closing, awaiting funds, reminded already, or its deadline passed).
+ */
+export type PaymentReminderOutcome =
+  { outcome: 'REMINDED' } | { outcome: 'DEADLINE_MOVED'; expiresAt: string } | { outcome: 'NOT_REMINDED' };
+
+/**
  * Marks the order reminded and writes its `order.payment_reminder` event, in one statement: only
- * while it is still UNPAID with the deadline `expiresAt` (not moved since the reminder was timed),
- * that deadline still ahead by `now` (the database's clock when null), its payment not being closed,
- * and not reminded before. The event takes its `seq` from the bump of the order's counter in the
- * same statement. A loser writes nothing. Whether it wrote is the answer.
+ * while it is still UNPAID with the deadline `expiresAt` (the one the reminder was timed for), that
+ * deadline still ahead by `now` (the database's clock when null), its payment not being closed, and
+ * not reminded before. The event takes its `seq` from the bump of the order's counter in the same
+ * statement. A loser writes nothing, and reads the committed row to say why.
  */
 export async function recordPaymentReminder(
   on: Queryable,
   { orderId, expiresAt }: { orderId: string; expiresAt: string },
   now: Date | null,
-): Promise<boolean> {
+): Promise<PaymentReminderOutcome> {
   const deadline = new Date(expiresAt);
+  const still = Prisma.sql`${statusIn('orders', ['UNPAID'])} AND expires_at > ${nowOr(now)}
+    AND closing_since IS NULL AND reminded_at IS NULL`;
   const { rowCount } = await query(
     on,
     Prisma.sql`
       WITH reminded AS (
         UPDATE orders SET reminded_at = ${nowOr(now)}, event_seq = event_seq + 1
-        WHERE id = ${orderId}::uuid AND ${statusIn('orders', ['UNPAID'])} AND expires_at = ${deadline}
-          AND expires_at > ${nowOr(now)} AND closing_since IS NULL AND reminded_at IS NULL
+        WHERE id = ${orderId}::uuid AND expires_at = ${deadline} AND ${still}
         RETURNING id, status, event_seq, reminded_at)
       INSERT INTO order_events (id, order_id, seq, type, data, occurred_at)
       SELECT gen_random_uuid(), id, event_seq, ${PAYMENT_REMINDER},
@@ -33,5 +43,13 @@ export async function recordPaymentReminder(
       FROM reminded
       RETURNING seq`,
   );
-  return rowCount > 0;
+  if (rowCount > 0) return { outcome: 'REMINDED' };
+  // Read after the statement: a change it waited for (an extension, a payment) is committed by now.
+  const { rows } = await query<{ expires_at: Date }>(
+    on,
+    Prisma.sql`SELECT expires_at FROM orders WHERE id = ${orderId}::uuid AND expires_at <> ${deadline} AND ${still}`,
+  );
+  return rows[0]
+    ? { outcome: 'DEADLINE_MOVED', expiresAt: rows[0].expires_at.toISOString() }
+    : { outcome: 'NOT_REMINDED' };
 }

@@ -198,11 +198,14 @@ async function nextWake(run: OrderRun, minimumWaitMs: number): Promise<Wake | 'r
  * The customer is reminded that the order is still unpaid: its `order.payment_reminder` event is
  * written, and the email goes out from it. The statement is guarded by the deadline the run timed
  * the reminder for, so a payment, a cancel, the closing or an extension that got there first wins,
- * and nothing is written; a deadline moved meanwhile is reminded of at its own time instead.
+ * and nothing is written. A deadline moved without the run's knowing (`POST /orders/extend`) is
+ * taken over, and reminded of at its own time if that still lies ahead.
  */
 async function remindOfPayment(run: OrderRun): Promise<void> {
   const reminder = { orderId: run.orderId, expiresAt: run.expiresAt! };
-  if (await run.keepTrying.mustSucceed('remindOfPayment', () => database.remindOfPayment(reminder))) run.reminded();
+  const answer = await run.keepTrying.mustSucceed('remindOfPayment', () => database.remindOfPayment(reminder));
+  if (answer.outcome === 'REMINDED') run.reminded();
+  else if (answer.outcome === 'DEADLINE_MOVED') run.deadlineMoved(answer.expiresAt);
 }
 
 /**

@@ -118,6 +118,27 @@ describe('with PAYMENT_REMINDER_BEFORE set', () => {
     expect(remindedAt!.getTime()).toBeLessThan(newRemindAt + 5 * SECOND);
   });
 
+  it('every open order given more time (POST /orders/extend, no run told): reminded before the new deadline', async () => {
+    const { order, remindAt } = await placed('c-bulk-extended-before-reminder');
+    await sleepUntil(h, remindAt - 5 * MINUTE);
+    const extended = await h.admin('POST', '/orders/extend', {
+      minutes: 5,
+      customerId: 'c-bulk-extended-before-reminder',
+    });
+    expect(extended.body).toEqual({ extended: 1, minutes: 5 });
+    const newDeadline = new Date(Date.parse(order.expiresAt) + 5 * MINUTE).toISOString();
+
+    // The run's timer still fires at the old reminder time: it learns the new deadline there.
+    await sleepUntil(h, remindAt + MINUTE);
+    expect((await remindersOf(h, order.id)).events).toEqual([]);
+
+    await sleepUntil(h, remindAt + 5 * MINUTE + MINUTE);
+    const { events, remindedAt } = await remindersOf(h, order.id);
+    expect(events.map((e) => e.data)).toEqual([{ orderId: order.id, status: 'UNPAID', expiresAt: newDeadline }]);
+    expect(remindedAt!.getTime()).toBeGreaterThanOrEqual(remindAt + 5 * MINUTE);
+    expect(remindedAt!.getTime()).toBeLessThan(remindAt + 5 * MINUTE + 5 * SECOND);
+  });
+
   it('cancelled by the customer before the reminder: none', async () => {
     const { order, remindAt } = await placed('c-cancelled-before-reminder');
     await sleepUntil(h, remindAt - 5 * MINUTE);
