@@ -13,6 +13,7 @@ type History = proto.temporal.api.history.v1.IHistory;
 export const COST_PATHS = [
   { path: 'an order that expires', history: 'expired-and-compensated' },
   { path: 'one paid and fulfilled', history: 'paid-and-fulfilled' },
+  { path: 'reminded before its deadline (PAYMENT_REMINDER_BEFORE), then paid', history: 'reminded-then-paid' },
   { path: "a customer's cancel", history: 'customer-cancelled' },
   { path: 'awaiting funds, then paid', history: 'awaiting-funds-then-paid', perHour: true },
   {
