@@ -23,9 +23,7 @@ export interface OrderEventRow {
 }
 
 /** The order events a customer hears about by email, and which email each is. */
-export const CUSTOMER_EMAIL_EVENTS: Readonly<
-  Partial<Record<OrderEventType | 'order.payment_reminder', CustomerEmailKind>>
-> = {
+export const CUSTOMER_EMAIL_EVENTS: Readonly<Partial<Record<OrderEventType, CustomerEmailKind>>> = {
   'order.placed': 'placed',
   'order.payment_reminder': 'payment_reminder',
   'order.paid': 'paid',

@@ -191,15 +191,16 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
     // The event is written by the statement of its change: a change without it was made another way.
     name: 'order-changes-have-events',
     description:
-      'every order has its order.placed (seq 1); a PAID, CANCELLED or AWAITING_FUNDS order its event; a REFUNDED or REFUND_FAILED payment and a DONE or FAILED fulfillment step their last event',
+      'every order has its order.placed (seq 1); a PAID, CANCELLED or AWAITING_FUNDS order its event, a reminded one its order.payment_reminder; a REFUNDED or REFUND_FAILED payment and a DONE or FAILED fulfillment step their last event',
     query: () => Prisma.sql`
       SELECT format('order %s (%s): events %L', o.id, o.status, string_agg(e.seq || ' ' || e.type, ', ' ORDER BY e.seq)) AS detail
         FROM orders o LEFT JOIN order_events e ON e.order_id = o.id
-       GROUP BY o.id, o.status
+       GROUP BY o.id, o.status, o.reminded_at
       HAVING count(*) FILTER (WHERE e.type = 'order.placed' AND e.seq = 1) = 0
           OR (o.status = 'PAID' AND count(*) FILTER (WHERE e.type = 'order.paid') = 0)
           OR (o.status = 'CANCELLED' AND count(*) FILTER (WHERE e.type = 'order.cancelled') = 0)
           OR (o.status = 'AWAITING_FUNDS' AND count(*) FILTER (WHERE e.type = 'order.awaiting_funds') = 0)
+          OR (o.reminded_at IS NOT NULL AND count(*) FILTER (WHERE e.type = 'order.payment_reminder') = 0)
       UNION ALL
       SELECT format('payment %s (order %s): %s, its last refund event %L', p.payment_id, p.order_id, p.status, e.type)
         FROM payments p LEFT JOIN LATERAL (${lastRefundEvent(Prisma.sql`p`)}) e ON true
@@ -214,7 +215,7 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
   {
     name: 'order-events-have-changes',
     description:
-      'every event is of a known type, of an order that made its change: placed, paid, cancelled and awaiting funds once each and only in a status they lead to; refunds and steps only for a payment or step of the order that made the move',
+      'every event is of a known type, of an order that made its change: placed, paid, cancelled, awaiting funds and the payment reminder once each and only in a status they lead to (a reminder only for an order reminded); refunds and steps only for a payment or step of the order that made the move',
     query: () => Prisma.sql`
       SELECT format('event %s (order %s, seq %s): %L', e.id, e.order_id, e.seq, e.type) AS detail
         FROM order_events e LEFT JOIN orders o ON o.id = e.order_id
@@ -222,12 +223,13 @@ export const BUSINESS_INVARIANTS: readonly Invariant[] = [
       UNION ALL
       SELECT format('order %s (%s): %s × %s', o.id, o.status, count(*), e.type)
         FROM order_events e JOIN orders o ON o.id = e.order_id
-       WHERE e.type IN ('order.placed', 'order.paid', 'order.cancelled', 'order.awaiting_funds')
-       GROUP BY o.id, o.status, e.type
+       WHERE e.type IN ('order.placed', 'order.paid', 'order.cancelled', 'order.awaiting_funds', 'order.payment_reminder')
+       GROUP BY o.id, o.status, o.reminded_at, e.type
       HAVING count(*) > 1
           OR (e.type = 'order.paid' AND o.status <> 'PAID')
           OR (e.type = 'order.cancelled' AND o.status <> 'CANCELLED')
           OR (e.type = 'order.awaiting_funds' AND o.status = 'UNPAID')
+          OR (e.type = 'order.payment_reminder' AND o.reminded_at IS NULL)
       UNION ALL
       SELECT format('event %s (order %s): %s of payment %L, which is not one of the order owed back', e.id, e.order_id, e.type, e.data->>'paymentId')
         FROM order_events e LEFT JOIN payments p ON p.payment_id = e.data->>'paymentId' AND p.order_id = e.order_id

@@ -1,9 +1,7 @@
 import { Prisma } from '@prisma/client';
-import type { OrderEventType } from '../domain/order-events.js';
 import { query, type Queryable } from '../lib/sql.js';
 import { nowOr, statusIn } from './guarded-sql.js';
-
-const PAYMENT_REMINDER: OrderEventType = 'order.payment_reminder';
+import { appendOrderEvent, BUMP_EVENT_SEQ, EVENT_COLUMNS, isoTime } from './order-events.js';
 
 /**
  * What the reminder came to: written; not written because the order's deadline is no longer the
@@ -18,8 +16,7 @@ export type PaymentReminderOutcome =
  * Marks the order reminded and writes its `order.payment_reminder` event, in one statement: only
  * while it is still UNPAID with the deadline `expiresAt` (the one the reminder was timed for), that
  * deadline still ahead by `now` (the database's clock when null), its payment not being closed, and
- * not reminded before. The event takes its `seq` from the bump of the order's counter in the same
- * statement. A loser writes nothing, and reads the committed row to say why.
+ * not reminded before. A loser writes nothing, and reads the committed row to say why.
  */
 export async function recordPaymentReminder(
   on: Queryable,
@@ -29,27 +26,27 @@ export async function recordPaymentReminder(
   const deadline = new Date(expiresAt);
   const still = Prisma.sql`${statusIn('orders', ['UNPAID'])} AND expires_at > ${nowOr(now)}
     AND closing_since IS NULL AND reminded_at IS NULL`;
-  const { rowCount } = await query(
+  const { rows } = await query(
     on,
     Prisma.sql`
       WITH reminded AS (
-        UPDATE orders SET reminded_at = ${nowOr(now)}, event_seq = event_seq + 1
+        UPDATE orders SET reminded_at = ${nowOr(now)}, ${BUMP_EVENT_SEQ}
         WHERE id = ${orderId}::uuid AND expires_at = ${deadline} AND ${still}
-        RETURNING id, status, event_seq, reminded_at)
-      INSERT INTO order_events (id, order_id, seq, type, data, occurred_at)
-      SELECT gen_random_uuid(), id, event_seq, ${PAYMENT_REMINDER},
-             jsonb_build_object('orderId', id, 'status', status, 'expiresAt', ${deadline.toISOString()}::text),
-             reminded_at
-      FROM reminded
-      RETURNING seq`,
+        RETURNING ${EVENT_COLUMNS}, expires_at),
+      ${appendOrderEvent({
+        type: 'order.payment_reminder',
+        changed: { order: 'reminded' },
+        data: { expiresAt: isoTime(Prisma.sql`c.expires_at`) },
+      })}
+      SELECT id FROM reminded`,
   );
-  if (rowCount > 0) return { outcome: 'REMINDED' };
+  if (rows.length > 0) return { outcome: 'REMINDED' };
   // Read after the statement: a change it waited for (an extension, a payment) is committed by now.
-  const { rows } = await query<{ expires_at: Date }>(
+  const { rows: moved } = await query<{ expires_at: Date }>(
     on,
     Prisma.sql`SELECT expires_at FROM orders WHERE id = ${orderId}::uuid AND expires_at <> ${deadline} AND ${still}`,
   );
-  return rows[0]
-    ? { outcome: 'DEADLINE_MOVED', expiresAt: rows[0].expires_at.toISOString() }
+  return moved[0]
+    ? { outcome: 'DEADLINE_MOVED', expiresAt: moved[0].expires_at.toISOString() }
     : { outcome: 'NOT_REMINDED' };
 }

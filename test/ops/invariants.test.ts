@@ -178,6 +178,16 @@ describe('the outbox invariants', () => {
     ],
     ['a second order.placed', ({ orders }) => appended(orders.unpaid, 'order.placed'), 'order-events-have-changes'],
     [
+      'a payment reminder of an order never reminded',
+      ({ orders }) => appended(orders.unpaid, 'order.payment_reminder'),
+      'order-events-have-changes',
+    ],
+    [
+      'an order reminded without its event',
+      ({ orders }) => sql`UPDATE orders SET reminded_at = now() WHERE id = ${orders.unpaid}::uuid`,
+      'order-changes-have-events',
+    ],
+    [
       'a refund announced for a payment that paid the order',
       ({ orders, payments }) =>
         appended(orders.paid, 'order.refunded', sql`jsonb_build_object('paymentId', ${payments.captured}::text)`),
