@@ -66,11 +66,10 @@ describe('fulfillment after payment', () => {
       attempts: 1,
       lastError: expect.stringContaining('loyalty rejected the call'),
     });
-    expect((await h.admin('GET', `/orders/${order.id}`)).body.fulfillment).toEqual({
-      invoice: 'DONE',
-      notification: 'DONE',
-      loyalty: 'FAILED',
-    });
+    // The other steps run on their own and may finish after the dead letter: they still finish.
+    const fulfillmentOf = async () => (await h.admin('GET', `/orders/${order.id}`)).body.fulfillment;
+    await eventually(async () => (await fulfillmentOf()).invoice === 'DONE');
+    expect(await fulfillmentOf()).toEqual({ invoice: 'DONE', notification: 'DONE', loyalty: 'FAILED' });
     await eventually(
       async () => (await workflow(order.id).describe()).typedSearchAttributes.get(NeedsAttentionKey) === true,
     );
