@@ -7,7 +7,15 @@ import { chargeFakePayment, moveFakePayment } from '../fakes/payment-provider.js
 import { SCARCE_SKU, stockCatalog, type ChaosCatalog } from './catalog.js';
 import { ChaosClient } from './client.js';
 import { say, WORKER_SIGKILL } from './faults.js';
-import { callWithRetries, count, emptyLedger, placeTracked, type Ledger, type PlacedOrder } from './load.js';
+import {
+  callWithRetries,
+  count,
+  drainPending,
+  emptyLedger,
+  placeTracked,
+  type Ledger,
+  type PlacedOrder,
+} from './load.js';
 import { CHAOS_SECRETS, CHAOS_TASK_QUEUE, logTails, startChaosStack } from './stack.js';
 import { describeVerdict, settleAndJudge } from './verdict.js';
 
@@ -74,11 +82,7 @@ export class FundsLoad {
 
   async stop(boundMs = 90_000): Promise<Ledger> {
     clearInterval(this.timer);
-    const deadline = Date.now() + boundMs;
-    while (this.pending.size > 0 && Date.now() < deadline)
-      await Promise.race([Promise.allSettled([...this.pending]), sleep(1_000)]);
-    if (this.pending.size > 0)
-      count(this.ledger.unanswered, `plays still pending after ${boundMs / 1000} s`, this.pending.size);
+    await drainPending(this.pending, this.ledger, boundMs, 'plays');
     return this.ledger;
   }
 

@@ -91,11 +91,7 @@ export class LoadGenerator {
 
   async stop(boundMs = 90_000): Promise<Ledger> {
     clearInterval(this.timer);
-    const deadline = Date.now() + boundMs;
-    while (this.pending.size > 0 && Date.now() < deadline)
-      await Promise.race([Promise.allSettled([...this.pending]), sleep(1_000)]);
-    if (this.pending.size > 0)
-      count(this.ledger.unanswered, `calls still pending after ${boundMs / 1000} s`, this.pending.size);
+    await drainPending(this.pending, this.ledger, boundMs, 'calls');
     return this.ledger;
   }
 
@@ -223,6 +219,19 @@ export async function callWithRetries(
     await sleep(RETRY_PAUSE_MS);
   }
   return answer;
+}
+
+/** Waits (bounded) for the work a load still has under way; what is left is counted as unanswered. */
+export async function drainPending(
+  pending: Set<Promise<void>>,
+  ledger: Ledger,
+  boundMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  while (pending.size > 0 && Date.now() < deadline)
+    await Promise.race([Promise.allSettled([...pending]), sleep(1_000)]);
+  if (pending.size > 0) count(ledger.unanswered, `${what} still pending after ${boundMs / 1000} s`, pending.size);
 }
 
 export function count(map: Map<string, number>, key: string, by = 1): void {
