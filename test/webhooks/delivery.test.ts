@@ -259,7 +259,20 @@ describe('order events as signed webhooks', () => {
     const secret = newSigningSecret();
     const eventId = randomUUID();
     const deliveryId = randomUUID();
-    // What a worker killed in the middle of a send leaves: the job and its queue locked by it, an hour ago.
+    // What a worker killed in the middle of a send leaves: the job and its queue locked by it. Locked
+    // just now first, so the running worker's own minute check cannot take it yet; then an hour ago.
+    const lockedBy = (client: pg.Client, at: Date) =>
+      Promise.all([
+        client.query(`UPDATE graphile_worker._private_jobs SET locked_by = $1, locked_at = $2 WHERE key = $3`, [
+          'worker-that-died',
+          at,
+          `webhook_send:${deliveryId}`,
+        ]),
+        client.query(
+          `UPDATE graphile_worker._private_job_queues SET locked_by = $1, locked_at = $2 WHERE queue_name = 'webhook:dead'`,
+          ['worker-that-died', at],
+        ),
+      ]);
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
@@ -281,23 +294,16 @@ describe('order events as signed webhooks', () => {
         `SELECT graphile_worker.add_job($1, json_build_object('deliveryId', $2::uuid), queue_name := 'webhook:dead', job_key := $3)`,
         [SEND_TASK, deliveryId, `webhook_send:${deliveryId}`],
       );
-      const died = ['worker-that-died', new Date(Date.now() - 3_600_000)];
-      await client.query(`UPDATE graphile_worker._private_jobs SET locked_by = $1, locked_at = $2 WHERE key = $3`, [
-        ...died,
-        `webhook_send:${deliveryId}`,
-      ]);
-      await client.query(
-        `UPDATE graphile_worker._private_job_queues SET locked_by = $1, locked_at = $2 WHERE queue_name = 'webhook:dead'`,
-        died,
-      );
+      await lockedBy(client, new Date());
       await client.query('COMMIT');
+      await setTimeout(1_500);
+      expect(r.received).toEqual([]); // locked: the running worker leaves it alone
+
+      await runner.stop();
+      await lockedBy(client, new Date(Date.now() - 3_600_000));
     } finally {
       await client.end();
     }
-    await setTimeout(1_500);
-    expect(r.received).toEqual([]); // locked: the running worker leaves it alone
-
-    await runner.stop();
     runner = await startRunner();
     await eventually(async () => r.received.length === 1, 10_000);
     expect(r.received[0]!.headers['webhook-id']).toBe(eventId);
