@@ -51,6 +51,15 @@ function tally(runs: temporal.api.history.v1.IHistoryEvent[][]) {
   };
 }
 
+/** The order's runs, whatever the outage of `hours` cost: more than one run, each bounded, at most 30 rounds an hour. */
+async function expectBoundedRuns(orderId: string, outage: string, hours: number): Promise<void> {
+  const figures = tally(await runsOf(orderId));
+  console.log(`${outage}:`, figures, 'rounds an hour:', (figures.rounds / hours).toFixed(1));
+  expect(figures.runs).toBeGreaterThan(1);
+  expect(figures.largestRun).toBeLessThan(EVENTS_PER_RUN_LIMIT);
+  expect(figures.rounds / hours).toBeLessThanOrEqual(30);
+}
+
 describe('long waits', () => {
   it('holds an order through a 3-day provider outage at the deadline in bounded runs, then closes it', async () => {
     const { sku } = await seedCatalog(h, { stock: 5 });
@@ -78,11 +87,7 @@ describe('long waits', () => {
     expect(await findFakePayment(h.db.pool, { orderId: order.id })).toMatchObject({ status: 'CANCELLED' });
     expect(await stockOf(h, sku)).toMatchObject({ available: 5, reserved: 0 });
 
-    const figures = tally(await runsOf(order.id));
-    console.log('3-day provider outage:', figures, 'rounds an hour:', (figures.rounds / 72).toFixed(1));
-    expect(figures.runs).toBeGreaterThan(1);
-    expect(figures.largestRun).toBeLessThan(EVENTS_PER_RUN_LIMIT);
-    expect(figures.rounds / 72).toBeLessThanOrEqual(30);
+    await expectBoundedRuns(order.id, '3-day provider outage', 72);
   }, 600_000);
 
   it("keeps closing a force-cancelled order's payment through a 3-day provider outage in bounded runs", async () => {
@@ -108,15 +113,7 @@ describe('long waits', () => {
     expect(await handleOf(order.id).result()).toMatchObject({ status: 'CANCELLED' });
     expect(await findFakePayment(h.db.pool, { orderId: order.id })).toMatchObject({ status: 'CANCELLED' });
 
-    const figures = tally(await runsOf(order.id));
-    console.log(
-      '3-day provider outage after a forced cancel:',
-      figures,
-      'rounds an hour:',
-      (figures.rounds / 72).toFixed(1),
-    );
-    expect(figures.runs).toBeGreaterThan(1);
-    expect(figures.largestRun).toBeLessThan(EVENTS_PER_RUN_LIMIT);
+    await expectBoundedRuns(order.id, '3-day provider outage after a forced cancel', 72);
   }, 600_000);
 
   it('rides out a database outage of 10 hours across the deadline in bounded runs, then cancels the order', async () => {
@@ -133,10 +130,6 @@ describe('long waits', () => {
     expect(await handleOf(order.id).result()).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
     expect(await stockOf(h, sku)).toMatchObject({ available: 5, reserved: 0 });
 
-    const figures = tally(await runsOf(order.id));
-    console.log('10-hour database outage:', figures, 'rounds an hour:', (figures.rounds / 10).toFixed(1));
-    expect(figures.runs).toBeGreaterThan(1);
-    expect(figures.largestRun).toBeLessThan(EVENTS_PER_RUN_LIMIT);
-    expect(figures.rounds / 10).toBeLessThanOrEqual(30);
+    await expectBoundedRuns(order.id, '10-hour database outage', 10);
   }, 600_000);
 });
