@@ -62,6 +62,8 @@ export type LocalTemporal =
       dynamicConfig?: DynamicConfig;
       /** A dynamic config file of the caller's instead (the bench's, with a lever added). */
       dynamicConfigFile?: string;
+      /** Variables for the server's processes at every start (METRICS_PORT: its Prometheus endpoint). */
+      processEnv?: Record<string, string>;
     }
   /** The Temporal CLI's dev server with its Web UI (the bench's before); `tuned`: DEV_SERVER_TUNING. */
   | { kind: 'cli'; port: number; uiPort: number; tuned: boolean }
@@ -327,7 +329,7 @@ export class LocalStack {
         logDir: this.logDir,
         ...(temporal.dynamicConfig === undefined ? {} : { dynamicConfig: temporal.dynamicConfig }),
         ...(temporal.dynamicConfigFile === undefined ? {} : { dynamicConfigFile: temporal.dynamicConfigFile }),
-        ...(processEnv === undefined ? {} : { processEnv }),
+        processEnv: { ...temporal.processEnv, ...processEnv },
       });
       this.temporal = running;
       for (const proc of [...running.server.running(), ...(running.webUi ? [running.webUi] : [])]) this.watch(proc);

@@ -1,18 +1,62 @@
-import { ACTION_KINDS } from './actions.js';
+import { ACTION_KINDS, type Actions } from './actions.js';
 import { costOfPaths } from './paths.js';
+import { checkAgainstServer } from './server-check.js';
 
 /**
  * `npm run cost`: what each path of one order costs on Temporal, from its recorded history, the same
  * on every machine and with nothing running: billable actions by Temporal Cloud's published rules
  * (by kind), and the history's events and bytes. A path that holds the order (an outage, money on
  * its way) is also given per hour of its recorded run.
+ *
+ * `npm run cost -- --server`: the same count held against Temporal Server's own `action` metric, on
+ * a local stack (a minute or two).
  */
 const rows = await costOfPaths();
 const header = ['path', 'actions', ...ACTION_KINDS, 'events', 'bytes', 'actions an hour'];
-console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
-for (const r of rows) {
-  const perHour =
-    r.perHour && r.hours > 0 ? `${(r.actions.total / r.hours).toFixed(1)} (over ${r.hours.toFixed(1)} h)` : '';
-  const cells = [r.path, r.actions.total, ...ACTION_KINDS.map((k) => r.actions[k]), r.events, r.bytes, perHour];
-  console.log(`| ${cells.join(' | ')} |`);
+printTable(
+  header,
+  rows.map((r) => {
+    const perHour =
+      r.perHour && r.hours > 0 ? `${(r.actions.total / r.hours).toFixed(1)} (over ${r.hours.toFixed(1)} h)` : '';
+    return [r.path, r.actions.total, ...ACTION_KINDS.map((k) => r.actions[k]), r.events, r.bytes, perHour];
+  }),
+);
+
+if (process.argv.includes('--server')) {
+  const checked = await checkAgainstServer((line) => console.log(line));
+  console.log("\nPer order, the runs' histories against Temporal Server's `action` counter (history / server):\n");
+  printTable(
+    ['path', 'orders', 'actions', ...ACTION_KINDS, 'events', 'bytes', 'counted by the server, not in any history'],
+    checked.map((r) => [
+      r.path,
+      r.orders,
+      pair(r.history, r.server, 'total'),
+      ...ACTION_KINDS.map((k) => pair(r.history, r.server, k)),
+      round(r.events),
+      r.bytes,
+      Object.entries(r.notInHistory)
+        .map(([type, n]) => `${type} ${round(n)}`)
+        .join(', ') || 'none',
+    ]),
+  );
+  const differs = checked.filter((r) => r.history.total !== r.server.total);
+  if (differs.length > 0) {
+    console.log(`\nCOST: the counts differ on ${differs.map((r) => r.path).join(', ')}`);
+    process.exitCode = 1;
+  } else console.log('\nCOST: every path counted alike from the histories and by the server');
+}
+
+function pair(history: Actions, server: Actions, kind: keyof Actions): string {
+  return history[kind] === server[kind]
+    ? `${round(history[kind])}`
+    : `${round(history[kind])} / ${round(server[kind])}`;
+}
+
+function round(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(2);
+}
+
+function printTable(header: string[], rows: (string | number)[][]): void {
+  console.log(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|`);
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 }

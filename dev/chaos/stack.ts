@@ -24,6 +24,10 @@ export interface ChaosStackOptions {
    * and a payment under way (a customer's action, money on its way) holds the order.
    */
   payments?: 'callback-only' | 'cancellable';
+  /** More for the worker and the API, over chaos's own settings. */
+  serviceEnv?: NodeJS.ProcessEnv;
+  /** For Temporal Server's processes (METRICS_PORT). */
+  temporalEnv?: Record<string, string>;
 }
 
 /**
@@ -40,6 +44,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Local
       store: options.cluster ? 'postgres' : 'sqlite',
       cluster: options.cluster,
       ports: await freeServerPorts(),
+      ...(options.temporalEnv === undefined ? {} : { processEnv: options.temporalEnv }),
     },
     namespace: 'default',
     apiPort: await findFreePort(),
@@ -63,6 +68,7 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Local
       FAULTS_ENABLED: 'true',
       TEMPORAL_SET_CURRENT_VERSION: 'true', // one build: the workers make it current
       LOG_LEVEL: 'warn',
+      ...options.serviceEnv,
     },
     log: (line) => console.log(line),
   });
