@@ -4,6 +4,7 @@ import { ms, num } from './format.js';
 import { BENCH_TEMPORALS } from './options.js';
 import type { RampStep } from './ramp.js';
 import { SERVICE_COMPONENTS, serviceCpuS, type ResourceUse, type ServiceComponent } from './resources.js';
+import { ACTION_KINDS } from './cost/actions.js';
 import type { BenchMeasurements } from './results.js';
 import { ROLES } from './stack.js';
 
@@ -25,10 +26,11 @@ export interface Goals {
 }
 
 export function bottleneckBehind(
-  kind: 'order-cost' | 'storm-drain' | 'storm-latency' | 'floor' | 'safety',
+  kind: 'order-cost' | 'storm-drain' | 'storm-latency' | 'floor' | 'safety' | 'temporal-actions',
   r: BenchMeasurements,
   goals: Goals,
 ): Bottleneck {
+  if (kind === 'temporal-actions') return temporalActions(r);
   if (kind === 'order-cost') return orderCost(r, goals);
   if (kind === 'storm-drain') return stormDrain(r, goals);
   if (kind === 'floor') return aboveFloor(r);
@@ -69,6 +71,19 @@ function aboveFloor(r: BenchMeasurements): Bottleneck {
 }
 
 /** Early cancellations and what a crash lost or doubled: defects to look into, not costs. */
+/** What each path's actions are made of, from its recorded history. */
+function temporalActions(r: BenchMeasurements): Bottleneck {
+  return {
+    measured: r.cost.map(
+      (c) =>
+        `${c.path}: ${c.actions.total} actions (${ACTION_KINDS.filter((k) => c.actions[k] > 0)
+          .map((k) => `${k} ${c.actions[k]}`)
+          .join(', ')}), ${c.events} events, ${c.bytes.toLocaleString('en')} B.`,
+    ),
+    lift: 'A workflow change: fewer timers, upserts, activity attempts or workflow tasks recording local activities on the path (docs/benchmark.md, "Cost per order in Temporal actions").',
+  };
+}
+
 function safety(r: BenchMeasurements): Bottleneck {
   const c = r.timerCrash.crash;
   return {

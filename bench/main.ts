@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runCeiling } from './ceiling.js';
+import { costOfPaths } from './cost/paths.js';
 import { runRamp } from './ramp.js';
 import { lagChartSvg, renderPng } from './chart.js';
 import type { PhaseContext } from './context.js';
@@ -136,6 +137,7 @@ async function main(): Promise<void> {
         timerCrash: extra.timerCrash,
         ceiling,
         clients,
+        cost: await costOfPaths(),
       };
       const svg = lagChartSvg(`Cancel lag, durable timer vs scan every ${options.scanEveryS} s`, [
         { label: 'timer, sustained', colour: '#1f77b4', valuesMs: timer.lagsMs },

@@ -7,6 +7,7 @@ const BEHIND: Record<TargetKind, string> = {
   'storm-latency': 'answers during the storm',
   floor: "the distance to Temporal's floor",
   safety: 'cancellations early, lost or doubled',
+  'temporal-actions': 'Temporal actions and history per order',
 };
 
 /**

@@ -1,5 +1,6 @@
 import { loadConfig } from '../lib/config/index.js';
 import type { CeilingLevel } from './ceiling.js';
+import { ACTION_KINDS } from './cost/actions.js';
 import type { BenchResults } from './results.js';
 import { BENCH_TEMPORALS, type BenchOptions } from './options.js';
 import { SERVICE_COMPONENTS, serviceCpuS, type ResourceUse } from './resources.js';
@@ -109,6 +110,8 @@ export function markdownReport(r: BenchResults): string {
     '',
     ...costSection(r, timerStatementsPerOrder),
     '',
+    ...temporalCostSection(r),
+    '',
     `## Top statements of the timer storm (role ${ROLES.service})`,
     '',
     ...st.timer.topStatements.map((s) => `- ${s.calls} × \`${s.query.replace(/`/g, "'")}\``),
@@ -145,6 +148,22 @@ function costSection(r: BenchResults, statementsPerOrder: number): string[] {
     `- ${r.machine.cores} cores allow at most about ${num((r.machine.cores * 1000) / total, 0)} orders/s at ${num(total, 0)} ms per order, whatever the pool sizes and concurrency limits; ${r.options.workers} worker process${r.options.workers === 1 ? '' : 'es'} ("worker" adds them up). PostgreSQL's own limit is far off: the guarded cancel alone runs at ${Math.round(bestCeiling(r).updatesPerS)}/s.`,
     `- Per order: ${num(statementsPerOrder, 1)} statements of the service (role ${ROLES.service}); Temporal's store grows ${bytes(t.storeGrowth.temporalPerOrder)} (${BENCH_TEMPORALS[r.options.temporal]}), the service's tables ${bytes(t.storeGrowth.servicePerOrder)}.`,
     `- A storm cancellation: ${num(st.statementsPerCancel)} statements; the ${st.probes.sent} probes placed and paid meanwhile were taken out at ${num(probeMs, 0)} ms and ${num(st.probeCost?.statements)} statements each, measured just before the storm.`,
+  ];
+}
+
+/** Each path of one order on Temporal, from its recorded history (`npm run cost`): the same on every machine. */
+function temporalCostSection(r: BenchResults): string[] {
+  return [
+    '## What an order costs on Temporal (recorded histories)',
+    '',
+    `Billable actions by Temporal Cloud's published rules, and the history a self-hosted cluster writes and keeps; \`npm run cost -- --server\` holds the count against the server's own \`action\` metric.`,
+    '',
+    `| path | actions | ${ACTION_KINDS.join(' | ')} | events | bytes | actions an hour |`,
+    `|---|---|${ACTION_KINDS.map(() => '---').join('|')}|---|---|---|`,
+    ...r.cost.map(
+      (c) =>
+        `| ${c.path} | ${c.actions.total} | ${ACTION_KINDS.map((k) => c.actions[k]).join(' | ')} | ${c.events} | ${c.bytes.toLocaleString('en')} | ${c.perHour && c.hours > 0 ? num(c.actions.total / c.hours, 1) : ''} |`,
+    ),
   ];
 }
 

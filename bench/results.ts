@@ -5,6 +5,7 @@ import type { RampResult } from './ramp.js';
 import type { StormResult } from './storm.js';
 import type { SustainedResult } from './sustained.js';
 import type { TargetVerdict } from './targets.js';
+import type { PathCost } from './cost/paths.js';
 
 /** Everything one run measured (results.json), before the targets are judged from it. */
 export interface BenchMeasurements {
@@ -25,6 +26,8 @@ export interface BenchMeasurements {
   timerCrash: StormResult;
   ceiling: CeilingLevel[];
   clients: ClientCost[];
+  /** What each path of one order costs on Temporal, from its recorded history (`npm run cost`). */
+  cost: PathCost[];
 }
 
 /** What results.json holds: the measurements and each target's verdict. */
