@@ -26,7 +26,16 @@ if (process.argv.includes('--server')) {
   const checked = await checkAgainstServer((line) => console.log(line));
   console.log("\nPer order, the runs' histories against Temporal Server's `action` counter (history / server):\n");
   printTable(
-    ['path', 'orders', 'actions', ...ACTION_KINDS, 'events', 'bytes', 'counted by the server, not in any history'],
+    [
+      'path',
+      'orders',
+      'actions',
+      ...ACTION_KINDS,
+      'events',
+      'bytes',
+      'statements (round trips)',
+      'counted by the server, not in any history',
+    ],
     checked.map((r) => [
       r.path,
       r.orders,
@@ -34,6 +43,7 @@ if (process.argv.includes('--server')) {
       ...ACTION_KINDS.map((k) => pair(r.history, r.server, k)),
       round(r.events),
       r.bytes,
+      round(r.statements),
       Object.entries(r.notInHistory)
         .map(([type, n]) => `${type} ${round(n)}`)
         .join(', ') || 'none',

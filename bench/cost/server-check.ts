@@ -52,11 +52,20 @@ export interface ServerCheckRow {
   /** Per order, the histories' events and bytes (every run of it). */
   events: number;
   bytes: number;
+  /**
+   * Per order, the statements the service (worker, API, its job queue) sent PostgreSQL, BEGIN and
+   * COMMIT included: each is one round trip on \`pg\`. The local fakes' statements on their own
+   * schema are left out (they stand in for third parties), but not their transactions' BEGIN/COMMIT;
+   * so is the service's background (job-queue polls, gauges) at its idle rate over the path's time.
+   */
+  statements: number;
   /** Per order, action types the server counted that no history shows, by type. */
   notInHistory: Record<string, number>;
 }
 
 const ORDERS_PER_PATH = 6;
+/** The worker's and the API's own login, so that pg_stat_statements tells their statements apart. */
+const SERVICE_ROLE = 'cost_service';
 const PAYMENT_WINDOW = '6s';
 
 export async function checkAgainstServer(log: (line: string) => void): Promise<ServerCheckRow[]> {
@@ -68,11 +77,13 @@ export async function checkAgainstServer(log: (line: string) => void): Promise<S
     // No schedule fires during the check: its runs would be counted too.
     serviceEnv: { RECONCILE_EVERY: '1h', PROVIDER_SWEEP_EVERY: '1h', FAULTS_ENABLED: 'false' },
     temporalEnv: { METRICS_PORT: String(metricsPort) },
+    countStatementsAs: SERVICE_ROLE,
   });
   const db = createDb(stack.databaseUrl, { maxConnections: 3 });
   const connection = await Connection.connect({ address: stack.temporalAddress });
   try {
-    const parts = {
+    const parts: Parts = {
+      backgroundStatementsPerS: 0,
       api: new ChaosClient(stack.apiUrl, CHAOS_SECRETS),
       db,
       temporal: new Client({ connection }),
@@ -83,6 +94,10 @@ export async function checkAgainstServer(log: (line: string) => void): Promise<S
     // deployment and schedules, whose actions land in the same counter.
     log('cost: a first path, not counted …');
     await measurePath(parts, catalog, PATHS[0]!);
+    parts.backgroundStatementsPerS = await backgroundStatements(parts.db);
+    log(
+      `cost: the service sends ${parts.backgroundStatementsPerS.toFixed(2)} statements a second with no order under way`,
+    );
     const rows: ServerCheckRow[] = [];
     for (const path of PATHS) {
       log(`cost: ${ORDERS_PER_PATH} orders, ${path.name} …`);
@@ -99,6 +114,8 @@ export async function checkAgainstServer(log: (line: string) => void): Promise<S
 }
 
 interface Parts {
+  /** What the service sends PostgreSQL with no order under way (its job queue's polls, its gauges). */
+  backgroundStatementsPerS: number;
   api: ChaosClient;
   db: Db;
   temporal: Client;
@@ -187,8 +204,12 @@ async function measureFloor(parts: Parts, address: string): Promise<ServerCheckR
 /** Runs `drive` (which answers the workflow ids it ran, all closed) between two quiet reads of the counter. */
 async function measure(parts: Parts, name: string, drive: () => Promise<string[]>): Promise<ServerCheckRow> {
   const before = await quietActions(parts.metricsUrl);
+  const statementsBefore = await serviceStatements(parts.db);
+  const startedAt = performance.now();
   const workflowIds = await drive();
   const after = await quietActions(parts.metricsUrl);
+  const elapsedS = (performance.now() - startedAt) / 1000;
+  const statements = (await serviceStatements(parts.db)) - statementsBefore - parts.backgroundStatementsPerS * elapsedS;
 
   const history = emptyActions();
   const size = { events: 0, bytes: 0 };
@@ -216,6 +237,7 @@ async function measure(parts: Parts, name: string, drive: () => Promise<string[]
     server: perOrder(server, workflowIds.length),
     events: size.events / workflowIds.length,
     bytes: Math.round(size.bytes / workflowIds.length),
+    statements: statements / workflowIds.length,
     notInHistory,
   };
 }
@@ -238,6 +260,26 @@ async function untilRunsClosed(parts: Parts, orderIds: string[], status: string)
       throw new Error(`the orders did not all reach ${status} with their runs closed in 120 s`);
     await sleep(500);
   }
+}
+
+const BACKGROUND_S = 20;
+
+async function backgroundStatements(db: Db): Promise<number> {
+  const before = await serviceStatements(db);
+  await sleep(BACKGROUND_S * 1000);
+  return ((await serviceStatements(db)) - before) / BACKGROUND_S;
+}
+
+/** What the service's role has executed so far (pg_stat_statements), the local fakes' own statements left out. */
+async function serviceStatements(db: Db): Promise<number> {
+  const { rows } = await query<{ calls: string | null }>(
+    db.pool,
+    Prisma.sql`
+      SELECT sum(s.calls) AS calls FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
+      WHERE r.rolname = ${SERVICE_ROLE} AND s.query NOT LIKE '%fakes.%'
+        AND s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  );
+  return Number(rows[0]?.calls ?? 0);
 }
 
 /** Every run of a workflow id, oldest first, following continue-as-new. */

@@ -28,6 +28,8 @@ export interface ChaosStackOptions {
   serviceEnv?: NodeJS.ProcessEnv;
   /** For Temporal Server's processes (METRICS_PORT). */
   temporalEnv?: Record<string, string>;
+  /** The worker and the API log in as this role, and pg_stat_statements counts what they run. */
+  countStatementsAs?: string;
 }
 
 /**
@@ -38,7 +40,14 @@ export interface ChaosStackOptions {
  */
 export async function startChaosStack(options: ChaosStackOptions): Promise<LocalStack> {
   return startLocalStack({
-    postgres: { kind: 'embedded', port: await findFreePort(), database: 'chaos' },
+    postgres: {
+      kind: 'embedded',
+      port: await findFreePort(),
+      database: 'chaos',
+      ...(options.countStatementsAs === undefined
+        ? {}
+        : { statStatements: true, roles: [options.countStatementsAs], serviceRole: options.countStatementsAs }),
+    },
     temporal: {
       kind: 'server',
       store: options.cluster ? 'postgres' : 'sqlite',
