@@ -28,14 +28,12 @@ export async function postOrder(apiBase: string, body: { customerId: string }): 
   return { id: json.id, totalCents: json.totalCents, latencyMs };
 }
 
-/** Plays the payment provider: a correctly signed callback (the service runs with the dev secret). */
-export async function payOrder(apiBase: string, order: { id: string; totalCents: number }): Promise<number> {
-  const body = JSON.stringify({
-    paymentId: `bench-pay-${order.id}`,
-    orderId: order.id,
-    amountCents: order.totalCents,
-    paidAt: new Date().toISOString(),
-  });
+/** Plays the payment provider: a correctly signed callback for a payment it took (the service runs with the dev secret). */
+export async function payOrder(
+  apiBase: string,
+  payment: { paymentId: string; orderId: string; amountCents: number },
+): Promise<number> {
+  const body = JSON.stringify({ ...payment, paidAt: new Date().toISOString() });
   const t0 = performance.now();
   const res = await fetch(`${apiBase}/payments/callback`, {
     method: 'POST',

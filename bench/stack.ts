@@ -2,11 +2,14 @@ import { join } from 'node:path';
 import { mkdir, readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
+import { chargeFakePayment } from '../dev/fakes/payment-provider.js';
 import { startLocalStack } from '../dev/local-stack.js';
 import { PROJECT_ROOT } from '../dev/paths.js';
 import { freeServerPorts } from '../dev/temporal/server.js';
 import { DEFAULT_DEPLOYMENT_NAME } from '../lib/config/temporal.js';
+import { createDb } from '../lib/db.js';
 import { buildIdOf, setCurrentVersion } from '../worker/deployment.js';
+import { payOrder } from './api-client.js';
 import { ensureCompiledService } from './compiled-service.js';
 import { leverDynamicConfig } from './dynamic-config.js';
 import type { BenchOptions } from './options.js';
@@ -52,6 +55,11 @@ export interface BenchStack {
   setDynamicConfig(settings: Record<string, string>): Promise<void>;
   /** Stops Temporal Server and starts it again on its store and ports, with `env` for its process (`--lever-server-env`). */
   restartTemporal(env: Record<string, string>): Promise<void>;
+  /**
+   * The customer pays an order: the local provider takes the money of the order's own payment, as
+   * Stripe does, then its signed callback reaches the service. Answers the callback's latency.
+   */
+  pay(order: { id: string; totalCents: number }): Promise<number>;
   /** Each worker's GET /metrics (its business metrics and the Temporal SDK's, sticky cache included). */
   workerMetricsUrls: string[];
   /** What those /metrics take: the workers' scraper token. */
@@ -105,8 +113,8 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       // The safety net must not touch the baseline's orders: give it a grace longer than the run.
       RECONCILE_GRACE: '1h',
       THIRD_PARTIES: 'fake',
-      // As the scan baseline (direct-placement.ts): payments judged by when their callback arrived.
-      FAKE_PAYMENTS: 'callback-only',
+      // As production's provider: the deadline closes the order's payment at the provider first.
+      FAKE_PAYMENTS: 'cancellable',
       FAULTS_ENABLED: 'false',
       TEMPORAL_SET_CURRENT_VERSION: 'true', // one build: the workers make it current
       LOG_LEVEL: 'warn',
@@ -141,6 +149,8 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     throw err;
   }
   const sqliteFile = stack.temporalSqliteFile;
+  // The provider's side of a payment, as the superuser: not the service's statements.
+  const provider = createDb(stack.databaseUrl, { maxConnections: 4 });
   return {
     adminUrl: stack.databaseUrl,
     urlAs: (role) => stack.databaseUrlAs(role),
@@ -150,6 +160,16 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
     temporalStore: sqliteFile === undefined ? { kind: 'postgres' } : { kind: 'sqlite', file: sqliteFile },
     get pids() {
       return stack.pids;
+    },
+    async pay(order) {
+      const charge = await chargeFakePayment(provider, { orderId: order.id, amountCents: order.totalCents });
+      if (charge.outcome !== 'SUCCEEDED')
+        throw new Error(`the provider refused to charge ${order.id}: ${charge.outcome}`);
+      return payOrder(stack.apiUrl, {
+        paymentId: charge.payment.paymentId,
+        orderId: order.id,
+        amountCents: order.totalCents,
+      });
     },
     workerMetricsUrls: metricsUrls,
     workerMetricsHeaders: metricsHeaders,
@@ -181,7 +201,10 @@ export async function startBenchStack(options: BenchOptions, log: (line: string)
       if (dynamicConfigFile === undefined) throw new Error('the server was started on a dynamic config of its own');
       await writeDynamicConfig({ ...options.dynamicConfig, ...settings });
     },
-    stop: () => stack.stop(),
+    async stop() {
+      await provider.$disconnect();
+      await stack.stop();
+    },
   };
 }
 

@@ -1,9 +1,9 @@
-import { CLIENT_TIMEOUT_MS, payOrder, postOrder } from './api-client.js';
+import { CLIENT_TIMEOUT_MS, postOrder } from './api-client.js';
 import type { PhaseContext } from './context.js';
 import { waitUntilFinished } from './outcomes.js';
 import { runPaced } from './pacer.js';
 import { ResourceMeter, SERVICE_COMPONENTS } from './resources.js';
-import { ROLES } from './stack.js';
+import { ROLES, type BenchStack } from './stack.js';
 import { summarize, type Summary } from './stats.js';
 import { GROUPS, orderBody } from './workload.js';
 
@@ -45,7 +45,10 @@ export interface ProbeCost {
 }
 
 /** Starts the probes; `stop()` stops starting new ones, waits for those in flight and returns what they saw. */
-export function startProbes(apiBase: string, group: string): { stop(): Promise<ProbeResult> } {
+export function startProbes(
+  stack: Pick<BenchStack, 'apiBase' | 'pay'>,
+  group: string,
+): { stop(): Promise<ProbeResult> } {
   let probing = true;
   const placeMs: number[] = [];
   const webhookMs: number[] = [];
@@ -62,14 +65,14 @@ export function startProbes(apiBase: string, group: string): { stop(): Promise<P
     task: async (i) => {
       let placed;
       try {
-        placed = await postOrder(apiBase, orderBody(group, i, { coupon: false }));
+        placed = await postOrder(stack.apiBase, orderBody(group, i, { coupon: false }));
         placeMs.push(placed.latencyMs);
       } catch {
         placeFailed++;
         return;
       }
       try {
-        webhookMs.push(await payOrder(apiBase, placed));
+        webhookMs.push(await stack.pay(placed));
       } catch {
         webhookFailed++;
       }
@@ -111,7 +114,7 @@ export async function measureProbeCost(ctx: PhaseContext, group: string): Promis
     task: async (i) => {
       const order = await postOrder(stack.apiBase, orderBody(group, i, { coupon: false }));
       placed++;
-      await payOrder(stack.apiBase, order);
+      await stack.pay(order);
     },
   });
   // A probe whose payment failed is cancelled when its window ends: wait for that too, bounded.

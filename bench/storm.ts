@@ -148,7 +148,7 @@ export async function runStorm(
         compensationConcurrency: 8,
       })
     : undefined;
-  const probing = startProbes(stack.apiBase, probeGroup(path, 'storm'));
+  const probing = startProbes(stack, probeGroup(path, 'storm'));
   const killed = crash ? await killWorkerMidStorm(ctx, group, deadline) : undefined;
   const settled = await waitUntilSettled(
     observer,

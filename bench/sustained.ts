@@ -1,4 +1,4 @@
-import { payOrder, postOrder } from './api-client.js';
+import { postOrder } from './api-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachLimited } from '../dev/pool.js';
 import type { PhaseContext } from './context.js';
@@ -105,7 +105,7 @@ export async function runSustained(
       latencies.push(placed.latencyMs);
       if (i % payEvery === payEvery - 1) {
         paidSentAt.set(placed.id, Date.now());
-        webhookMs.push(await payOrder(stack.apiBase, placed));
+        webhookMs.push(await stack.pay(placed));
       }
     },
   });

@@ -98,7 +98,7 @@ export async function runPeerStorm(
     peer: peerPids,
     ...(kind === 'redis' ? { redis: [peer.redisPid] } : {}),
   });
-  const probing = startProbes(stack.apiBase, `${GROUPS.probe}storm-peer-${kind}-`);
+  const probing = startProbes(stack, `${GROUPS.probe}storm-peer-${kind}-`);
   let killedAtS: number | null = null;
   let cancelledAtKill: number | null = null;
   if (peer.crash) {
