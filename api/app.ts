@@ -42,6 +42,8 @@ export interface AppDeps {
   stripeWebhookSecret?: string | undefined;
   customerTokens: CustomerTokenSettings;
   orderIdSecret: string;
+  /** How long an order stays unpaid (config: PAYMENT_WINDOW): its run is started with the deadline it expects. */
+  paymentWindowMs: number;
   /** Order placements per customer per window; 0: no limit (config: ORDERS_PER_MINUTE_PER_CLIENT, a 1-minute window). */
   ordersRateLimit: { limit: number; windowMs: number };
   /**
@@ -80,7 +82,10 @@ export interface AppDeps {
   payloadCodec: PayloadCodec;
   /** The one origin that may call the codec endpoints with credentials (config: CODEC_CORS_ORIGIN). */
   codecCorsOrigin: string;
-  /** When a payment arrived; unset: the database clock. Tests on the time-skipping server pass its clock. */
+  /**
+   * When a payment arrived (unset: the database clock), and the time an order's expected deadline
+   * is reckoned from (unset: this process's clock). Tests on the time-skipping server pass its clock.
+   */
   clock?: () => Promise<Date>;
   /** Whose money pays an order (lib/config/third-parties.ts paymentAccount): the webhooks refund any other. */
   paymentAccount: PaymentAccount;

@@ -55,6 +55,7 @@ async function main(): Promise<void> {
       stripeWebhookSecret: config.stripe?.webhookSecret,
       customerTokens: config.customerTokens,
       orderIdSecret: config.orderIdSecret,
+      paymentWindowMs: config.paymentWindowMs,
       ordersRateLimit: { limit: config.ordersPerMinutePerClient, windowMs: 60_000 },
       readsRateLimit: { limit: config.readsPerMinutePerClient, windowMs: 60_000 },
       couponRefusalLimit: { limit: config.couponRefusalsPerHourPerCustomer, windowMs: 60 * 60_000 },

@@ -1,4 +1,5 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+import { INITIAL_STATUS } from './statuses.js';
 
 /**
  * The custom search attributes operators filter on in the Temporal Web UI. Defined once: the
@@ -8,6 +9,19 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
  */
 export const OrderStatusKey = defineSearchAttributeKey('OrderStatus', SearchAttributeType.KEYWORD);
 export const OrderExpiresAtKey = defineSearchAttributeKey('OrderExpiresAt', SearchAttributeType.DATETIME);
+
+/**
+ * What an order's run is started with, as the API expects the placement to come out: UNPAID, and the
+ * deadline reckoned on the API's clock (the placement's own, on the database's clock, is a moment
+ * later). Given at start they cost nothing on Temporal Cloud, where each upsert is a billable action;
+ * the run writes them again only where the placed order differs (workflows/order-run.ts).
+ */
+export function orderAttributesAtStart(expectedExpiresAt: Date): SearchAttributePair[] {
+  return [
+    { key: OrderStatusKey, value: INITIAL_STATUS.order },
+    { key: OrderExpiresAtKey, value: expectedExpiresAt },
+  ];
+}
 
 /** True while a step has exhausted its retries and waits for an operator (the dead-letter list). */
 export const NeedsAttentionKey = defineSearchAttributeKey('NeedsAttention', SearchAttributeType.BOOL);

@@ -1,4 +1,5 @@
-import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
+import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import {
   placedOrderOf,
   type CallOutage,
@@ -17,6 +18,12 @@ import { continueAsNewIfDue } from './continue-as-new.js';
 import { Fulfillment } from './fulfillment.js';
 import { KeepTrying } from './keep-trying.js';
 import { Waits } from './waits.js';
+
+/**
+ * A placed deadline this close to the one the run was started with (the API's reckoning, a moment
+ * before the placement's) is the same deadline to an operator's filter: it is not written again.
+ */
+const SAME_DEADLINE_WITHIN_MS = 1000;
 
 /** Why the wait for payment ends before the deadline: a payment paid the order, or the customer cancelled, or the deadline moved. */
 export type Wake = 'paid' | 'cancel-requested' | 'deadline-moved';
@@ -51,6 +58,15 @@ export class OrderRun {
   closing: { reason: CancelReason; since: number } | undefined;
   /** The cancelled order's payment still being closed at the provider (closeAfterCancel): since when; carried too. */
   closingAfterCancel: { since: number } | undefined;
+  /**
+   * What the order's search attributes say now: what the run was started with (the API's, or those
+   * of the run it continues), then what it wrote. Each upsert is a billable action, so only a change
+   * is written.
+   */
+  private readonly published = {
+    status: workflowInfo().typedSearchAttributes.get(OrderStatusKey),
+    expiresAt: workflowInfo().typedSearchAttributes.get(OrderExpiresAtKey)?.getTime(),
+  };
   readonly attention = new Attention(() => this.showDetails());
   readonly waits = new Waits(() => this.showDetails());
   readonly keepTrying: KeepTrying;
@@ -170,8 +186,12 @@ export class OrderRun {
     this.showDetails();
   }
 
+  /** No order: the deadline the run was started with was never placed. */
   rejected(): void {
-    upsertSearchAttributes([{ key: OrderStatusKey, value: 'REJECTED' }]);
+    upsertSearchAttributes([
+      { key: OrderStatusKey, value: 'REJECTED' },
+      ...(this.published.expiresAt === undefined ? [] : [{ key: OrderExpiresAtKey, value: null }]),
+    ]);
   }
 
   snapshot(): LifecycleStatus {
@@ -199,10 +219,19 @@ export class OrderRun {
     // Without the order (a payment settled before it was read) there is nothing to publish yet:
     // takeOver publishes once it has it.
     if (this.order) {
-      upsertSearchAttributes([
-        { key: OrderStatusKey, value: this.status ?? 'PLACING' },
-        { key: OrderExpiresAtKey, value: new Date(this.expiresAt!) },
-      ]);
+      const changed: SearchAttributeUpdatePair[] = [];
+      const status = this.status ?? 'PLACING';
+      if (status !== this.published.status) {
+        changed.push({ key: OrderStatusKey, value: status });
+        this.published.status = status;
+      }
+      const expiresAt = Date.parse(this.expiresAt!);
+      const shown = this.published.expiresAt;
+      if (shown === undefined || Math.abs(expiresAt - shown) >= SAME_DEADLINE_WITHIN_MS) {
+        changed.push({ key: OrderExpiresAtKey, value: new Date(expiresAt) });
+        this.published.expiresAt = expiresAt;
+      }
+      if (changed.length > 0) upsertSearchAttributes(changed);
     }
     this.showDetails();
   }

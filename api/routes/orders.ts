@@ -14,6 +14,7 @@ import {
   placeOrderUpdate,
   type PlaceOrderRequest,
 } from '../../domain/messages.js';
+import { orderAttributesAtStart } from '../../domain/search-attributes.js';
 import type { OrderLifecycle } from '../../workflows/order-lifecycle.js';
 import { actingFor, mayReach, type Caller } from '../auth.js';
 import type { CheckoutPriority } from '../checkout-priority.js';
@@ -35,6 +36,10 @@ export interface PlaceOrderDeps {
   metrics: ApiMetrics;
   checkoutPriority: CheckoutPriority;
   couponAttempts: CouponAttempts;
+  /** How long an order stays unpaid (config: PAYMENT_WINDOW): the deadline its run is started with. */
+  paymentWindowMs: number;
+  /** The placement's clock where it is not the database's (tests on the time-skipping server). */
+  clock?: () => Promise<Date>;
 }
 
 export const placeOrder: ApiHandler<'placeOrder', PlaceOrderDeps> = async (
@@ -65,6 +70,7 @@ export const placeOrder: ApiHandler<'placeOrder', PlaceOrderDeps> = async (
     args: [orderLifecycleInput(orderId)],
     workflowIdConflictPolicy: 'USE_EXISTING',
     staticSummary: orderSummary(request),
+    typedSearchAttributes: orderAttributesAtStart(new Date((await now(deps)).getTime() + deps.paymentWindowMs)),
     priority: deps.checkoutPriority.atStart,
   });
   const place = () =>
@@ -85,6 +91,10 @@ export const placeOrder: ApiHandler<'placeOrder', PlaceOrderDeps> = async (
   const payment = placed.payment === 'PENDING' || caller.role === 'operator' ? null : placed.payment;
   return { ...placed, payment, workflowId: orderWorkflowId(orderId) };
 };
+
+function now(deps: Pick<PlaceOrderDeps, 'clock'>): Promise<Date> {
+  return deps.clock ? deps.clock() : Promise.resolve(new Date());
+}
 
 export const listOrders: ApiHandler<'listOrders', { db: Db }> = async ({ query, caller }, { db }) => {
   // Without a customerId an operator lists everyone's orders; a customer, always only their own.

@@ -64,6 +64,7 @@ export function appWithoutBackends({
     stripeWebhookSecret,
     customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET, maxAgeSeconds: 3600 },
     orderIdSecret: 's'.repeat(32),
+    paymentWindowMs: 30 * 60_000,
     ordersRateLimit,
     readsRateLimit,
     couponRefusalLimit: { limit: 0, windowMs: 60 * 60_000 },

@@ -227,6 +227,7 @@ export async function startOrderHarness(options: HarnessOptions = {}): Promise<O
     stripeWebhookSecret: options.stripeWebhookSecret,
     customerTokens: { algorithm: 'HS256', secret: CUSTOMER_JWT_SECRET, maxAgeSeconds: 3600 },
     orderIdSecret: ORDER_ID_SECRET,
+    paymentWindowMs,
     ordersRateLimit: options.ordersRateLimit ?? { limit: 0, windowMs: 60_000 },
     readsRateLimit: options.readsRateLimit ?? { limit: 0, windowMs: 60_000 },
     couponRefusalLimit: options.couponRefusalLimit ?? { limit: 0, windowMs: 60 * 60_000 },

@@ -10,6 +10,7 @@ import {
   statusQuery,
   type ReconciliationInput,
 } from '../../domain/messages.js';
+import { OrderExpiresAtKey } from '../../domain/search-attributes.js';
 import { handOverPayment } from '../../handover/payment-handover.js';
 import type { SweepResult } from '../../activities/reconciliation.js';
 import { ensureReconciliationSchedule } from '../../worker/reconciliation-schedule.js';
@@ -124,7 +125,7 @@ describe('OrderLifecycle on a real Temporal Server', () => {
     }
   });
 
-  it('keeps OrderStatus and OrderExpiresAt current and answers the status query', async () => {
+  it('starts with OrderStatus and OrderExpiresAt, keeps them current and answers the status query', async () => {
     const customerId = `cust-${randomUUID()}`;
     const { sku } = await seedCatalog(h, { stock: 10 });
     const unpaid = await placeOrder(h, { sku, customerId });
@@ -136,6 +137,10 @@ describe('OrderLifecycle on a real Temporal Server', () => {
     expect(status).toMatchObject({ orderId: unpaid.id, status: 'UNPAID', expiresAt: unpaid.expiresAt });
     expect(status.waitingFor).toContain('payment until');
     await eventually(async () => (await listed(`${both} AND OrderStatus = "UNPAID"`)).length === 2);
+    // Given at start, the deadline as the API expected it: within a second of the one placed.
+    const unpaidRun = h.env.client.workflow.getHandle(orderWorkflowId(unpaid.id));
+    const shownDeadline = (await unpaidRun.describe()).typedSearchAttributes.get(OrderExpiresAtKey);
+    expect(Math.abs(shownDeadline!.getTime() - Date.parse(unpaid.expiresAt))).toBeLessThan(1000);
 
     expect((await h.pay({ paymentId: `p-${paid.id}`, orderId: paid.id, amountCents: paid.totalCents })).status).toBe(
       202,
@@ -147,6 +152,12 @@ describe('OrderLifecycle on a real Temporal Server', () => {
     const row = await h.db.order.findUniqueOrThrow({ where: { id: unpaid.id } });
     expect(row.status).toBe('CANCELLED');
     expect(row.cancelledAt!.getTime()).toBeGreaterThanOrEqual(row.expiresAt.getTime());
+    // Each upsert is a billable action: the placement wrote none, the cancel only the status.
+    const upserts = ((await unpaidRun.fetchHistory()).events ?? []).flatMap((e) => {
+      const fields = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+      return fields ? [Object.keys(fields)] : [];
+    });
+    expect(upserts).toEqual([['OrderStatus']]);
     await eventually(async () => {
       const stuck = `${both} AND OrderStatus = "CANCELLED" AND OrderExpiresAt < "${new Date().toISOString()}"`;
       return (await listed(stuck)).join() === orderWorkflowId(unpaid.id);

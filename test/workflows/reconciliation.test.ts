@@ -252,6 +252,12 @@ describe('reconciliation sweep', () => {
       ).toBe(202);
       const handle = h.env.client.workflow.getHandle(orderWorkflowId(order.id));
       await eventually(async () => (await handle.query(statusQuery)).fulfillment?.loyalty === 'FAILED');
+      // The run shows the dead letter before its local activity records it: lost once it is recorded.
+      await eventually(
+        async () =>
+          (await h.db.fulfillmentRecord.findFirst({ where: { orderId: order.id, step: 'LOYALTY' } }))?.status ===
+          'FAILED',
+      );
       await handle.terminate('simulating a lost workflow while a step waits for an operator');
       await h.env.sleep(MINUTE + 1_000);
       expect((await sweep()).adopted).toEqual([order.id]);
