@@ -35,7 +35,7 @@ const PROJECT_OVER_STOCK = 0.9;
  * The expired path's history bytes are held against those of the code the bound was set on.
  */
 const ACTIONS = { expired: 5, paid: 8, outagePerHour: 30 } as const;
-const EXPIRED_HISTORY_BYTES = { bound: 0.7, of: 3_633, on: '2026-12-07' } as const;
+const EXPIRED_HISTORY_BYTES = { bound: 0.7, of: 4_075, on: '3214f71' } as const;
 const COST_PATH = { expired: 'an order that expires', paid: 'one paid and fulfilled' } as const;
 /** Production's ratio of open runs to the worker's workflow cache, at least: below it, no target is judged. */
 const COLD_CACHE_RATIO = 20;
