@@ -1,13 +1,12 @@
 import type { Server } from 'node:http';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import type { Runner } from 'graphile-worker';
 import { ConfigError } from '../lib/config/env.js';
 import { loadConfig } from '../lib/config/index.js';
 import { temporalUnreachable } from '../lib/config/temporal.js';
 import { paymentAccount } from '../lib/config/third-parties.js';
 import { createDb } from '../lib/db.js';
-import { startJobRunner } from '../lib/job-queue.js';
+import { startJobRunner, type JobRunner } from '../lib/job-queue.js';
 import { createLogger } from '../lib/logger.js';
 import { encryptedDataConverter } from '../lib/payload-encryption.js';
 import { createWorkerMetrics } from './metrics.js';
@@ -41,7 +40,7 @@ async function main(): Promise<void> {
   let metricsServer: Server | undefined;
   let tracing: Tracing | undefined;
   let connection: NativeConnection | undefined;
-  let jobRunner: Runner | undefined;
+  let jobRunner: JobRunner | undefined;
   try {
     const thirdParties = await loadThirdParties(config, db);
     const metrics = createWorkerMetrics();

@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
-import type { Runner } from 'graphile-worker';
 import pg from 'pg';
 import { Counter, Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderEventType } from '../../domain/order-events.js';
-import { startJobRunner } from '../../lib/job-queue.js';
+import { startJobRunner, type JobRunner } from '../../lib/job-queue.js';
 import { createLogger } from '../../lib/logger.js';
 import { redeliver, SEND_TASK } from '../../store/webhook-deliveries.js';
 import { newSigningSecret } from '../../webhooks/signing.js';
@@ -24,7 +23,7 @@ import { eventually } from '../helpers/eventually.js';
  */
 const SETTINGS = { maxAttempts: 3, timeoutMs: 1_500, parallelPerEndpoint: 1 };
 let db: TestDatabase;
-let runner: Runner;
+let runner: JobRunner;
 const registry = new Registry();
 const deadDeliveries = new Counter({
   name: 'dead',
