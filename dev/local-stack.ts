@@ -470,7 +470,19 @@ export class LocalStack {
     await this.startApi(root);
   }
 
-  private async startApi(root?: string): Promise<void> {
+  /** SIGKILL, no clean shutdown: requests in flight get no answer; its port is held until startApi(). */
+  async killApi(): Promise<string> {
+    const api = this.api;
+    if (api === undefined) throw new Error('the API is not running');
+    this.api = undefined;
+    this.expectedExits.add(api.exited);
+    const how = await api.kill();
+    if (this.stopping === undefined) await holdPort(this.options.apiPort);
+    return how;
+  }
+
+  /** Starts the API on its port, from `root`'s compiled service (another checkout) or this one's. */
+  async startApi(root?: string): Promise<void> {
     const output = this.outputOf('api');
     const api = this.startService('API', 'api/server.ts', this.serviceEnv(), { ...output, root });
     this.api = api;

@@ -55,6 +55,20 @@ export const FAULTS: readonly Fault[] = [
     },
   },
   {
+    name: 'worker and API SIGKILL',
+    async inject(stack, client) {
+      const worker = stack.workers[0]!;
+      say(`SIGKILL ${worker.name} and the API (mid-stream: sends, activities and requests in flight)`);
+      await Promise.all([stack.killWorker(worker), stack.killApi()]);
+      await sayHealth(client);
+      await sleep(WORKER_DOWN_MS);
+      const restarted = await stack.startWorker();
+      await stack.startApi();
+      say(`${restarted.name} and the API started after ${WORKER_DOWN_MS / 1000} s down`);
+      await awaitHealthy(client);
+    },
+  },
+  {
     name: 'two workers, one SIGKILLed',
     async prepare(stack) {
       const second = await stack.startWorker();

@@ -13,12 +13,15 @@ import type { LocalStack } from '../local-stack.js';
 import { CHAOS_SECRETS, CHAOS_TASK_QUEUE, logTails, startChaosStack } from './stack.js';
 import { runStorm } from './storm.js';
 import { describeVerdict, settleAndJudge } from './verdict.js';
+import { describeWebhooks, settleWebhooks, WebhookReceiver } from './webhooks.js';
 
 /**
  * `npm run chaos [-- --short | --storm | --outage 15m] [--cluster] [--seed N]`: the service under a
  * steady stream of orders and payments while a worker is SIGKILLed, Temporal restarts, PostgreSQL is
- * down for 20 s and one of two workers dies; after each fault it waits for everything to settle, runs
- * the invariant checker and prints "<fault>: N lost, N duplicated". Then, on a stack whose provider
+ * down for 20 s, the worker and the API are SIGKILLed together and one of two workers dies; after each
+ * fault it waits for everything to settle, runs the invariant checker and prints "<fault>: N lost, N
+ * duplicated", then waits for the order events' webhooks to reach its own endpoint (webhooks.ts) and
+ * judges them: none missing, no gap in an order's seqs, every signature valid. Then, on a stack whose provider
  * holds payments, orders awaiting funds or in an abandoned 3-D Secure meet a worker SIGKILL
  * (funds.ts). The default run adds the load-held
  * storm; `--storm` runs only the storm; `--outage D` only PostgreSQL down for D under load. `--cluster`
@@ -33,6 +36,7 @@ const PROFILES = {
     loadBeforeMs: 6_000,
     loadAfterMs: 8_000,
     settleBoundMs: 120_000,
+    webhooksBoundMs: 180_000,
     faults: true,
     storm: false,
   },
@@ -41,16 +45,26 @@ const PROFILES = {
     loadBeforeMs: 20_000,
     loadAfterMs: 30_000,
     settleBoundMs: 180_000,
+    webhooksBoundMs: 180_000,
     faults: true,
     storm: true,
   },
-  storm: { ordersPerSecond: 0, loadBeforeMs: 0, loadAfterMs: 0, settleBoundMs: 0, faults: false, storm: true },
+  storm: {
+    ordersPerSecond: 0,
+    loadBeforeMs: 0,
+    loadAfterMs: 0,
+    settleBoundMs: 0,
+    webhooksBoundMs: 0,
+    faults: false,
+    storm: true,
+  },
   // Activities back off up to a minute apart while PostgreSQL is down: allow a few rounds to settle.
   outage: {
     ordersPerSecond: 4,
     loadBeforeMs: 20_000,
     loadAfterMs: 30_000,
     settleBoundMs: 300_000,
+    webhooksBoundMs: 300_000,
     faults: true,
     storm: false,
   },
@@ -94,6 +108,7 @@ runMain(async () => {
   process.on('SIGTERM', onSignal);
 
   let failed = false;
+  const receiver = await WebhookReceiver.start();
   try {
     stack = await startChaosStack({ paymentWindow: PAYMENT_WINDOW, cluster });
     console.log(
@@ -104,6 +119,8 @@ runMain(async () => {
     const connection = await Connection.connect({ address: stack.temporalAddress });
     const temporal = new Client({ connection });
     try {
+      await receiver.register(client);
+      say(`webhook endpoint ${receiver.url} registered for every order event type`);
       const catalog = await stockCatalog(client, 400);
       const random = seededRandom(seed);
       const summary: string[] = [];
@@ -130,7 +147,12 @@ runMain(async () => {
           const lines = describeVerdict(fault.name, ledger, verdict);
           console.log(lines.join('\n'));
           summary.push(lines.at(-1)!);
-          failed ||= !verdict.ok;
+          say('waiting for every webhook delivery of the run to be DELIVERED');
+          const webhooks = await settleWebhooks(db, receiver, ledger, profile.webhooksBoundMs);
+          const webhooksLine = describeWebhooks(fault.name, webhooks);
+          console.log(webhooksLine);
+          summary.push(webhooksLine);
+          failed ||= !verdict.ok || !webhooks.ok;
         }
       }
       // Orders awaiting funds need a provider that holds payments: a stack of their own.
@@ -168,6 +190,7 @@ runMain(async () => {
       );
       await stack?.stop({ keepFiles: failed });
     }
+    await receiver.close();
     process.exitCode = failed ? 1 : 0;
   }
 });

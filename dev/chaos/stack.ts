@@ -75,6 +75,11 @@ export async function startChaosStack(options: ChaosStackOptions): Promise<Local
       // Short beside 3-s windows; the run still asks about an action again no sooner than a minute.
       PAYMENT_ACTION_GRACE: '2s',
       FAULTS_ENABLED: 'true',
+      // The chaos receiver listens on plain http on loopback. Retries that came due are picked up
+      // within half a second; a SIGKILLed worker's locked jobs are taken over after a minute.
+      WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
+      WEBHOOK_POLL_INTERVAL: '500ms',
+      JOB_QUEUE_STALE_LOCK: '1m',
       TEMPORAL_SET_CURRENT_VERSION: 'true', // one build: the workers make it current
       LOG_LEVEL: 'warn',
       ...options.serviceEnv,
