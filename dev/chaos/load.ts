@@ -14,9 +14,13 @@ const PLAN_WEIGHTS: ReadonlyArray<readonly [PaymentPlan, number]> = [
   ['paid-twice', 5],
   ['never', 25],
 ];
-/** Like a real client and a real provider, retry an unanswered call (no answer or 5xx) a few times. */
+/**
+ * Like a real client and a real provider, retry an unanswered call (no answer or 5xx) a few times,
+ * each pause twice the last (1, 2, 4, 8 s): the last attempt comes 15 s after the first, past an API
+ * that was SIGKILLed and takes seconds to start again on a loaded machine.
+ */
 const ATTEMPTS = 5;
-const RETRY_PAUSE_MS = 1_000;
+const FIRST_RETRY_PAUSE_MS = 1_000;
 const MAX_IN_FLIGHT_ORDERS = 30;
 
 /** Everything the generator was told: only 201s and 202s are promises the service made. */
@@ -216,7 +220,7 @@ export async function callWithRetries(
       return answer;
     }
     count(ledger.unanswered, `${kind} ${answer.status === 0 ? 'no answer' : answer.status}`);
-    await sleep(RETRY_PAUSE_MS);
+    if (attempt < ATTEMPTS) await sleep(FIRST_RETRY_PAUSE_MS * 2 ** (attempt - 1));
   }
   return answer;
 }
