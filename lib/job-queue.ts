@@ -88,7 +88,8 @@ export async function startJobRunner(options: JobRunnerOptions): Promise<JobRunn
     const started = { runner, id, running: true };
     const ended = () => {
       started.running = false;
-      if (current === started) restart('its runner stopped on its own');
+      // Not when the caller or a restart stops it.
+      if (current === started && !stopping && !restarting) restart('its runner stopped on its own');
     };
     void runner.promise.then(ended, ended);
     await runner.addJob(RELEASE_STALE_LOCKS, {});
