@@ -116,7 +116,7 @@ const ROOM_RULES = {
 
 /**
  * A path to tooling built at run time (`new URL('../dev/…')`, `import('../dev/…')`), which no import
- * graph sees. Two switches still do it (worker/third-parties.ts, api/fault-injection.ts), each with a
+ * graph sees. One switch still does it (worker/third-parties.ts), with a
  * disable comment saying so; removing the fakes from production is its own issue.
  */
 const TOOLING_PATH = String.raw`/(^|\x2F)(dev|bench|test)\x2F|^${BENCH_PACKAGE}(\x2F|$)/`;
@@ -132,7 +132,7 @@ const NO_TOOLING_AT_RUN_TIME = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', '.bench/', 'coverage/', 'dev/go/', 'api/public/'] },
+  { ignores: ['node_modules/', 'dist/', 'dist-dev/', '.data/', '.bench/', 'coverage/', 'dev/go/', 'api/public/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -6,8 +6,9 @@ import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../dev/paths.js';
 
 /**
- * The bench runs the service as the image does: compiled, from dist/ (`npm run build`: tsc, then
- * the prebuilt workflow bundle). It builds once at its start when dist/ is missing or older than any
+ * The bench runs the service as the image does: compiled (`npm run build`: tsc, then the prebuilt
+ * workflow bundle), from dist-dev/ (`npm run build:dev`: that code with the local stack's entries,
+ * which hand the fakes in). It builds once at its start when dist-dev/ is missing or older than any
  * file the build reads, so a run never measures code other than the checkout's.
  */
 const BUILD_INPUTS = ['api', 'worker', 'activities', 'domain', 'lib', 'workflows', 'dev/fakes', 'prisma'];
@@ -16,8 +17,12 @@ const BUILD_FILES = [
   'tsconfig.build.json',
   'package.json', // the build script itself
   'package-lock.json',
+  'tsconfig.dev-build.json',
   'dev/copy-orders-page.ts',
   'dev/build-workflow-bundle.ts',
+  'dev/build-dev-service.ts',
+  'dev/worker.ts',
+  'dev/api.ts',
 ];
 /**
  * `root`: the checkout to build, this one by default, or the one `--lever-build` names (its
@@ -29,18 +34,18 @@ export async function ensureCompiledService(
   root = PROJECT_ROOT,
 ): Promise<void> {
   // The build's last output: its modification time says when the build finished.
-  const built = join(root, 'dist', 'workflow-bundle.js');
-  const where = root === PROJECT_ROOT ? 'dist/' : join(root, 'dist/');
+  const built = join(root, 'dist-dev', 'workflow-bundle.js');
+  const where = root === PROJECT_ROOT ? 'dist-dev/' : join(root, 'dist-dev/');
   const newest = await newestInput(root);
   if (existsSync(built) && statSync(built).mtimeMs > newest.mtimeMs) {
     log(`${where} is up to date: the service runs compiled`);
     return;
   }
   log(
-    `building ${root} (npm run build): ${existsSync(built) ? `${newest.path} is newer than ${where}` : `no ${where}`} …`,
+    `building ${root} (npm run build:dev): ${existsSync(built) ? `${newest.path} is newer than ${where}` : `no ${where}`} …`,
   );
   const began = Date.now();
-  const { stdout, stderr } = await promisify(execFile)('npm', ['run', 'build'], {
+  const { stdout, stderr } = await promisify(execFile)('npm', ['run', 'build:dev'], {
     cwd: root,
     maxBuffer: 16 * 2 ** 20,
   });

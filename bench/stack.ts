@@ -20,7 +20,7 @@ import { prebuiltBundleName } from '../worker/workflow-bundle.js';
 /**
  * The local stack of `npm start`, on the bench's own ports and in a temp directory: PostgreSQL
  * (with pg_stat_statements preloaded), Temporal (`--temporal`, with its Web UI as under `npm start`,
- * so it costs what it costs there), the worker(s) and the API as child processes, compiled (dist/,
+ * so it costs what it costs there), the worker(s) and the API as child processes, compiled (dist-dev/,
  * built first when stale: compiled-service.ts) as the image runs them. The service and
  * the baseline canceller log in as their own roles, so pg_stat_statements tells their statements
  * apart from each other and from the bench's sampling.
@@ -219,7 +219,7 @@ async function makeCurrent(
   traced: boolean,
   root = PROJECT_ROOT,
 ): Promise<void> {
-  const bundle = await readFile(join(root, 'dist', prebuiltBundleName(traced)), 'utf8');
+  const bundle = await readFile(join(root, 'dist-dev', prebuiltBundleName(traced)), 'utf8');
   const connection = await Connection.connect({ address });
   try {
     const client = new Client({ connection, namespace: NAMESPACE });

@@ -94,7 +94,10 @@ export interface LocalStackOptions {
   mailpit?: MailpitPorts;
   /** The workers started with the stack: their ports, or how many, each on free ports. */
   workers: readonly WorkerPorts[] | number;
-  /** `compiled`: the worker and the API run from dist/ (`npm run build`), as the image runs them; by default from the sources through tsx. */
+  /**
+   * `compiled`: the worker and the API run from dist-dev/ (`npm run build:dev`: the image's code with
+   * these entries), as the image runs its own; by default from the sources through tsx.
+   */
   serviceCode?: 'sources' | 'compiled';
   /** Set for the worker and the API over the runner's environment. */
   serviceEnv?: NodeJS.ProcessEnv;
@@ -383,7 +386,7 @@ export class LocalStack {
     };
     const worker = this.startService(
       `worker ${n}`,
-      'worker/main.ts',
+      'dev/worker.ts',
       {
         ...this.serviceEnv(),
         WORKER_METRICS_PORT: String(metricsPort),
@@ -484,7 +487,7 @@ export class LocalStack {
   /** Starts the API on its port, from `root`'s compiled service (another checkout) or this one's. */
   async startApi(root?: string): Promise<void> {
     const output = this.outputOf('api');
-    const api = this.startService('API', 'api/server.ts', this.serviceEnv(), { ...output, root });
+    const api = this.startService('API', 'dev/api.ts', this.serviceEnv(), { ...output, root });
     this.api = api;
     this.watch(api);
     await this.stopIfStopping();

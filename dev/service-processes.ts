@@ -4,7 +4,10 @@ import { startProcess, type ManagedProcess } from './managed-process.js';
 import { PROJECT_ROOT } from './paths.js';
 import { StartupError } from './startup-error.js';
 
-/** The service's own processes (`worker/main.ts`, `api/server.ts`) as children of a dev command. */
+/**
+ * The service's processes as children of a dev command: the local stack's entries (`dev/worker.ts`,
+ * `dev/api.ts`, which hand the fakes in), or the product's own (`worker/main.ts`, `api/server.ts`).
+ */
 export function startTypeScript(
   name: string,
   entry: string,
@@ -16,8 +19,9 @@ export function startTypeScript(
 }
 
 /**
- * The same process compiled: `node dist/<entry>.js`, what the image runs (`npm run build` made it).
- * `entry` is the source's path, `worker/main.ts`; `root` the checkout whose dist/ runs (this one by default).
+ * The same process compiled: `node dist-dev/<entry>.js` (`npm run build:dev` made it: the image's
+ * code with the local stack's entries). `entry` is the source's path, `dev/worker.ts`; `root` the
+ * checkout whose dist-dev/ runs (this one by default).
  */
 export function startCompiled(
   name: string,
@@ -26,7 +30,7 @@ export function startCompiled(
   options: { logFile?: string; root?: string } = {},
 ): ManagedProcess {
   const { root = PROJECT_ROOT, ...rest } = options;
-  return startService(name, [join(root, 'dist', entry.replace(/\.ts$/, '.js'))], env, rest);
+  return startService(name, [join(root, 'dist-dev', entry.replace(/\.ts$/, '.js'))], env, rest);
 }
 
 function startService(

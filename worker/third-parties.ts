@@ -1,4 +1,4 @@
-import type { ThirdParties } from '../adapters/ports/index.js';
+import type { PaymentProvider, ThirdParties } from '../adapters/ports/index.js';
 import { createStripeClient } from '../adapters/stripe/client.js';
 import { StripePaymentProvider } from '../adapters/stripe/payment-provider.js';
 import type { Config } from '../lib/config/index.js';
@@ -24,6 +24,16 @@ const NO_FAKES_IN_BUILD =
   'THIRD_PARTIES: this build has no local fakes, which stand in for the notifier, invoicing and loyalty (dev/fakes is left out with dev/); ' +
   'build from a checkout with dev/ (`npm run build` compiles dev/fakes in, as the image does)';
 
+/** The payment provider on Stripe (THIRD_PARTIES=stripe's settings). */
+export function stripePaymentProvider(config: Config): PaymentProvider {
+  const stripe = config.stripe!;
+  return new StripePaymentProvider(createStripeClient(stripe), {
+    paymentMethods: stripe.paymentMethods,
+    awaitingFundsMaxMs: config.paymentHolds.awaitingFundsMaxMs,
+    connectAccount: stripe.connectAccount ?? null,
+  });
+}
+
 /**
  * The third parties the activities call, as THIRD_PARTIES says; without it the worker refuses to
  * start. `stripe` is the payment provider on Stripe; the notifier, invoicing and loyalty have no
@@ -35,13 +45,5 @@ export async function loadThirdParties(config: Config, db: Db): Promise<ThirdPar
   await fakes.assertFakesSchema(db);
   const local = fakes.createFakeThirdParties(db, config.fakePayments);
   if (kind === 'fake') return local;
-  const stripe = config.stripe!;
-  return {
-    ...local,
-    paymentProvider: new StripePaymentProvider(createStripeClient(stripe), {
-      paymentMethods: stripe.paymentMethods,
-      awaitingFundsMaxMs: config.paymentHolds.awaitingFundsMaxMs,
-      connectAccount: stripe.connectAccount ?? null,
-    }),
-  };
+  return { ...local, paymentProvider: stripePaymentProvider(config) };
 }

@@ -19,7 +19,7 @@ const FaultState = z.strictObject({
 
 /**
  * The fault-injection endpoints of the local fakes, behind the admin token. The API mounts them
- * only when FAULTS_ENABLED (api/server.ts), so otherwise these paths are 404.
+ * only when FAULTS_ENABLED (dev/api.ts), so otherwise these paths are 404.
  */
 export const FAULT_ENDPOINTS: Endpoint<{ faults: FakeFaults }>[] = [
   handled(

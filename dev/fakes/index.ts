@@ -14,8 +14,8 @@ import { hasFakesSchema } from './schema.js';
 
 /**
  * The local fakes of every third party, recording in the database (the `fakes` schema) and obeying
- * the injected faults. Only the dev stacks and the tests wire them: the worker and the API load
- * this module on demand, only with THIRD_PARTIES=fake (and FAULTS_ENABLED for the router).
+ * the injected faults. Only the local stack's entries (dev/worker.ts, dev/api.ts) and the tests
+ * wire them: the service's own entries know nothing of them.
  */
 export function createFakeThirdParties(db: Db, payments: FakePaymentsMode): ThirdParties {
   const recorder = new FakeRecorder(db, new FakeFaults(db));

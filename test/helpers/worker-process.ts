@@ -6,7 +6,10 @@ import { eventually } from './eventually.js';
 import type { OrderHarness } from './order-harness.js';
 import { SERVICE_SECRETS } from './service-secrets.js';
 
-/** worker/main.ts in a process of its own, as the service runs it, for a harness started with `inProcessWorker: false`. */
+/**
+ * The worker in a process of its own, as the local stack runs it (dev/worker.ts: the service's worker
+ * with the fakes handed in), for a harness started with `inProcessWorker: false`.
+ */
 export interface WorkerProcess {
   child: ChildProcess;
   /** Its JSON log lines so far. */
@@ -28,7 +31,7 @@ export async function startWorkerProcess(
   env: Record<string, string> = {},
 ): Promise<WorkerProcess> {
   const [metricsPort, sdkPort] = [await findFreePort(), await findFreePort()];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'dev/worker.ts'], {
     cwd: PROJECT_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

@@ -265,8 +265,8 @@ describe('the compiled service copied without dev/', () => {
     ]);
   });
 
-  it('the API with FAULTS_ENABLED=true exits 1 with one line: no fakes to inject faults into, turn it off', () => {
-    // Fault injection is the embedded stack's alone: only there does the missing fake matter.
+  it('the API with FAULTS_ENABLED=true exits 1 with one line: the service has no fault injection, turn it off', () => {
+    // Fault injection is the embedded stack's alone, and only its entry (dev/api.ts) hands it in.
     const { status, lines } = runCopy('dist/api/server.js', {
       THIRD_PARTIES: 'fake',
       FAULTS_ENABLED: 'true',
@@ -277,7 +277,9 @@ describe('the compiled service copied without dev/', () => {
     expect(lines.map((l) => JSON.parse(l))).toEqual([
       expect.objectContaining({
         level: 50,
-        msg: expect.stringMatching(/^FAULTS_ENABLED=true: this build has no local fakes .*set FAULTS_ENABLED=false/),
+        msg: expect.stringMatching(
+          /^FAULTS_ENABLED=true: the service has no fault injection.*Set FAULTS_ENABLED=false/,
+        ),
       }),
     ]);
   });

@@ -88,7 +88,7 @@ async function takenPort(use: (port: number) => Promise<void>): Promise<void> {
 }
 
 it('the worker, Temporal unreachable (its database and metrics server open): one line naming TEMPORAL_ADDRESS, exits at once', async () => {
-  const run = await runUntilExit('worker/main.ts', {
+  const run = await runUntilExit('dev/worker.ts', {
     TEMPORAL_ADDRESS: `127.0.0.1:${await findFreePort()}`,
     WORKER_METRICS_PORT: String(await findFreePort()),
     TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${await findFreePort()}`,
@@ -101,7 +101,7 @@ it('the worker, Temporal unreachable (its database and metrics server open): one
 
 it('the worker, its metrics port taken (its database open): one line naming WORKER_METRICS_PORT, exits at once', async () => {
   await takenPort(async (port) => {
-    const run = await runUntilExit('worker/main.ts', {
+    const run = await runUntilExit('dev/worker.ts', {
       TEMPORAL_ADDRESS: temporal.address,
       WORKER_METRICS_PORT: String(port),
       TEMPORAL_SDK_METRICS_ADDRESS: `127.0.0.1:${await findFreePort()}`,
@@ -114,7 +114,7 @@ it('the API, its port taken (its database and Temporal connection open): one lin
   await takenPort(async (port) => {
     // Fault injection checks the fakes' schema at start, so the pool holds a connection by then;
     // it is the embedded stack's, so the API runs as npm start's stack starts it.
-    const run = await runUntilExit('api/server.ts', {
+    const run = await runUntilExit('dev/api.ts', {
       TEMPORAL_ADDRESS: temporal.address,
       EMBEDDED_STACK: 'true',
       FAULTS_ENABLED: 'true',
@@ -125,7 +125,7 @@ it('the API, its port taken (its database and Temporal connection open): one lin
 }, 90_000);
 
 it('the API, Temporal unreachable: one line naming TEMPORAL_ADDRESS once the connection times out, exits at once', async () => {
-  const run = await runUntilExit('api/server.ts', {
+  const run = await runUntilExit('dev/api.ts', {
     TEMPORAL_ADDRESS: `127.0.0.1:${await findFreePort()}`,
     EMBEDDED_STACK: 'true',
     FAULTS_ENABLED: 'true',

@@ -18,8 +18,11 @@ afterAll(async () => {
   await database?.drop();
 });
 
-function runWorker(env: Record<string, string>): { status: number | null; lines: Array<Record<string, unknown>> } {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+function runWorker(
+  entry: string,
+  env: Record<string, string>,
+): { status: number | null; lines: Array<Record<string, unknown>> } {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', entry], {
     cwd: PROJECT_ROOT,
     env: {
       ...process.env,
@@ -40,7 +43,7 @@ function runWorker(env: Record<string, string>): { status: number | null; lines:
 }
 
 it('refuses to start without THIRD_PARTIES, saying no provider is configured and how to choose Stripe or the fakes', () => {
-  const { status, lines } = runWorker({});
+  const { status, lines } = runWorker('worker/main.ts', {});
   expect(status).toBe(1);
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatchObject({
@@ -51,9 +54,9 @@ it('refuses to start without THIRD_PARTIES, saying no provider is configured and
   });
 }, 90_000);
 
-it("refuses THIRD_PARTIES=fake on a database without the fakes' schema, naming the command that creates it", async () => {
+it("the local stack's worker refuses a database without the fakes' schema, naming the command that creates it", async () => {
   await database.prisma.$executeRaw`DROP SCHEMA fakes CASCADE`;
-  const { status, lines } = runWorker({ THIRD_PARTIES: 'fake' });
+  const { status, lines } = runWorker('dev/worker.ts', { THIRD_PARTIES: 'fake' });
   expect(status).toBe(1);
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatchObject({

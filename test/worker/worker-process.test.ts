@@ -18,8 +18,8 @@ import { fakePaymentId } from '../../dev/fakes/payment-provider.js';
 import { newSigningSecret } from '../../webhooks/signing.js';
 
 /**
- * worker/main.ts as the service runs it (its own process, configured by the environment) against
- * a real Temporal Server; the API runs in the test. Checks its logs, its /metrics and its shutdown.
+ * The service's worker in its own process, configured by the environment, as the local stack runs it
+ * (dev/worker.ts: the fakes handed in) against a real Temporal Server; the API runs in the test. Checks its logs, its /metrics and its shutdown.
  */
 const TASK_QUEUE = 'orders-worker-process';
 let h: OrderHarness;
@@ -61,10 +61,10 @@ async function invoiceCompletedOnServer(workflowId: string): Promise<boolean> {
 
 const logged = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
 
-describe('worker/main.ts', () => {
+describe('the worker process (dev/worker.ts)', () => {
   it('exits with its error when its start fails, instead of hanging on what it opened', async () => {
     const [metricsPort, sdkPort] = [await findFreePort(), await findFreePort()];
-    const failing = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+    const failing = spawn(process.execPath, ['--import', 'tsx', 'dev/worker.ts'], {
       cwd: PROJECT_ROOT,
       stdio: ['ignore', 'pipe', 'ignore'],
       env: {
