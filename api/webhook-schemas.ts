@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ORDER_EVENT_TYPES } from '../domain/order-events.js';
-import { WEBHOOK_DELIVERY_STATUSES } from '../domain/statuses.js';
+import { ENDPOINT_FULFILLMENT_STEPS, WEBHOOK_DELIVERY_STATUSES } from '../domain/statuses.js';
 
 /** What the admin API's webhook endpoints accept and answer (docs/operations.md, "Webhooks"). */
 
@@ -20,15 +20,24 @@ const eventTypes = z
   .refine((types) => new Set(types).size === types.length, 'each event type once')
   .meta({ description: 'the order events this endpoint hears of, each once' });
 
+const fulfillmentStep = z.enum(ENDPOINT_FULFILLMENT_STEPS).nullable();
+const FULFILLMENT_STEP_MEANING =
+  "the shop's invoicing (`invoice`) or loyalty (`loyalty`) system: that fulfilment step delivers the order's `order.paid` to it, and the general deliveries do not; null: no role";
+
 export const WebhookEndpointBody = z.strictObject({
   url,
   eventTypes,
   enabled: z.boolean().default(true).meta({ description: 'default true; a disabled endpoint gets no new deliveries' }),
+  fulfillmentStep: fulfillmentStep.default(null).meta({ description: `default null; ${FULFILLMENT_STEP_MEANING}` }),
 });
 
-/** A change states every field: a PUT that left `enabled` out would otherwise enable the endpoint again. */
+/**
+ * A change states every field: a PUT that left `enabled` out would otherwise enable the endpoint
+ * again, and one that left `fulfillmentStep` out would take the shop's invoicing off its step.
+ */
 export const WebhookEndpointUpdateBody = WebhookEndpointBody.extend({
   enabled: z.boolean().meta({ description: 'false: the endpoint gets no new deliveries' }),
+  fulfillmentStep: fulfillmentStep.meta({ description: FULFILLMENT_STEP_MEANING }),
 });
 
 export const WebhookDeliveriesQuery = z.object({
@@ -45,6 +54,7 @@ export const WebhookEndpointView = z.strictObject({
   url: z.string(),
   eventTypes: z.array(z.enum(ORDER_EVENT_TYPES)),
   enabled: z.boolean(),
+  fulfillmentStep: fulfillmentStep.meta({ description: FULFILLMENT_STEP_MEANING }),
   /** Until when the secret before the last rotation still signs beside the current one; null: none does. */
   previousSecretExpiresAt: timestamp.nullable(),
   createdAt: timestamp,

@@ -129,6 +129,13 @@ export const COUPON_TRANSITIONS = {
 export const FULFILLMENT_STEPS = ['invoice', 'notification', 'loyalty'] as const;
 export type FulfillmentStep = (typeof FULFILLMENT_STEPS)[number];
 
+/**
+ * The steps a webhook endpoint can take the role of: the shop's invoicing or loyalty system, to
+ * which that step delivers the order's `order.paid` (docs/operations.md, "Webhooks").
+ */
+export const ENDPOINT_FULFILLMENT_STEPS = ['invoice', 'loyalty'] as const satisfies readonly FulfillmentStep[];
+export type EndpointFulfillmentStep = (typeof ENDPOINT_FULFILLMENT_STEPS)[number];
+
 export const STEP_STATUSES = ['PENDING', 'DONE', 'FAILED'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 

@@ -1,5 +1,7 @@
 import { Prisma } from '@prisma/client';
-import { WEBHOOK_DELIVERY_TRANSITIONS as MOVES } from '../domain/statuses.js';
+import type { OrderEventType } from '../domain/order-events.js';
+import { WEBHOOK_DELIVERY_TRANSITIONS as MOVES, type EndpointFulfillmentStep } from '../domain/statuses.js';
+import { storedStep } from './fulfillment-steps.js';
 import { statusMove, statusValue } from './guarded-sql.js';
 
 /**
@@ -10,6 +12,9 @@ import { statusMove, statusValue } from './guarded-sql.js';
  */
 export const FAN_OUT_TASK = 'webhook_fan_out';
 export const SEND_TASK = 'webhook_send';
+
+/** The event a fulfilment step delivers to the endpoints with its role, instead of the fan-out. */
+const PAID_EVENT: OrderEventType = 'order.paid';
 
 export interface SendJobOptions {
   /** The job's attempts, the first included, before it is DEAD. */
@@ -34,6 +39,8 @@ function addSendJob(d: string, options: SendJobOptions): Prisma.Sql {
 /**
  * One delivery per enabled endpoint that hears of the event's type, and its send job, in one
  * statement: run again (the job retried after a crash), it finds the deliveries made and adds none.
+ * An endpoint with a fulfilment role gets no `order.paid` here: its step delivers that one
+ * (webhooks/fulfillment-services.ts). The trigger that queues this job holds the same rule.
  */
 export function fanOut(eventId: string, options: SendJobOptions): Prisma.Sql {
   return Prisma.sql`
@@ -42,6 +49,7 @@ export function fanOut(eventId: string, options: SendJobOptions): Prisma.Sql {
       INSERT INTO webhook_deliveries (event_id, endpoint_id, status)
       SELECT event.id, e.id, ${statusValue('webhook_deliveries', 'PENDING')}
         FROM event JOIN webhook_endpoints e ON e.enabled AND event.type = ANY(e.event_types)
+       WHERE NOT (event.type = ${PAID_EVENT} AND e.fulfillment_step IS NOT NULL)
       ON CONFLICT (event_id, endpoint_id) DO NOTHING
       RETURNING id, endpoint_id
     )
@@ -115,4 +123,25 @@ export function redeliver(deliveryId: string, options: SendJobOptions): Prisma.S
       RETURNING d.id, d.endpoint_id, ev.order_id
     )
     SELECT true AS enqueued FROM reset CROSS JOIN LATERAL ${addSendJob('reset', options)} AS job`;
+}
+
+/** An order's stored `order.paid`, as a fulfilment step delivers it (no row: the order was not paid). */
+export function paidEventOf(orderId: string): Prisma.Sql {
+  return Prisma.sql`
+    SELECT id AS "eventId", type, seq, data, occurred_at AS "occurredAt"
+      FROM order_events WHERE order_id = ${orderId}::uuid AND type = ${PAID_EVENT}
+     ORDER BY seq LIMIT 1`;
+}
+
+/** An endpoint that has a fulfilment role, with its secrets. */
+export type RoleEndpoint = Pick<DeliveryToSend, 'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'> & {
+  id: string;
+};
+
+/** The enabled endpoints that have the role of this step. */
+export function roleEndpoints(step: EndpointFulfillmentStep): Prisma.Sql {
+  return Prisma.sql`
+    SELECT id, url, secret, previous_secret AS "previousSecret", previous_secret_expires_at AS "previousSecretExpiresAt"
+      FROM webhook_endpoints WHERE enabled AND fulfillment_step = ${storedStep(step)}::"FulfillmentStep"
+     ORDER BY created_at, id`;
 }

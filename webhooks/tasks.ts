@@ -13,7 +13,7 @@ import {
   type AttemptOutcome,
   type DeliveryToSend,
 } from '../store/webhook-deliveries.js';
-import { signedHeaders } from './signing.js';
+import { postEvent } from './send.js';
 
 export interface WebhookTaskDeps {
   settings: Pick<WebhookSettings, 'maxAttempts' | 'timeoutMs' | 'parallelPerEndpoint'>;
@@ -43,7 +43,7 @@ export function createWebhookTasks(deps: WebhookTaskDeps): TaskList {
       // Gone (its endpoint deleted) or no longer PENDING (a redelivery's job ran first): nothing is owed.
       if (!delivery || delivery.status !== 'PENDING') return;
       const outcome = delivery.enabled
-        ? await post(delivery, deps.settings.timeoutMs)
+        ? await postEvent(delivery, deps.settings.timeoutMs)
         : { statusCode: null, error: 'the endpoint is disabled' };
       if (outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300) {
         await helpers.withPgClient((client) => query(client, recordDelivered(deliveryId, outcome)));
@@ -72,40 +72,4 @@ async function failed(
     { deliveryId, eventId: delivery.eventId, type: delivery.type, attempts: helpers.job.attempts, ...outcome },
     'webhook delivery is DEAD after its last attempt',
   );
-}
-
-/** One signed POST of the event (the body Standard Webhooks describes: type, timestamp, data). */
-async function post(delivery: DeliveryToSend, timeoutMs: number): Promise<AttemptOutcome> {
-  const body = JSON.stringify({
-    type: delivery.type,
-    timestamp: delivery.occurredAt.toISOString(),
-    data: { ...delivery.data, seq: delivery.seq },
-  });
-  const secrets = [delivery.secret];
-  if (delivery.previousSecret && delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > new Date())
-    secrets.push(delivery.previousSecret);
-  try {
-    const response = await fetch(delivery.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...signedHeaders(secrets, delivery.eventId, new Date(), body) },
-      body,
-      // A redirect is an answer that is not 2xx: following it would post the event somewhere else.
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await response.body?.cancel();
-    return {
-      statusCode: response.status,
-      error: response.ok ? null : `the endpoint answered ${response.status}`,
-    };
-  } catch (err) {
-    return { statusCode: null, error: describeFailure(err, timeoutMs) };
-  }
-}
-
-/** Why no answer came, in words that name no secret (fetch's errors carry only the cause). */
-function describeFailure(err: unknown, timeoutMs: number): string {
-  if (err instanceof DOMException && err.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`;
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return `no answer: ${cause?.code ?? cause?.message ?? (err as Error).message}`;
 }

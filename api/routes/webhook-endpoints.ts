@@ -1,7 +1,9 @@
 import { Prisma, type WebhookEndpoint } from '@prisma/client';
 import type { OrderEventType } from '../../domain/order-events.js';
+import type { EndpointFulfillmentStep } from '../../domain/statuses.js';
 import type { WebhookSettings } from '../../lib/config/webhooks.js';
 import type { Db } from '../../lib/db.js';
+import { stepOf, storedStep, type StoredStep } from '../../store/fulfillment-steps.js';
 import { redeliver } from '../../store/webhook-deliveries.js';
 import { endpointUrlRefusal } from '../../webhooks/endpoint-url.js';
 import { newSigningSecret } from '../../webhooks/signing.js';
@@ -25,7 +27,13 @@ export const createWebhookEndpoint: ApiHandler<'createWebhookEndpoint', Deps> = 
   const url = allowedUrl(body.url, webhooks);
   const secret = newSigningSecret();
   const endpoint = await db.webhookEndpoint.create({
-    data: { url, eventTypes: body.eventTypes, enabled: body.enabled, secret },
+    data: {
+      url,
+      eventTypes: body.eventTypes,
+      enabled: body.enabled,
+      fulfillmentStep: stored(body.fulfillmentStep),
+      secret,
+    },
   });
   return { endpoint: endpointView(endpoint), secret };
 };
@@ -42,7 +50,13 @@ export const updateWebhookEndpoint: ApiHandler<'updateWebhookEndpoint', Deps> = 
   const url = allowedUrl(body.url, webhooks);
   const [endpoint] = await db.webhookEndpoint.updateManyAndReturn({
     where: { id: endpointId },
-    data: { url, eventTypes: body.eventTypes, enabled: body.enabled, updatedAt: new Date() },
+    data: {
+      url,
+      eventTypes: body.eventTypes,
+      enabled: body.enabled,
+      fulfillmentStep: stored(body.fulfillmentStep),
+      updatedAt: new Date(),
+    },
   });
   if (!endpoint) throw new ApiError('UNKNOWN_WEBHOOK_ENDPOINT');
   return endpointView(endpoint);
@@ -68,7 +82,8 @@ export const rotateWebhookSecret: ApiHandler<'rotateWebhookSecret', Deps> = asyn
            previous_secret_expires_at = now() + ${webhooks.secretOverlapMs}::int * interval '1 millisecond',
            updated_at = now()
      WHERE id = ${endpointId}::uuid
-    RETURNING id, url, event_types AS "eventTypes", enabled, previous_secret_expires_at AS "previousSecretExpiresAt",
+    RETURNING id, url, event_types AS "eventTypes", enabled, fulfillment_step AS "fulfillmentStep",
+              previous_secret_expires_at AS "previousSecretExpiresAt",
               created_at AS "createdAt", updated_at AS "updatedAt"`);
   if (!endpoint) throw new ApiError('UNKNOWN_WEBHOOK_ENDPOINT');
   return { endpoint: endpointView(endpoint), secret };
@@ -123,8 +138,13 @@ function allowedUrl(url: string, webhooks: WebhookApiSettings): string {
 
 type EndpointRow = Pick<
   WebhookEndpoint,
-  'id' | 'url' | 'eventTypes' | 'enabled' | 'previousSecretExpiresAt' | 'createdAt' | 'updatedAt'
+  'id' | 'url' | 'eventTypes' | 'enabled' | 'fulfillmentStep' | 'previousSecretExpiresAt' | 'createdAt' | 'updatedAt'
 >;
+
+/** A role as the FulfillmentStep enum spells it. */
+function stored(step: EndpointFulfillmentStep | null): StoredStep | null {
+  return step === null ? null : storedStep(step);
+}
 
 /** An endpoint as operators see it: never its secrets. */
 function endpointView(e: EndpointRow) {
@@ -133,6 +153,7 @@ function endpointView(e: EndpointRow) {
     url: e.url,
     eventTypes: e.eventTypes as OrderEventType[],
     enabled: e.enabled,
+    fulfillmentStep: e.fulfillmentStep === null ? null : (stepOf(e.fulfillmentStep) as EndpointFulfillmentStep),
     previousSecretExpiresAt:
       e.previousSecretExpiresAt && e.previousSecretExpiresAt > new Date()
         ? e.previousSecretExpiresAt.toISOString()

@@ -461,13 +461,15 @@ const PROBES: Record<string, Probes> = {
     errors: { UNAUTHORIZED: () => h.http('GET', '/webhook-endpoints') },
   },
   'PUT /webhook-endpoints/{endpointId}': {
-    success: async () => admin('PUT', `/webhook-endpoints/${await webhookEndpoint()}`, { ...HOOK, enabled: false }),
+    success: async () =>
+      admin('PUT', `/webhook-endpoints/${await webhookEndpoint()}`, { ...HOOK, enabled: false, fulfillmentStep: null }),
     errors: {
       UNAUTHORIZED: () => h.http('PUT', `/webhook-endpoints/${randomUUID()}`, HOOK),
       VALIDATION_FAILED: () => admin('PUT', '/webhook-endpoints/not-a-uuid', HOOK),
       PAYLOAD_TOO_LARGE: () => admin('PUT', `/webhook-endpoints/${randomUUID()}`, huge),
       UNSUPPORTED_MEDIA_TYPE: () => admin('PUT', `/webhook-endpoints/${randomUUID()}`, HOOK, unknownEncoding),
-      UNKNOWN_WEBHOOK_ENDPOINT: () => admin('PUT', `/webhook-endpoints/${randomUUID()}`, { ...HOOK, enabled: true }),
+      UNKNOWN_WEBHOOK_ENDPOINT: () =>
+        admin('PUT', `/webhook-endpoints/${randomUUID()}`, { ...HOOK, enabled: true, fulfillmentStep: null }),
     },
   },
   'DELETE /webhook-endpoints/{endpointId}': {

@@ -86,6 +86,7 @@ describe('webhook endpoints', () => {
       url: 'https://invoices.example.com/in',
       eventTypes: ['order.paid', 'order.refunded'],
       enabled: false,
+      fulfillmentStep: null,
     };
     const updated = await call('PUT', `/webhook-endpoints/${id}`, update);
     expect(updated.status).toBe(200);
@@ -102,6 +103,48 @@ describe('webhook endpoints', () => {
     const unknown = await call('PUT', `/webhook-endpoints/${randomUUID()}`, update);
     expect(unknown.status).toBe(404);
     expect(unknown.body!.error.code).toBe('UNKNOWN_WEBHOOK_ENDPOINT');
+  });
+
+  it('gives an endpoint a fulfilment role, shown in the listing; a PUT must state it; notification is no role', async () => {
+    const created = await call('POST', '/webhook-endpoints', {
+      url: HOOK,
+      eventTypes: ['order.paid', 'order.refunded'],
+      fulfillmentStep: 'invoice',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body!.endpoint.fulfillmentStep).toBe('invoice');
+    const id = created.body!.endpoint.id as string;
+    expect(await db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      fulfillmentStep: 'INVOICE',
+    });
+    const withoutRole = await call('POST', '/webhook-endpoints', { url: HOOK, eventTypes: ['order.paid'] });
+    expect(withoutRole.body!.endpoint.fulfillmentStep).toBeNull();
+
+    const listed = await call('GET', '/webhook-endpoints');
+    expect(listed.body!.endpoints.find((e: { id: string }) => e.id === id)).toMatchObject({
+      fulfillmentStep: 'invoice',
+    });
+
+    const change = { url: HOOK, eventTypes: ['order.paid'], enabled: true };
+    const left = await call('PUT', `/webhook-endpoints/${id}`, change);
+    expect(left.status).toBe(400);
+    expect(left.body!.error.details.issues.map((i: { path: string }) => i.path)).toContain('fulfillmentStep');
+    const before = await db.prisma.webhookEndpoint.count();
+    for (const bad of ['notification', 'INVOICE', 'shipping']) {
+      const refused = await call('PUT', `/webhook-endpoints/${id}`, { ...change, fulfillmentStep: bad });
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body!.error.details.issues.map((i: { path: string }) => i.path)).toContain('fulfillmentStep');
+      expect((await call('POST', '/webhook-endpoints', { ...change, fulfillmentStep: bad })).status).toBe(400);
+    }
+    expect(await db.prisma.webhookEndpoint.count()).toBe(before);
+    expect((await db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } })).fulfillmentStep).toBe('INVOICE');
+
+    const moved = await call('PUT', `/webhook-endpoints/${id}`, { ...change, fulfillmentStep: 'loyalty' });
+    expect(moved.body).toMatchObject({ fulfillmentStep: 'loyalty' });
+    const cleared = await call('PUT', `/webhook-endpoints/${id}`, { ...change, fulfillmentStep: null });
+    expect(cleared.body).toMatchObject({ fulfillmentStep: null });
+    const rotated = await call('POST', `/webhook-endpoints/${id}/rotate-secret`);
+    expect(rotated.body!.endpoint).toMatchObject({ fulfillmentStep: null });
   });
 
   it('rotates the secret: a new one answered once, the old one kept to sign beside it until the overlap ends', async () => {

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { Counter, Registry } from 'prom-client';
@@ -14,6 +12,7 @@ import { newSigningSecret } from '../../webhooks/signing.js';
 import { createWebhookTasks } from '../../webhooks/tasks.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
+import { Receiver } from '../helpers/webhook-receiver.js';
 
 /**
  * Order events reach the shop's endpoints through graphile-worker: a real runner on a real
@@ -32,49 +31,6 @@ const deadDeliveries = new Counter({
   registers: [registry],
 });
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-  at: number;
-}
-
-/** A loopback endpoint: it records every request and answers as `answer` says. */
-class Receiver {
-  readonly received: Received[] = [];
-  private held: ServerResponse[] = [];
-  private constructor(
-    private readonly server: Server,
-    public answer: (n: number) => number | 'hang',
-  ) {}
-
-  static async start(answer: (n: number) => number | 'hang' = () => 204): Promise<Receiver> {
-    const server = createServer();
-    const receiver = new Receiver(server, answer);
-    server.on('request', (req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (chunk: string) => (body += chunk));
-      req.on('end', () => {
-        receiver.received.push({ headers: req.headers, body, at: Date.now() });
-        const status = receiver.answer(receiver.received.length);
-        if (status === 'hang') receiver.held.push(res);
-        else res.writeHead(status).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return receiver;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-
-  async close(): Promise<void> {
-    for (const res of this.held) res.destroy();
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
 const receivers: Receiver[] = [];
 async function receiver(answer?: (n: number) => number | 'hang'): Promise<Receiver> {
   const r = await Receiver.start(answer);
@@ -86,12 +42,14 @@ async function endpoint(
   url: string,
   eventTypes: OrderEventType[],
   secrets: { secret?: string; previousSecret?: string; previousSecretExpiresAt?: Date } = {},
+  fulfillmentStep: 'INVOICE' | 'LOYALTY' | null = null,
 ) {
   const secret = secrets.secret ?? newSigningSecret();
   const row = await db.prisma.webhookEndpoint.create({
     data: {
       url,
       eventTypes,
+      fulfillmentStep,
       secret,
       previousSecret: secrets.previousSecret ?? null,
       previousSecretExpiresAt: secrets.previousSecretExpiresAt ?? null,
@@ -154,6 +112,28 @@ describe('order events as signed webhooks', () => {
     expect((await deliveriesOf(endpointId)).map((d) => d.attempts)).toEqual([1, 1]);
     expect(deaf.received).toEqual([]);
     expect(await deliveriesOf(deafId)).toEqual([]);
+  });
+
+  it('an endpoint with a fulfilment role gets no order.paid from the fan-out (its step sends it), the other events it hears of as usual', async () => {
+    const invoicing = await receiver();
+    const erp = await receiver();
+    const { id: invoicingId, secret } = await endpoint(invoicing.url, ['order.paid', 'order.refunded'], {}, 'INVOICE');
+    const { id: erpId } = await endpoint(erp.url, ['order.paid']);
+    const paid = await event('order.paid', 1);
+    const refunded = await event('order.refunded', 2, paid.orderId);
+
+    await eventually(async () => erp.received.length === 1 && invoicing.received.length === 1, 10_000);
+    expect(erp.received[0]!.headers['webhook-id']).toBe(paid.id);
+    expect(invoicing.received[0]!.headers['webhook-id']).toBe(refunded.id);
+    expect(
+      new Webhook(secret).verify(invoicing.received[0]!.body, invoicing.received[0]!.headers as Record<string, string>),
+    ).toMatchObject({ type: 'order.refunded' });
+    await eventually(async () => (await deliveriesOf(invoicingId))[0]?.status === 'DELIVERED');
+    expect((await deliveriesOf(invoicingId)).map((d) => d.eventId)).toEqual([refunded.id]);
+    expect((await deliveriesOf(erpId)).map((d) => d.eventId)).toEqual([paid.id]);
+    // Nothing else follows: the fan-outs are done, and no send job is left for the role endpoint.
+    await setTimeout(500);
+    expect(invoicing.received).toHaveLength(1);
   });
 
   it('a receiver that answers 500 twice and then 200 gets the event, once delivered', async () => {
