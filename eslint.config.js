@@ -106,9 +106,13 @@ const ROOM_RULES = {
   ],
   webhooks: [
     {
-      regex: into('activities', 'adapters', 'api', 'handover', 'worker', 'workflows'),
+      regex: into('activities', 'api', 'handover', 'worker', 'workflows'),
       message:
-        "webhooks/ (the order events' deliveries) is shared by the API and the worker: it imports only store/, domain/ and lib/.",
+        "webhooks/ (the order events' deliveries) is shared by the API and the worker: it imports only store/, ports, domain/ and lib/.",
+    },
+    {
+      regex: '^(\\.\\./)+adapters/(?!ports/)',
+      message: 'webhooks/ implements the fulfilment ports (adapters/ports/); it imports no adapter.',
     },
   ],
   ops: [],
