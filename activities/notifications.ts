@@ -19,6 +19,7 @@ export async function sendNotice(notifier: Notifier, notice: Notice, customerId:
     customerId,
     orderId,
     template,
+    ...(key ? { key } : {}),
   });
 }
 

@@ -7,5 +7,7 @@ export interface Notifier {
     customerId: string;
     orderId: string;
     template: NotificationTemplate;
+    /** Which of several notices of one template for the order: the refunded payment's id for PAYMENT_REFUNDED. */
+    key?: string;
   }): Promise<void>;
 }
