@@ -1,9 +1,10 @@
 # The order service's images, built in stages (docker-compose.yml picks the target):
 #   build    — every dependency, the Prisma client generated, `npm run build` (dist/, workflow bundle)
 #   migrate  — runs `npm run db:deploy` (the Prisma CLI and its schema engine are dev dependencies);
-#              compose adds `npm run db:fakes`, the local fakes' schema
-#   runtime  — production dependencies only, the compiled service (the local fakes compiled in, for
-#              THIRD_PARTIES=fake), no TypeScript at run time
+#              compose's demo (docker-compose.demo.yml) adds `npm run db:fakes` and runs the local
+#              stack's entries, dev/worker.ts and dev/api.ts, from this image
+#   runtime  — production dependencies only, the compiled service (nothing of dev/: `npm run build`
+#              compiles none of it), no TypeScript at run time
 # Node 24 LTS (24.18.0 at this digest). The digest, not the tag, so a rebuild gets the same base; move
 # it on deliberately (`docker buildx imagetools inspect node:24-bookworm-slim` shows the current one),
 # and CI runs the fast tier and the compiled service on Node 24 (`npm run test:node24`).

@@ -9,7 +9,7 @@ import type { Config } from '../lib/config/index.js';
 import { paymentAccount } from '../lib/config/third-parties.js';
 import { createDb, type Db } from '../lib/db.js';
 import { startJobRunner, type JobRunner } from '../lib/job-queue.js';
-import { createLogger } from '../lib/logger.js';
+import { createLogger, type Logger } from '../lib/logger.js';
 import { encryptedDataConverter } from '../lib/payload-encryption.js';
 import { createWorkerMetrics } from './metrics.js';
 import { startTracing, type Tracing } from '../lib/tracing.js';
@@ -31,7 +31,7 @@ export interface WorkerEntry {
    * opened; a ConfigError here is the worker's one-line refusal to start. worker/main.ts makes the
    * production ones; the local stack's entry hands in its own.
    */
-  thirdParties(config: Config, db: Db): Promise<ThirdParties>;
+  thirdParties(config: Config, db: Db, logger: Logger): Promise<ThirdParties>;
 }
 
 /**
@@ -66,7 +66,7 @@ async function main(entry: WorkerEntry): Promise<void> {
   let connection: NativeConnection | undefined;
   let jobRunner: JobRunner | undefined;
   try {
-    const thirdParties = await entry.thirdParties(config, db);
+    const thirdParties = await entry.thirdParties(config, db, logger);
     const metrics = createWorkerMetrics();
     // Before the SDK's Runtime: once installed it keeps the process alive until a connection made through it closes.
     metricsServer = await startMetricsServer({

@@ -1,27 +1,33 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, cp, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Webhook } from 'standardwebhooks';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedHeaders } from '../../api/webhook-signature.js';
+import { STRIPE_WEBHOOK_PATH } from '../../api/endpoint-table.js';
 import { buildIdOf } from '../../worker/deployment.js';
 import { signCustomerToken } from '../../dev/customer-token.js';
 import { PROJECT_ROOT } from '../../dev/paths.js';
 import { findFreePort } from '../../dev/ports.js';
+import { startStripeMock, type RunningStripeMock } from '../../dev/stripe-mock.js';
 import { eventually } from '../helpers/eventually.js';
+import { startTestMailpit, type TestMailpit } from '../helpers/mailpit.js';
 import { PAYLOAD_ENCRYPTION_KEYS } from '../helpers/payload-keys.js';
 import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.js';
-import { fakePaymentId } from '../../dev/fakes/payment-provider.js';
 
 /**
- * The production build as the image runs it: `npm run build`, then `node dist/worker/main.js` and
- * `node dist/api/server.js` (no TypeScript at run time, the workflow bundle built once at build
- * time) against a real PostgreSQL and Temporal server, carrying orders end to end over HTTP.
+ * The production build as the image runs it: `npm run build` (nothing of dev/ in it), then `node
+ * dist/worker/main.js` and `node dist/api/server.js` (no TypeScript at run time, the workflow bundle
+ * built once at build time) on their production third parties: Stripe (stripe-mock), the customers'
+ * email (Mailpit), and the shop's invoicing and loyalty systems as webhook endpoints with those
+ * roles (a receiver here). A real PostgreSQL without the fakes' schema and a real Temporal server;
+ * orders carried end to end over HTTP.
  */
 const TASK_QUEUE = 'orders-compiled';
 const SECRETS = {
@@ -38,6 +44,17 @@ let api: string;
 let collector: Server;
 const exported: string[] = [];
 const processes: Array<{ name: string; child: ChildProcess; lines: string[] }> = [];
+const STRIPE = {
+  STRIPE_SECRET_KEY: 'sk_test_0123456789compiledServiceKey',
+  STRIPE_WEBHOOK_SECRET: 'whsec_compiled_0123456789abcdefghijklmnop',
+  // stripe-mock answers with test-mode fixtures, and the service runs under NODE_ENV=production.
+  STRIPE_ALLOW_TEST_KEYS: 'true',
+};
+let stripeMock: RunningStripeMock;
+let mailpit: TestMailpit;
+/** Stands in for the shop's invoicing and loyalty systems: every request, by path. */
+let shopSystems: Server;
+const delivered: Array<{ path: string; headers: Record<string, string>; body: string }> = [];
 
 function startCompiled(name: string, entry: string, env: Record<string, string>) {
   const child = spawn(process.execPath, [entry], {
@@ -60,6 +77,18 @@ beforeAll(async () => {
   const build = spawnSync('npm', ['run', 'build'], { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 240_000 });
   expect(build.status, `${build.stdout}\n${build.stderr}`).toBe(0);
   h = await startOrderHarness({ temporal: 'real', taskQueue: TASK_QUEUE, inProcessWorker: false });
+  // The service needs nothing of the local fakes, their tables included.
+  await h.db.$executeRawUnsafe('DROP SCHEMA fakes CASCADE');
+  [stripeMock, mailpit] = await Promise.all([startStripeMock(), startTestMailpit()]);
+  shopSystems = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      delivered.push({ path: req.url ?? '', headers: req.headers as Record<string, string>, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => shopSystems.listen(0, '127.0.0.1', resolve));
   collector = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -77,9 +106,15 @@ beforeAll(async () => {
     DATABASE_URL: h.databaseUrl,
     TEMPORAL_ADDRESS: h.env.address,
     TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-    THIRD_PARTIES: 'fake', // compiled in from dev/fakes, as in compose's image
+    THIRD_PARTIES: 'stripe',
+    ...STRIPE,
+    STRIPE_API_BASE: stripeMock.apiBase,
+    SMTP_URL: mailpit.smtpUrl,
+    MAIL_FROM: 'Compiled shop <orders@shop.example>',
+    WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
     TEMPORAL_SET_CURRENT_VERSION: 'true',
-    PAYMENT_WINDOW: '3s',
+    // Long enough for the paid order's payment under load; the unpaid order's cancel waits it out.
+    PAYMENT_WINDOW: '20s',
     LOG_LEVEL: 'info',
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as net.AddressInfo).port}`,
   };
@@ -107,6 +142,8 @@ afterAll(async () => {
   for (const { child } of processes) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await h?.close();
   await new Promise((resolve) => collector?.close(resolve));
+  await new Promise((resolve) => shopSystems?.close(resolve));
+  await Promise.all([stripeMock?.stop(), mailpit?.stop()]);
 });
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -119,7 +156,42 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
 }
 
+/** The `payment_intent.succeeded` Stripe would post for the order's intent, signed with the webhook's secret. */
+function paymentSucceeded(order: { id: string; totalCents: number; paymentId: string }, customerId: string) {
+  const payload = JSON.stringify({
+    id: `evt_compiled_${order.id.slice(0, 8)}`,
+    object: 'event',
+    type: 'payment_intent.succeeded',
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    data: {
+      object: {
+        id: order.paymentId,
+        object: 'payment_intent',
+        amount: order.totalCents,
+        amount_received: order.totalCents,
+        currency: 'eur',
+        status: 'succeeded',
+        livemode: false,
+        latest_charge: null,
+        next_action: null,
+        metadata: { order_id: order.id, customer_id: customerId },
+      },
+    },
+  });
+  const signature = new Stripe(STRIPE.STRIPE_SECRET_KEY).webhooks.generateTestHeaderString({
+    payload,
+    secret: STRIPE.STRIPE_WEBHOOK_SECRET,
+  });
+  return { payload, signature };
+}
+
 describe('the compiled service (npm run build, node dist/…)', () => {
+  it('the build holds nothing of dev/', () => {
+    expect(existsSync(join(PROJECT_ROOT, 'dist', 'worker', 'main.js'))).toBe(true);
+    expect(existsSync(join(PROJECT_ROOT, 'dist', 'dev'))).toBe(false);
+  });
+
   it('the worker loads the workflow bundle built at build time instead of bundling at start', () => {
     const worker = processes.find((p) => p.name === 'worker')!;
     expect(worker.lines.map((l) => JSON.parse(l))).toContainEqual(
@@ -143,30 +215,55 @@ describe('the compiled service (npm run build, node dist/…)', () => {
     expect(traced.code).not.toBe(plain.code);
   });
 
-  it('carries one order to PAID and fulfilled and another to CANCELLED, over HTTP', async () => {
+  it('carries one order to PAID and fulfilled and another to CANCELLED, over HTTP, on its production third parties', async () => {
     const admin = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` };
-    const customer = {
-      authorization: `Bearer ${await signCustomerToken(SECRETS.CUSTOMER_JWT_SECRET, 'compiled-customer')}`,
-    };
+    const customerId = 'compiled-customer';
+    const customer = { authorization: `Bearer ${await signCustomerToken(SECRETS.CUSTOMER_JWT_SECRET, customerId)}` };
+    // The shop's invoicing and loyalty systems: each hears of order.paid through its fulfilment step.
+    const secrets: Record<string, string> = {};
+    for (const step of ['invoice', 'loyalty']) {
+      const created = await call(
+        'POST',
+        '/webhook-endpoints',
+        {
+          url: `http://127.0.0.1:${(shopSystems.address() as net.AddressInfo).port}/${step}`,
+          eventTypes: ['order.paid'],
+          fulfillmentStep: step,
+        },
+        admin,
+      );
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      secrets[`/${step}`] = created.body.secret;
+    }
     expect(
       (await call('PUT', '/products/COMPILED-TEA', { name: 'Tea', priceCents: 700, stock: 5 }, admin)).status,
     ).toBe(200);
-    const paid = await call('POST', '/orders', { items: [{ sku: 'COMPILED-TEA', quantity: 2 }] }, customer);
+    const paid = await call(
+      'POST',
+      '/orders',
+      { items: [{ sku: 'COMPILED-TEA', quantity: 2 }], email: 'paid@customer.example' },
+      customer,
+    );
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
-    const payment = JSON.stringify({
-      // The order's own payment at the cancellable fake: any other would be refunded, not pay it.
-      paymentId: fakePaymentId(paid.body.id),
-      orderId: paid.body.id,
-      amountCents: paid.body.totalCents,
-      paidAt: new Date().toISOString(),
-    });
-    const accepted = await fetch(`${api}/payments/callback`, {
+    // The worker creates the order's PaymentIntent at stripe-mock; the customer pays it, and Stripe says so.
+    let paymentId: string | undefined;
+    await eventually(async () => {
+      paymentId = (await call('GET', `/orders/${paid.body.id}`, undefined, customer)).body.payment?.paymentId;
+      return paymentId !== undefined;
+    }, 30_000);
+    const { payload, signature } = paymentSucceeded({ ...paid.body, paymentId: paymentId! }, customerId);
+    const accepted = await fetch(api + STRIPE_WEBHOOK_PATH, {
       method: 'POST',
-      body: payment,
-      headers: { 'content-type': 'application/json', ...signedHeaders(SECRETS.PAYMENT_WEBHOOK_SECRET, payment) },
+      body: payload,
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
     });
-    expect(accepted.status).toBe(202);
-    const unpaid = await call('POST', '/orders', { items: [{ sku: 'COMPILED-TEA', quantity: 1 }] }, customer);
+    expect(accepted.status, await accepted.clone().text()).toBe(200);
+    const unpaid = await call(
+      'POST',
+      '/orders',
+      { items: [{ sku: 'COMPILED-TEA', quantity: 1 }], email: 'unpaid@customer.example' },
+      customer,
+    );
     expect(unpaid.status).toBe(201);
 
     await eventually(async () => {
@@ -175,7 +272,7 @@ describe('the compiled service (npm run build, node dist/…)', () => {
     }, 30_000);
     await eventually(
       async () => (await call('GET', `/orders/${unpaid.body.id}`, undefined, customer)).body.status === 'CANCELLED',
-      30_000,
+      60_000,
     );
     // Compensation follows the cancel: the unpaid order's unit comes back.
     await eventually(async () => (await call('GET', '/products/COMPILED-TEA')).body.available === 3, 30_000);
@@ -185,6 +282,19 @@ describe('the compiled service (npm run build, node dist/…)', () => {
       reserved: 0,
       sold: 2,
     });
+
+    // Invoicing and loyalty each took the paid order's order.paid once, signed with its own endpoint's secret.
+    expect(delivered.map((d) => d.path).sort()).toEqual(['/invoice', '/loyalty']);
+    for (const { path, headers, body } of delivered)
+      expect(new Webhook(secrets[path]!).verify(body, headers)).toMatchObject({
+        type: 'order.paid',
+        data: expect.objectContaining({ orderId: paid.body.id }),
+      });
+    // The customers' emails went through the mail server, each once: the payment's, and the cancel's.
+    const sent = async (to: string, subject: RegExp) =>
+      (await mailpit.received()).filter((m) => m.To[0]?.Address === to && subject.test(m.Subject)).length;
+    await eventually(async () => (await sent('paid@customer.example', /^Payment received/)) === 1, 30_000);
+    await eventually(async () => (await sent('unpaid@customer.example', /has been cancelled$/)) === 1, 30_000);
   });
 
   it('serves the orders page, its stylesheet and its script: tsc compiles none of them', async () => {
@@ -211,20 +321,17 @@ describe('the compiled service (npm run build, node dist/…)', () => {
     // make the workflow's spans; the activity's come from the worker, bundle or not.
     const spans = new Set(exported.flatMap((body) => [...body.matchAll(/"name":"([^"]+)"/g)].map((m) => m[1]!)));
     expect([...spans]).toEqual(
-      expect.arrayContaining(['POST /payments/callback', 'RunActivity:settlePayment', 'HandleSignal:paid']),
+      expect.arrayContaining([`POST ${STRIPE_WEBHOOK_PATH}`, 'RunActivity:settlePayment', 'HandleSignal:paid']),
     );
     expect([...spans].some((name) => name.startsWith('RunWorkflow:'))).toBe(true);
   });
 });
 
-describe('the compiled service copied without dev/', () => {
+describe('the compiled service copied on its own: dist/ and its dependencies, no checkout beside it', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'order-lifecycle-no-dev-'));
-    await cp(join(PROJECT_ROOT, 'dist'), join(dir, 'dist'), {
-      recursive: true,
-      filter: (src) => src !== join(PROJECT_ROOT, 'dist', 'dev'),
-    });
+    await cp(join(PROJECT_ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
     await copyFile(join(PROJECT_ROOT, 'package.json'), join(dir, 'package.json'));
     await symlink(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'));
   });
@@ -252,14 +359,14 @@ describe('the compiled service copied without dev/', () => {
     return { status: run.status, lines: `${run.stdout}${run.stderr}`.split('\n').filter(Boolean) };
   }
 
-  it('the worker with THIRD_PARTIES=fake exits 1 with one line: the build has no fakes, build with dev/', () => {
+  it('the worker with THIRD_PARTIES=fake exits 1 with one line: it runs on Stripe only, the fakes on the local stack', () => {
     const { status, lines } = runCopy('dist/worker/main.js', { THIRD_PARTIES: 'fake' });
     expect(status).toBe(1);
     expect(lines.map((l) => JSON.parse(l))).toEqual([
       expect.objectContaining({
         level: 50,
         msg: expect.stringMatching(
-          /^THIRD_PARTIES: this build has no local fakes, which stand in for the notifier, invoicing and loyalty .*build from a checkout with dev\//,
+          /^THIRD_PARTIES=fake: the worker takes payments through Stripe only; .*the local fakes run only on npm start's stack/,
         ),
       }),
     ]);

@@ -20,6 +20,8 @@ import { DOCKER_COMPOSE, injectedDebianTool } from '../helpers/debian-tools.js';
  * `docker-compose config` (Debian's docker-compose, which global setup installs when it is missing).
  */
 const FILE = join(PROJECT_ROOT, 'docker-compose.yml');
+/** The demo on the local fakes, an override of FILE's services. */
+const DEMO_FILE = join(PROJECT_ROOT, 'docker-compose.demo.yml');
 interface Service {
   image?: string;
   build?: string | { context: string; target: string };
@@ -31,6 +33,8 @@ interface Service {
 }
 const compose = parse(readFileSync(FILE, 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
+const demo = (parse(readFileSync(DEMO_FILE, 'utf8'), { merge: true }) as { services: Record<string, Service> })
+  .services;
 const CONTRACT_VARIABLES = [
   'PORT',
   'DATABASE_URL',
@@ -74,13 +78,14 @@ const REQUIRED_SECRETS = {
   ORDER_ID_SECRET: 'w',
 };
 
-/** `docker-compose config` of the file with `env` as the whole environment (plus PATH and HOME). */
-function composeConfig(env: Record<string, string>) {
+/** `docker-compose config` of `files` with `env` as the whole environment (plus PATH and HOME). */
+function composeConfig(env: Record<string, string>, files: readonly string[] = [FILE]) {
   // An empty env file in place of a developer's .env next to the file: what is given here is all it sees.
   const dir = mkdtempSync(join(tmpdir(), 'compose-env-'));
   try {
     writeFileSync(join(dir, 'empty.env'), '');
-    return spawnSync(DOCKER_COMPOSE.path, ['--env-file', join(dir, 'empty.env'), '-f', FILE, 'config', '-q'], {
+    const args = ['--env-file', join(dir, 'empty.env'), ...files.flatMap((f) => ['-f', f]), 'config', '-q'];
+    return spawnSync(DOCKER_COMPOSE.path, args, {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       encoding: 'utf8',
     });
@@ -88,6 +93,14 @@ function composeConfig(env: Record<string, string>) {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The settings the service's own entries refuse to start without, as an operator's environment gives them. */
+const STRIPE = {
+  STRIPE_SECRET_KEY: 'sk_live_aKeyFromTheEnvironment0123',
+  STRIPE_WEBHOOK_SECRET: 'whsec_aSigningSecretFromTheEnvironment0123',
+  SMTP_URL: 'smtps://orders:secret@smtp.shop.example:465',
+  MAIL_FROM: 'Shop <orders@shop.example>',
+};
 
 const workers = Object.entries(services).filter(([name]) => /^worker-\d+$/.test(name));
 const appServices: Array<[string, Service]> = [['api', services.api!], ...workers];
@@ -135,6 +148,21 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it("has the demo run the local stack's entries on the fakes from the build stage's image: the runtime image has no dev/", () => {
+    expect(Object.keys(demo).sort()).toEqual(['api', 'migrate', 'worker-1', 'worker-2']);
+    for (const [name] of workers) expect(demo[name]!.command).toEqual(['node', '--import', 'tsx', 'dev/worker.ts']);
+    expect(demo.api!.command).toEqual(['node', '--import', 'tsx', 'dev/api.ts']);
+    for (const [name, app] of appServices) {
+      expect(demo[name]!.build, name).toEqual({ context: '.', target: 'migrate' });
+      expect(demo[name]!.image, name).toBe(services.migrate!.image);
+      // The override's variables over the file's, as compose merges them.
+      const config = loadConfig(interpolate({ ...app.environment, ...demo[name]!.environment }));
+      expect(requireThirdParties(config), name).toBe('fake');
+      expect(config.faultsEnabled, name).toBe(false);
+    }
+    for (const entry of ['dev/worker.ts', 'dev/api.ts']) expect(existsSync(join(PROJECT_ROOT, entry))).toBe(true);
+  });
+
   it('tags the Temporal images with the versions dev/go/ builds: server and admin-tools as the server, ui as the UI server', () => {
     // The versions the embedded stack and the tests run: the Go wrapper modules are where they are pinned.
     const server = requiredVersion('temporal-server', 'go.temporal.io/server');
@@ -167,10 +195,8 @@ describe('docker-compose.yml', () => {
   });
 
   it('gives the API and each worker the contract variables, only variables lib/config/ knows, and a valid config', () => {
-    // The fakes' callback key, which the file leaves to the service to require (the next test).
-    const given = { PAYMENT_WEBHOOK_SECRET: 'a-callback-key-from-the-environment-0123' };
     for (const [name, app] of appServices) {
-      const env = interpolate(app.environment ?? {}, given);
+      const env = interpolate(app.environment ?? {}, STRIPE);
       const required = CONTRACT_VARIABLES.filter((v) => v !== 'PORT' || name === 'api');
       expect(Object.keys(env), name).toEqual(expect.arrayContaining(required));
       expect(
@@ -185,7 +211,8 @@ describe('docker-compose.yml', () => {
       });
       expect(new URL(config.databaseUrl!).hostname, name).toBe('postgres');
       expect(config.faultsEnabled, name).toBe(false); // fault injection never in production
-      expect(requireThirdParties(config), name).toBe('fake'); // unless told otherwise, a demo on the fakes
+      expect(config.thirdParties, name).toBe('stripe'); // the service's own: the fakes are the demo's alone
+      expect(config.mail?.smtpServer, name).toBe('smtps://smtp.shop.example:465');
       // Secrets are required from the environment, never defaulted in the file.
       expect(String(app.environment!.ADMIN_TOKEN)).toMatch(/^\$\{ADMIN_TOKEN:\?/);
       expect(String(app.environment!.METRICS_TOKEN)).toMatch(/^\$\{METRICS_TOKEN:\?/);
@@ -201,28 +228,15 @@ describe('docker-compose.yml', () => {
       // The image runs under NODE_ENV=production, which wants TRUST_PROXY said: the published port, no balancer.
       expect(loadConfig({ ...env, NODE_ENV: 'production' }).trustProxy, name).toBe(false);
     }
-    expect(loadConfig(interpolate(services.api!.environment!, given)).port).toBe(3000);
+    expect(loadConfig(interpolate(services.api!.environment!, STRIPE)).port).toBe(3000);
   });
 
-  it("refuses to start on the fakes without the payment callback's key, which Stripe does not need", () => {
+  it("runs the service's own entries on Stripe, which needs its keys from the environment", () => {
+    const stripe = { ...STRIPE, STRIPE_SECRET_KEY: 'sk_test_aKeyFromTheEnvironment0123' };
     for (const [name, app] of appServices) {
-      const env = app.environment ?? {};
-      expect(String(env.PAYMENT_WEBHOOK_SECRET), name).toBe('${PAYMENT_WEBHOOK_SECRET:-}');
-      expect(() => loadConfig(interpolate(env, { PAYMENT_WEBHOOK_SECRET: '' })), name).toThrow(
-        /PAYMENT_WEBHOOK_SECRET: required/,
-      );
-    }
-  });
-
-  it('makes Stripe the payment provider of the API and every worker when the environment says so', () => {
-    const stripe = {
-      THIRD_PARTIES: 'stripe',
-      STRIPE_SECRET_KEY: 'sk_test_aKeyFromTheEnvironment0123',
-      STRIPE_WEBHOOK_SECRET: 'whsec_aSigningSecretFromTheEnvironment0123',
-    };
-    for (const [name, app] of appServices) {
+      expect(app.environment!.THIRD_PARTIES, name).toBe('stripe');
+      expect(() => loadConfig(interpolate(app.environment ?? {})), name).toThrow(/^STRIPE_SECRET_KEY: required/);
       const config = loadConfig(interpolate(app.environment ?? {}, stripe));
-      expect(requireThirdParties(config), name).toBe('stripe');
       expect(config.stripe, name).toMatchObject({ secretKey: stripe.STRIPE_SECRET_KEY });
       // The image runs under NODE_ENV=production: a test key there only when the environment allows it.
       const production = { ...interpolate(app.environment ?? {}, stripe), NODE_ENV: 'production' };
@@ -232,8 +246,9 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it("migrates the production schema, then creates the fakes' schema the workers run on", () => {
-    expect(services.migrate!.command).toEqual(['sh', '-c', 'npm run db:deploy && npm run db:fakes']);
+  it("migrates the production schema; the demo then creates the fakes' schema its workers run on", () => {
+    expect(services.migrate!.command).toEqual(['sh', '-c', 'npm run db:deploy']);
+    expect(demo.migrate!.command).toEqual(['sh', '-c', 'npm run db:deploy && npm run db:fakes']);
     const scripts = (
       JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
     ).scripts;
@@ -241,7 +256,7 @@ describe('docker-compose.yml', () => {
     expect(scripts['db:fakes']).toBe('tsx dev/fakes/apply-schema.ts');
   });
 
-  it("runs `migrate`'s command with the service's environment alone: no secret of the API's or the workers'", async () => {
+  it("runs the demo's `migrate` command with the service's environment alone: no secret of the API's or the workers'", async () => {
     const env = interpolate(services.migrate!.environment ?? {});
     expect(new URL(env.DATABASE_URL!).hostname).toBe('postgres');
     // The service's database is this run's PostgreSQL here, an empty database of its own.
@@ -249,7 +264,7 @@ describe('docker-compose.yml', () => {
     const name = `compose_migrate_${randomUUID().replaceAll('-', '')}`;
     const url = await createDatabase(serverUrl, name);
     try {
-      const run = spawnSync('sh', ['-c', String(services.migrate!.command![2])], {
+      const run = spawnSync('sh', ['-c', String(demo.migrate!.command![2])], {
         cwd: PROJECT_ROOT,
         env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, DATABASE_URL: url },
         encoding: 'utf8',
@@ -271,10 +286,18 @@ describe('docker-compose.yml', () => {
 
   const composeTool = injectedDebianTool(DOCKER_COMPOSE);
   if ('skip' in composeTool) console.warn(`\`docker-compose config\` skipped: ${composeTool.skip}`);
-  it.skipIf('skip' in composeTool)('passes `docker-compose config`', () => {
-    const run = composeConfig({ PAYMENT_WEBHOOK_SECRET: 'x', ...REQUIRED_SECRETS });
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
+  it.skipIf('skip' in composeTool)('passes `docker-compose config`, and with the demo on top', () => {
+    for (const files of [[FILE], [FILE, DEMO_FILE]]) {
+      const run = composeConfig({ PAYMENT_WEBHOOK_SECRET: 'x', ...REQUIRED_SECRETS }, files);
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+    }
+  });
+
+  it.skipIf('skip' in composeTool)("fails the demo's `docker-compose config` without PAYMENT_WEBHOOK_SECRET", () => {
+    const run = composeConfig(REQUIRED_SECRETS, [FILE, DEMO_FILE]);
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain('set PAYMENT_WEBHOOK_SECRET');
   });
 
   it.skipIf('skip' in composeTool)(
@@ -310,7 +333,7 @@ describe('docker-compose.yml', () => {
       TEMPORAL_CODEC_ENDPOINT: 'http://localhost:3000/codec',
       TEMPORAL_CODEC_INCLUDE_CREDENTIALS: 'true',
     });
-    const api = loadConfig(interpolate(services.api!.environment!, { PAYMENT_WEBHOOK_SECRET: 'x'.repeat(32) }));
+    const api = loadConfig(interpolate(services.api!.environment!, STRIPE));
     expect(api.codecCorsOrigin).toBe('http://localhost:8233');
   });
 });

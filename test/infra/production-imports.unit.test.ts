@@ -3,12 +3,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../dev/paths.js';
-import type { FakesForWorker } from '../../worker/third-parties.js';
 
 /**
  * The project files tsc needs to compile `entry`: every relative module it names, directly or not —
- * static, type-only and `import('literal')` alike. The switches load dev/fakes by a path held in a
- * variable, which neither tsc nor this walk follows.
+ * static, type-only and `import('literal')` alike.
  */
 function compileClosure(entry: string): string[] {
   const seen = new Set<string>();
@@ -26,17 +24,24 @@ function compileClosure(entry: string): string[] {
   return [...seen].sort();
 }
 
-it.each(['worker/main.ts', 'api/server.ts'])(
-  '%s compiles and loads without dev/, bench/ or test/ (the fakes only when switched on)',
-  (entry) => {
-    const closure = compileClosure(entry);
-    expect(closure).toContain('lib/config/index.ts');
-    expect(closure.filter((file) => /^(dev|bench|test)\//.test(file))).toEqual([]);
-  },
-);
+it.each(['worker/main.ts', 'api/server.ts'])('%s compiles and loads without dev/, bench/ or test/', (entry) => {
+  const closure = compileClosure(entry);
+  expect(closure).toContain('lib/config/index.ts');
+  expect(closure.filter((file) => /^(dev|bench|test)\//.test(file))).toEqual([]);
+});
 
-it('dev/fakes has what the worker loads it for', async () => {
-  // A type error here when dev/fakes/index.ts and what its loader expects drift apart.
-  const fakes: FakesForWorker = await import('../../dev/fakes/index.js');
-  expect(Object.keys(fakes)).toEqual(expect.arrayContaining(['assertFakesSchema', 'createFakeThirdParties']));
+it("the production build compiles nothing of dev/: its entries are the service's own", () => {
+  const { config } = ts.readConfigFile(join(PROJECT_ROOT, 'tsconfig.build.json'), ts.sys.readFile) as {
+    config: { include: string[] };
+  };
+  expect(config.include.filter((path) => /^(dev|bench|test)(\/|$)/.test(path))).toEqual([]);
+});
+
+it.each([
+  ['dev/worker.ts', 'worker/run-worker.ts'],
+  ['dev/api.ts', 'api/run-api.ts'],
+])("the local stack's %s runs the service's own %s, the fakes handed in", (entry, product) => {
+  const closure = compileClosure(entry);
+  expect(closure).toContain(product);
+  expect(closure).toContain('dev/fakes/index.ts');
 });

@@ -5,10 +5,14 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { SERVICE_SECRETS } from '../helpers/service-secrets.js';
 
 /**
- * worker/main.ts never runs without third parties it was told to use: no real provider client
- * exists, so without THIRD_PARTIES=fake it refuses, and with it the database must have the fakes'
+ * The service's worker (worker/main.ts) runs on its production third parties only, and refuses to
+ * start without their settings; the local stack's (dev/worker.ts) on the fakes, which need their
  * schema. Each refusal is one log line, before the worker reaches Temporal (nothing listens there).
  */
+const STRIPE = {
+  STRIPE_SECRET_KEY: 'sk_test_third_parties_0123456789abcdefghij',
+  STRIPE_WEBHOOK_SECRET: 'whsec_third_parties_0123456789abcdefghijkl',
+};
 let database: TestDatabase;
 
 beforeAll(async () => {
@@ -42,14 +46,33 @@ function runWorker(
   return { status: run.status, lines };
 }
 
-it('refuses to start without THIRD_PARTIES, saying no provider is configured and how to choose Stripe or the fakes', () => {
-  const { status, lines } = runWorker('worker/main.ts', {});
+it.each([
+  ['without THIRD_PARTIES', {}],
+  ['on THIRD_PARTIES=fake', { THIRD_PARTIES: 'fake' }],
+])(
+  'the service refuses to start %s, naming Stripe and where the fakes run',
+  (_, env) => {
+    const { status, lines } = runWorker('worker/main.ts', env);
+    expect(status).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      msg: expect.stringMatching(
+        /^THIRD_PARTIES(=fake)?: the worker takes payments through Stripe only; set THIRD_PARTIES=stripe .*the local fakes run only on npm start's stack/,
+      ),
+    });
+  },
+  90_000,
+);
+
+it('the service refuses to start on Stripe without a mail server for the notices, naming SMTP_URL', () => {
+  const { status, lines } = runWorker('worker/main.ts', { THIRD_PARTIES: 'stripe', ...STRIPE });
   expect(status).toBe(1);
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatchObject({
     level: 50,
     msg: expect.stringMatching(
-      /^THIRD_PARTIES: no payment provider is configured; set THIRD_PARTIES=stripe .*THIRD_PARTIES=fake/,
+      /^SMTP_URL: the worker sends the customers' notices by email; set SMTP_URL and MAIL_FROM/,
     ),
   });
 }, 90_000);
