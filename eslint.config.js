@@ -119,11 +119,12 @@ const ROOM_RULES = {
 };
 
 /**
- * A path to tooling built at run time (`new URL('../dev/…')`, `import('../dev/…')`), which no import
- * graph sees. One switch still does it (worker/third-parties.ts), with a
- * disable comment saying so; removing the fakes from production is its own issue.
+ * A path to tooling built at run time (`new URL('../dev/…')`, `import('../dev/…')`, or a relative path
+ * into it in any string), which no import graph sees. There is no exception: the service's entries
+ * are its own, and the local stack's (dev/worker.ts, dev/api.ts) hand the fakes in.
  */
 const TOOLING_PATH = String.raw`/(^|\x2F)(dev|bench|test)\x2F|^${BENCH_PACKAGE}(\x2F|$)/`;
+const RELATIVE_TOOLING_PATH = String.raw`/^(\.\.?\x2F)+(dev|bench|test)\x2F/`;
 const NO_TOOLING_AT_RUN_TIME = [
   {
     selector: `ImportExpression > Literal.source[value=${TOOLING_PATH}]`,
@@ -133,7 +134,39 @@ const NO_TOOLING_AT_RUN_TIME = [
     selector: `NewExpression[callee.name='URL'] > Literal.arguments[value=${TOOLING_PATH}]`,
     message: 'Production code does not build a path to dev/, bench/ or test/ (which no import rule sees).',
   },
+  {
+    // Any other string: the import forms have their own messages above.
+    selector: `:not(ImportDeclaration, ExportAllDeclaration, ExportNamedDeclaration, ImportExpression, NewExpression) > Literal[value=${RELATIVE_TOOLING_PATH}], TemplateElement[value.raw=${RELATIVE_TOOLING_PATH}]`,
+    message: 'Production code does not build a path to dev/, bench/ or test/ (which no import rule sees).',
+  },
 ];
+
+/** The rules above, which a production file may not switch off: a disable comment naming one, or none, is itself an error. */
+const GUARDED_RULES = ['no-restricted-syntax', '@typescript-eslint/no-restricted-imports', 'local/no-guard-disabled'];
+const noGuardDisabled = {
+  meta: { type: 'problem', schema: [] },
+  create(/** @type {import('eslint').Rule.RuleContext} */ context) {
+    return {
+      Program() {
+        for (const comment of context.sourceCode.getAllComments()) {
+          // `eslint-disable[-line|-next-line] [rule, …] [-- why]`
+          const [directive = ''] = comment.value.split(/\s--\s/);
+          const found = /^\s*eslint-disable(?:-next-line|-line)?(?:\s+|$)(.*)$/s.exec(directive);
+          if (found === null) continue;
+          const named = (found[1] ?? '')
+            .split(',')
+            .map((rule) => rule.trim())
+            .filter(Boolean);
+          if (named.length === 0 || named.some((rule) => GUARDED_RULES.includes(rule)))
+            context.report({
+              loc: /** @type {import('estree').SourceLocation} */ (comment.loc),
+              message: 'Production code does not switch off the rules that keep dev/, bench/ and test/ out of it.',
+            });
+        }
+      },
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'dist-dev/', '.data/', '.bench/', 'coverage/', 'dev/go/', 'api/public/'] },
@@ -148,7 +181,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  { files: PRODUCTION_FILES, rules: { 'no-restricted-syntax': ['error', ...NO_TOOLING_AT_RUN_TIME] } },
+  {
+    files: PRODUCTION_FILES,
+    plugins: { local: { rules: { 'no-guard-disabled': noGuardDisabled } } },
+    rules: { 'no-restricted-syntax': ['error', ...NO_TOOLING_AT_RUN_TIME], 'local/no-guard-disabled': 'error' },
+  },
   {
     files: ['prisma.config.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [NO_TOOLING] }] },

@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../../dev/paths.js';
  * switched off, since the snippets are not files tsc knows and the import rules need no types.
  */
 const eslint = new ESLint({ cwd: PROJECT_ROOT, overrideConfig: tseslint.configs.disableTypeChecked });
-const IMPORT_RULES = ['@typescript-eslint/no-restricted-imports', 'no-restricted-syntax'];
+const IMPORT_RULES = ['@typescript-eslint/no-restricted-imports', 'no-restricted-syntax', 'local/no-guard-disabled'];
 
 async function importErrors(filePath: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath });
@@ -30,6 +30,18 @@ describe('forbidden imports fail lint', () => {
     ['workflows/x.ts', "import { sleep } from '../test/helpers/x.js';", /does not import dev\/, bench\//],
     ['worker/x.ts', "export const fakes = await import('../dev/fakes/index.js');", /not even at run time/],
     ['api/x.ts', "export const fakes = new URL('../dev/fakes/index.js', import.meta.url);", /build a path to dev\//],
+    ['worker/x.ts', "export const fakes = '../dev/fakes/index.js';", /build a path to dev\//],
+    ['api/x.ts', 'export const fakes = `../../dev/fakes/${"index"}.js`;', /build a path to dev\//],
+    [
+      'worker/x.ts',
+      "// eslint-disable-next-line no-restricted-syntax -- an exception\nexport const f = new URL('../dev/f.js', import.meta.url);",
+      /does not switch off the rules/,
+    ],
+    [
+      'api/x.ts',
+      "// eslint-disable-next-line\nexport const fakes = await import('../dev/fakes/index.js');",
+      /does not switch off/,
+    ],
     ['activities/x.ts', "import { StripePaymentProvider } from '../adapters/stripe/payment-provider.js';", /port/],
     ['store/x.ts', "import { createActivities } from '../activities/index.js';", /store\/ is shared/],
     ['adapters/stripe/x.ts', "import { statusMove } from '../../store/guarded-sql.js';", /adapters\/ implement/],
@@ -58,13 +70,21 @@ describe('allowed imports pass', () => {
     ['dev/x.ts', "import { createFakeThirdParties } from './fakes/index.js';"],
     ['test/x.ts', "import { createActivities } from '../activities/index.js';"],
     ['lib/config/x.ts', "import { parseDuration } from '../duration.js';"],
+    ['api/x.ts', "export const route = '/dev/orders/:id/simulate-payment';"],
+    ['api/x.ts', '// eslint-disable-next-line no-control-regex -- its job\nexport const c = /[\\x00-\\x1f]/;'],
   ])('%s: %s', async (filePath, importLine) => {
     expect(await importErrors(filePath, `${importLine}\nexport const used = 1;\n`)).toEqual([]);
   });
 });
 
-it('the tree keeps the rules: every production file passes them', async () => {
-  const results = await eslint.lintFiles([
+it('the tree keeps the rules: every production file passes them, none switching one off', async () => {
+  // Disable comments ignored: a block `/* eslint-disable */` would hide even the rule against them.
+  const strict = new ESLint({
+    cwd: PROJECT_ROOT,
+    overrideConfig: tseslint.configs.disableTypeChecked,
+    allowInlineConfig: false,
+  });
+  const results = await strict.lintFiles([
     'api',
     'activities',
     'adapters',
