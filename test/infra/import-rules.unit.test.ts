@@ -49,6 +49,8 @@ describe('forbidden imports fail lint', () => {
     ['lib/x.ts', "import { ORDER_STATUSES } from '../domain/statuses.js';", /lib\/ holds leaves/],
     ['lib/config/x.ts', "import { statusMove } from '../../store/guarded-sql.js';", /lib\/ holds leaves/],
     ['handover/x.ts', "import { toProviderEvent } from '../adapters/stripe/events.js';", /through its port/],
+    ['webhooks/x.ts', "import { createSmtpMailer } from '../adapters/smtp/mailer.js';", /imports no adapter/],
+    ['webhooks/x.ts', "import { createActivities } from '../activities/index.js';", /webhooks\/ .* is shared/],
   ])('%s: %s', async (filePath, importLine, why) => {
     const errors = await importErrors(filePath, `${importLine}\nexport const used = 1;\n`);
     expect(errors).toEqual([expect.stringMatching(why)]);
@@ -65,6 +67,7 @@ describe('allowed imports pass', () => {
     ['activities/x.ts', "import type { ThirdParties } from '../adapters/ports/index.js';"],
     ['activities/x.ts', "import { acceptProviderEvent } from '../handover/provider-events.js';"],
     ['handover/x.ts', "import { recordReceivedPayment } from '../store/received-payments.js';"],
+    ['webhooks/x.ts', "import type { InvoiceService } from '../adapters/ports/fulfillment-services.js';"],
     ['workflows/x.ts', "import type { Activities } from '../activities/index.js';"],
     ['worker/x.ts', "import { createActivities } from '../activities/index.js';"],
     ['dev/x.ts', "import { createFakeThirdParties } from './fakes/index.js';"],
@@ -93,6 +96,7 @@ it('the tree keeps the rules: every production file passes them, none switching 
     'lib',
     'ops',
     'store',
+    'webhooks',
     'worker',
     'workflows',
     'prisma.config.ts',
