@@ -14,9 +14,9 @@ export type { InvoiceService, LoyaltyService, Notifier, PaymentProvider };
  * refund held for an operator. Anything else an adapter throws is taken to be our own fault and is
  * retried until it succeeds. Every call carries an idempotency key, so a retry acts at most once.
  *
- * The worker's wiring (worker/third-parties.ts) picks them with THIRD_PARTIES: the local fakes
- * (dev/fakes/), or Stripe (stripe/) as the payment provider with the fakes for the rest, which
- * have no real client yet.
+ * The worker's entry hands them in: the service's (worker/main.ts, wired in worker/third-parties.ts)
+ * Stripe, the customer's email and the webhook endpoints with a fulfilment role; the local stack's
+ * the local fakes.
  */
 export interface ThirdParties {
   paymentProvider: PaymentProvider;

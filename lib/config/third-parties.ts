@@ -5,8 +5,8 @@ import { DEV_WEBHOOK_SECRET, NOT_EMBEDDED, secret } from './secrets.js';
 import { StripeSchema, stripeSettings, type StripeSettings } from './stripe.js';
 
 /**
- * The implementations of the third parties there are: the local fakes (dev/fakes), and Stripe as the
- * payment provider (adapters/stripe) with the fakes for the rest.
+ * The payment providers there are: Stripe (adapters/stripe), the only one the service's worker
+ * runs on, and the local fake, which only the local stack's worker runs (with the other fakes).
  */
 export const THIRD_PARTY_KINDS = ['fake', 'stripe'] as const;
 export type ThirdPartyKind = (typeof THIRD_PARTY_KINDS)[number];
@@ -104,8 +104,8 @@ export function paymentAccount(config: Pick<ThirdPartySettings, 'currency' | 'st
 }
 
 /**
- * The third parties the worker must call, or a ConfigError saying that none is configured: a
- * deployment chooses Stripe, or opts into the fakes knowingly.
+ * The third parties the local stack's worker must call, or a ConfigError saying that none is
+ * configured: it runs Stripe, or the fakes knowingly.
  */
 export function requireThirdParties(config: Pick<ThirdPartySettings, 'thirdParties'>): ThirdPartyKind {
   if (config.thirdParties !== undefined) return config.thirdParties;
