@@ -1,12 +1,11 @@
 import { Writable } from 'node:stream';
 import { setTimeout } from 'node:timers/promises';
-import type { Runner } from 'graphile-worker';
 import { Counter, Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { orderWorkflowId } from '../../domain/messages.js';
 import type { OrderEventType } from '../../domain/order-events.js';
-import { startJobRunner } from '../../lib/job-queue.js';
+import { startJobRunner, type JobRunner } from '../../lib/job-queue.js';
 import { createLogger } from '../../lib/logger.js';
 import { newSigningSecret } from '../../webhooks/signing.js';
 import { createWebhookFulfillmentServices } from '../../webhooks/fulfillment-services.js';
@@ -23,7 +22,7 @@ import { Receiver } from '../helpers/webhook-receiver.js';
  * runs beside it, as in the worker, so the general deliveries reach the same receivers.
  */
 let h: OrderHarness;
-let runner: Runner;
+let runner: JobRunner;
 const logLines: string[] = [];
 const receivers: Receiver[] = [];
 

@@ -1,11 +1,10 @@
-import type { Runner } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomerEmailNotifier } from '../../activities/customer-email-notifier.js';
 import { createCustomerEmails, CUSTOMER_EMAIL_TASK } from '../../activities/customer-emails.js';
 import { createSmtpMailer, type SmtpMailer } from '../../adapters/smtp/mailer.js';
 import { orderWorkflowId } from '../../domain/messages.js';
 import { mailSettings } from '../../lib/config/mail.js';
-import { startJobRunner } from '../../lib/job-queue.js';
+import { startJobRunner, type JobRunner } from '../../lib/job-queue.js';
 import { createLogger } from '../../lib/logger.js';
 import { placeOrder, seedCatalog } from '../helpers/catalog.js';
 import { eventually } from '../helpers/eventually.js';
@@ -21,7 +20,7 @@ import { startOrderHarness, type OrderHarness } from '../helpers/order-harness.j
 let h: OrderHarness;
 let mailpit: TestMailpit;
 let mailer: SmtpMailer;
-let runner: Runner;
+let runner: JobRunner;
 
 beforeAll(async () => {
   [h, mailpit] = await Promise.all([startOrderHarness({ taskQueue: 'orders-email-notices' }), startTestMailpit()]);
