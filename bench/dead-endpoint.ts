@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stockCatalog } from '../dev/chaos/catalog.js';
@@ -8,10 +9,11 @@ import { summarize } from './stats.js';
 
 /**
  * `npx tsx bench/dead-endpoint.ts [--rate N] [--segment S]`: does a dead webhook endpoint move
- * checkout? Open-loop checkout (POST /orders, a third paid through the payment webhook) in three
+ * checkout? Open-loop checkout (POST /orders, a third paid through the payment webhook) in four
  * segments on one local stack: no endpoint, then an endpoint subscribed to every event whose host
  * accepts the connection and never answers (each send waits out WEBHOOK_TIMEOUT while its backlog
- * grows), then that endpoint deleted. The middle segment's p50/p99 against the two around it.
+ * grows), then that endpoint deleted; then a healthy endpoint (it answers at once), to tell what a
+ * dead endpoint costs from what any endpoint's deliveries cost on the same machine.
  */
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {
@@ -32,6 +34,8 @@ interface Segment {
 }
 
 const blackhole = await hangingServer();
+const answering = createHttpServer((_req, res) => res.writeHead(204).end());
+await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve));
 const stack = await startChaosStack({
   paymentWindow: '30s',
   cluster: false,
@@ -44,17 +48,15 @@ try {
   await checkout('warm-up (not counted)', api, catalog.skus, 15);
   const segments: Segment[] = [];
   segments.push(await checkout('no endpoint', api, catalog.skus));
-  const created = await api.admin('POST', '/webhook-endpoints', {
-    url: `http://127.0.0.1:${(blackhole.address() as { port: number }).port}/events`,
-    eventTypes: [...ORDER_EVENT_TYPES],
-  });
-  if (created.status !== 201) throw new Error(`POST /webhook-endpoints answered ${created.status}`);
-  const endpointId = (created.body as { endpoint: { id: string } }).endpoint.id;
+  const dead = await addEndpoint(api, `http://127.0.0.1:${(blackhole.address() as { port: number }).port}/events`);
   segments.push(await checkout('a dead endpoint hearing every event', api, catalog.skus));
-  const pending = await api.admin('GET', `/webhook-deliveries?status=PENDING&endpointId=${endpointId}&limit=200`);
-  const backlog = (pending.body as { deliveries: unknown[] }).deliveries.length;
-  await api.admin('DELETE', `/webhook-endpoints/${endpointId}`);
+  const backlog = await pendingFor(api, dead);
+  await api.admin('DELETE', `/webhook-endpoints/${dead}`);
   segments.push(await checkout('the endpoint deleted', api, catalog.skus));
+  // The same deliveries to a receiver that answers at once: what an endpoint costs, dead or not.
+  const healthy = await addEndpoint(api, `http://127.0.0.1:${(answering.address() as { port: number }).port}/events`);
+  segments.push(await checkout('a healthy endpoint hearing every event', api, catalog.skus));
+  await api.admin('DELETE', `/webhook-endpoints/${healthy}`);
 
   console.log(`\nCheckout at ${RATE}/s for ${SEGMENT_S} s per segment, ${Math.round(PAY_SHARE * 100)} % paid:\n`);
   console.log('| segment | orders | POST /orders p50 / p99 | payment webhook p50 / p99 | failed |');
@@ -69,12 +71,24 @@ try {
   const p99 = (s: Segment) => summarize(s.placeMs).p99 ?? NaN;
   const around = (p99(segments[0]!) + p99(segments[2]!)) / 2;
   console.log(
-    `\nPOST /orders p99 with the dead endpoint ÷ the mean of the segments around it: ${(p99(segments[1]!) / around).toFixed(2)}×; deliveries pending for it when it was deleted: ${backlog}${backlog === 200 ? ' or more' : ''}`,
+    `\nPOST /orders p99 with the dead endpoint ÷ the mean of the segments around it: ${(p99(segments[1]!) / around).toFixed(2)}×; with the healthy one: ${(p99(segments[3]!) / around).toFixed(2)}×; deliveries pending for the dead one when it was deleted: ${backlog}${backlog === 200 ? ' or more' : ''}`,
   );
 } finally {
   await stack.stop();
   blackhole.close();
+  answering.close();
   for (const socket of held) socket.destroy();
+}
+
+async function addEndpoint(api: ChaosClient, url: string): Promise<string> {
+  const created = await api.admin('POST', '/webhook-endpoints', { url, eventTypes: [...ORDER_EVENT_TYPES] });
+  if (created.status !== 201) throw new Error(`POST /webhook-endpoints answered ${created.status}`);
+  return (created.body as { endpoint: { id: string } }).endpoint.id;
+}
+
+async function pendingFor(api: ChaosClient, endpointId: string): Promise<number> {
+  const pending = await api.admin('GET', `/webhook-deliveries?status=PENDING&endpointId=${endpointId}&limit=200`);
+  return (pending.body as { deliveries: unknown[] }).deliveries.length;
 }
 
 /** Open loop: an order every 1/RATE s whatever the answers, a third of them paid at once. */
