@@ -36,16 +36,13 @@ export const ACTION_KINDS = [
 /** The marker the TypeScript SDK (its Core) records for a local activity's result. */
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
+/** No action of any kind: what a count starts from. */
+export function noActions(): Actions {
+  return { total: 0, start: 0, update: 0, signal: 0, timer: 0, upsert: 0, activityAttempts: 0, localActivityTasks: 0 };
+}
+
 export function billableActions(history: History): Actions {
-  const counted: Omit<Actions, 'total'> = {
-    start: 0,
-    update: 0,
-    signal: 0,
-    timer: 0,
-    upsert: 0,
-    activityAttempts: 0,
-    localActivityTasks: 0,
-  };
+  const { total: _none, ...counted } = noActions();
   // The commands of one workflow task follow its WORKFLOW_TASK_COMPLETED event: its markers are its
   // local activities, and the task counts once whatever number it records.
   let taskRecordsLocalActivity: boolean | undefined;

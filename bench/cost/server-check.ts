@@ -12,7 +12,7 @@ import { chargeFakePayment } from '../../dev/fakes/payment-provider.js';
 import { findFreePort } from '../../dev/ports.js';
 import { FLOOR_TASK_QUEUE } from '../floor/messages.js';
 import { startMinimalTimer } from '../floor/runs.js';
-import { billableActions, historySize, type Actions } from './actions.js';
+import { billableActions, historySize, noActions, type Actions } from './actions.js';
 
 /**
  * The history-based count held against Temporal Server's own `action` counter (its frontend's
@@ -211,7 +211,7 @@ async function measure(parts: Parts, name: string, drive: () => Promise<string[]
   const elapsedS = (performance.now() - startedAt) / 1000;
   const statements = (await serviceStatements(parts.db)) - statementsBefore - parts.backgroundStatementsPerS * elapsedS;
 
-  const history = emptyActions();
+  const history = noActions();
   const size = { events: 0, bytes: 0 };
   for (const workflowId of workflowIds) {
     for await (const run of runsOf(parts.temporal, workflowId)) {
@@ -221,7 +221,7 @@ async function measure(parts: Parts, name: string, drive: () => Promise<string[]
       size.bytes += bytes;
     }
   }
-  const server = emptyActions();
+  const server = noActions();
   const notInHistory: Record<string, number> = {};
   for (const [type, count] of after) {
     const delta = count - (before.get(type) ?? 0);
@@ -320,10 +320,6 @@ async function readActions(metricsUrl: string): Promise<Counter> {
     if (type !== undefined && Number.isFinite(value)) counter.set(type, (counter.get(type) ?? 0) + value);
   }
   return counter;
-}
-
-function emptyActions(): Actions {
-  return { total: 0, start: 0, update: 0, signal: 0, timer: 0, upsert: 0, activityAttempts: 0, localActivityTasks: 0 };
 }
 
 function add(into: Actions, more: Actions): void {

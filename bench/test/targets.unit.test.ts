@@ -7,7 +7,7 @@ import { summarize } from '../stats.js';
 import type { StormResult } from '../storm.js';
 import type { FloorResult, FloorStorm } from '../floor/floor.js';
 import type { ProbeResult } from '../storm-probes.js';
-import type { Actions } from '../cost/actions.js';
+import { ACTION_KINDS, noActions, type Actions } from '../cost/actions.js';
 import type { PathCost } from '../cost/paths.js';
 import type { SustainedResult } from '../sustained.js';
 import { judgeTargets, rampHasEnough, sideBySideRate, type TargetVerdict } from '../targets.js';
@@ -173,18 +173,9 @@ function crashStorm(): StormResult {
 
 /** A recorded path's cost: its actions by kind, and its history's bytes. */
 function pathCost(path: string, kinds: Partial<Omit<Actions, 'total'>>, bytes: number): PathCost {
-  const actions = {
-    start: 0,
-    update: 0,
-    signal: 0,
-    timer: 0,
-    upsert: 0,
-    activityAttempts: 0,
-    localActivityTasks: 0,
-    ...kinds,
-  };
-  const total = Object.values(actions).reduce((a, b) => a + b, 0);
-  return { path, history: path, actions: { total, ...actions }, events: 20, bytes, hours: 0, perHour: false };
+  const actions = { ...noActions(), ...kinds };
+  actions.total = ACTION_KINDS.reduce((sum, kind) => sum + actions[kind], 0);
+  return { path, history: path, actions, events: 20, bytes, hours: 0, perHour: false };
 }
 
 const projectFloor = floor('project', { temporal: 20, 'floor worker': 8, bench: 3 });

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { Webhook } from 'standardwebhooks';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
@@ -43,4 +44,19 @@ export class Receiver {
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
   }
+}
+
+/** Each request verified with the endpoint's secret (throws on a bad signature), then each order's seqs in order. */
+export function verifiedSeqsByOrder(requests: readonly Pick<Received, 'headers' | 'body'>[], secret: string) {
+  const seqs = new Map<string, number[]>();
+  for (const r of requests) {
+    const { data } = new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as {
+      data: { orderId: string; seq: number };
+    };
+    seqs.set(
+      data.orderId,
+      [...(seqs.get(data.orderId) ?? []), data.seq].sort((a, b) => a - b),
+    );
+  }
+  return seqs;
 }
