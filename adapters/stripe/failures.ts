@@ -42,13 +42,16 @@ export function isMissing(err: unknown): boolean {
 /**
  * Stripe's error in the adapters' failure contract: unavailable, retryable; refused (card and
  * invalid-request errors), not retryable. A key Stripe does not accept (401, 403) is our
- * configuration's fault, not the provider's refusal, and is passed on as it is: retried until the
- * key is fixed rather than ending bounded steps. Anything that is not Stripe's error is ours too.
+ * configuration's fault, not the provider's refusal: an error of ours, retried until the key is
+ * fixed rather than ending bounded steps, whose message leaves out Stripe's, which may quote the
+ * key (stripe-mock's does, whole). Anything that is not Stripe's error is ours too.
  */
 export function providerFailure(err: unknown, operation: string): unknown {
   if (!(err instanceof Stripe.errors.StripeError)) return err;
   if (err instanceof Stripe.errors.StripeAuthenticationError || err instanceof Stripe.errors.StripePermissionError)
-    return err;
+    return new Error(
+      `Stripe refused our API key to ${operation} (${err.type}, ${err.statusCode ?? 'no status'}, request ${err.requestId ?? 'unknown'}): check STRIPE_SECRET_KEY and its permissions`,
+    );
   const unavailable = isUnavailable(err);
   return ApplicationFailure.create({
     type: unavailable ? THIRD_PARTY_FAILURES.unavailable : THIRD_PARTY_FAILURES.rejected,

@@ -125,8 +125,16 @@ export class FakeStripe {
       return record({ status: 500, body: error('api_error', 'An unknown error occurred') });
     if (this.outage === 'rate-limited')
       return record({ status: 429, body: error('invalid_request_error', 'Too many requests', 'rate_limit') });
-    if (header(req, 'authorization') !== `Bearer ${this.secretKey}`)
-      return record({ status: 401, body: error('invalid_request_error', 'Invalid API Key provided') });
+    // Quoting the key, as stripe-mock does (Stripe masks all but its end): the adapter must not pass it on.
+    const authorization = header(req, 'authorization');
+    if (authorization !== `Bearer ${this.secretKey}`)
+      return record({
+        status: 401,
+        body: error(
+          'invalid_request_error',
+          `Invalid API Key provided: ${authorization?.replace(/^Bearer /, '') ?? ''}`,
+        ),
+      });
     if (req.method === 'POST' && !header(req, 'content-type')?.startsWith('application/x-www-form-urlencoded'))
       return record({
         status: 400,
