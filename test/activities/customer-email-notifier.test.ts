@@ -3,12 +3,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCustomerEmailNotifier } from '../../activities/customer-email-notifier.js';
 import { createCustomerEmails } from '../../activities/customer-emails.js';
-import { createSmtpMailer, type SmtpMailer } from '../../adapters/smtp/mailer.js';
+import type { SmtpMailer } from '../../adapters/smtp/mailer.js';
 import type { NotificationTemplate } from '../../domain/statuses.js';
-import { mailSettings } from '../../lib/config/mail.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { startTestMailpit, type TestMailpit } from '../helpers/mailpit.js';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import type { TestDatabase } from '../helpers/database.js';
+import type { TestMailpit } from '../helpers/mailpit.js';
+import type { TcpProxy } from '../helpers/tcp-proxy.js';
+import { FROM_DOMAIN, startMailServer, type MailServer } from '../helpers/mail-server.js';
 
 /**
  * The production Notifier against a real SMTP server (Mailpit, which takes mail only for
@@ -19,36 +19,16 @@ let database: TestDatabase;
 let mailpit: TestMailpit;
 let proxy: TcpProxy;
 let mailer: SmtpMailer;
-
-const FROM_DOMAIN = 'shop.example';
+let server: MailServer | undefined;
 
 beforeAll(async () => {
-  [database, mailpit] = await Promise.all([
-    createTestDatabase(),
-    startTestMailpit(['--smtp-allowed-recipients', '@customers\\.example$']),
-  ]);
-  proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(mailpit.smtpUrl).port) });
-  mailer = createSmtpMailer(
-    mailSettings({
-      SMTP_URL: `smtp://127.0.0.1:${proxy.port}`,
-      MAIL_FROM: `Widget Shop <orders@${FROM_DOMAIN}>`,
-      MAIL_TIME_ZONE: 'UTC',
-      SMTP_TIMEOUT: '5s',
-    })!,
-  );
+  server = await startMailServer();
+  ({ database, mailpit, proxy, mailer } = server);
 }, 10 * 60_000); // a fresh machine builds Mailpit first
 
-afterAll(async () => {
-  mailer?.close();
-  await proxy?.close();
-  await mailpit?.stop();
-  await database?.drop();
-});
+afterAll(() => server?.close());
 
-beforeEach(async () => {
-  await proxy.up();
-  await mailpit.clear();
-});
+beforeEach(() => server!.reset());
 
 const deps = () => ({ pool: database.prisma.pool, mailer, currency: 'eur' });
 const notifier = () => createCustomerEmailNotifier(deps());

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCustomerEmails, type OrderEventRow } from '../../activities/customer-emails.js';
 import { MailerUnavailable, type Mailer } from '../../adapters/ports/mailer.js';
 import { createSmtpMailer, type SmtpMailer } from '../../adapters/smtp/mailer.js';
-import { mailSettings, type MailSettings } from '../../lib/config/mail.js';
 import { PROJECT_ROOT } from '../../dev/paths.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import type { TestDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestMailpit, type ReceivedEmail, type TestMailpit } from '../helpers/mailpit.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { FROM_DOMAIN, shopMailSettings, startMailServer, type MailServer } from '../helpers/mail-server.js';
 
 /**
  * The customer emails end to end against a real SMTP server: an order row and its event inserted as
@@ -21,42 +21,17 @@ let database: TestDatabase;
 let mailpit: TestMailpit;
 /** Between the mailer and Mailpit: down() is an SMTP server that cannot be reached. */
 let proxy: TcpProxy;
-let settings: MailSettings;
 let mailer: SmtpMailer;
-
-const FROM_DOMAIN = 'shop.example';
+let server: MailServer | undefined;
 
 beforeAll(async () => {
-  [database, mailpit] = await Promise.all([
-    createTestDatabase(),
-    startTestMailpit(['--smtp-allowed-recipients', '@customers\\.example$']),
-  ]);
-  proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(mailpit.smtpUrl).port) });
-  settings = smtpSettings(`smtp://127.0.0.1:${proxy.port}`);
-  mailer = createSmtpMailer(settings);
+  server = await startMailServer();
+  ({ database, mailpit, proxy, mailer } = server);
 }, 10 * 60_000); // a fresh machine builds Mailpit first (a minute or more on 2 cores)
 
-afterAll(async () => {
-  mailer?.close();
-  await proxy?.close();
-  await mailpit?.stop();
-  await database?.drop();
-});
+afterAll(() => server?.close());
 
-beforeEach(async () => {
-  await proxy.up();
-  await mailpit.clear();
-});
-
-function smtpSettings(smtpUrl: string): MailSettings {
-  return mailSettings({
-    SMTP_URL: smtpUrl,
-    MAIL_FROM: `Widget Shop <orders@${FROM_DOMAIN}>`,
-    MAIL_REPLY_TO: `help@${FROM_DOMAIN}`,
-    MAIL_TIME_ZONE: 'UTC',
-    SMTP_TIMEOUT: '5s',
-  })!;
-}
+beforeEach(() => server!.reset());
 
 function consumer(using: Mailer = mailer) {
   return createCustomerEmails({ pool: database.prisma.pool, mailer: using, currency: 'eur' });
@@ -323,7 +298,7 @@ describe('exactly one email per event', () => {
 
   it('a server that drops copies by Message-ID keeps one across that death', async () => {
     const deduplicating = await startTestMailpit(['--ignore-duplicate-ids']);
-    const direct = createSmtpMailer(smtpSettings(deduplicating.smtpUrl));
+    const direct = createSmtpMailer(shopMailSettings(deduplicating.smtpUrl));
     try {
       const orderId = await order();
       const placed = await event(orderId, 'order.placed');
