@@ -56,12 +56,15 @@ export const noticeOptions: LocalActivityOptions = {
 };
 
 /**
- * Fulfillment after payment (invoice, notification, loyalty): regular activities, each retrying
- * on its own long enough to ride out a downstream that is down for a while (about 10 minutes over
- * 15 attempts), then dead-lettered (FAILED, NeedsAttention) for an operator.
+ * Fulfillment after payment (invoice, notification, loyalty): local activities, so the three
+ * steps run in the workflow task that recorded the payment and cost no action of their own. Each
+ * retries on its own long enough to ride out a downstream that is down for a while (about 10
+ * minutes over 15 attempts; past the first second each wait is a durable timer), then is
+ * dead-lettered (FAILED, NeedsAttention) for an operator.
  */
-export const fulfillmentOptions: ActivityOptions = {
+export const fulfillmentOptions: LocalActivityOptions = {
   startToCloseTimeout: '30s',
+  localRetryThreshold: LOCAL_RETRY_THRESHOLD,
   retry: { ...retryable, initialInterval: '1s', maximumInterval: '1m', maximumAttempts: 15 },
 };
 

@@ -15,9 +15,10 @@ import {
  * so a call through the wrong preset does not compile.
  *
  * The calls that follow a decision run as local activities, inside the workflow task that decided:
- * an expired order is cancelled, compensated and finished in one task instead of four. Fulfillment
- * and the sweep stay regular activities: they call slow third parties (or Temporal) and retry for
- * minutes, which belongs on the task queue, visible as pending activities in the Web UI.
+ * an expired order is cancelled, compensated and finished in one task instead of four, and a paid
+ * one is recorded and fulfilled in one (each task recording local activities is one Temporal
+ * action; each activity is one more). The sweeps stay regular activities: they page through
+ * Temporal or the provider for up to a minute, and are started by a schedule, not by an order.
  */
 export const callerWaiting =
   proxyLocalActivities<Pick<Activities, 'placeOrder' | 'extendDeadline'>>(callerWaitingOptions);
@@ -47,7 +48,7 @@ export const money =
 export const messaging = proxyLocalActivities<Pick<Activities, 'notifyCustomer'>>(noticeOptions);
 
 export const fulfillment =
-  proxyActivities<Pick<Activities, 'issueInvoice' | 'sendPaymentNotification' | 'awardLoyaltyPoints'>>(
+  proxyLocalActivities<Pick<Activities, 'issueInvoice' | 'sendPaymentNotification' | 'awardLoyaltyPoints'>>(
     fulfillmentOptions,
   );
 

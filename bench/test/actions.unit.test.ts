@@ -12,9 +12,9 @@ type Event = proto.temporal.api.history.v1.IHistoryEvent;
  */
 const ACTION_BUDGET = {
   'an order that expires': 6,
-  'one paid and fulfilled': 10,
+  'one paid and fulfilled': 7,
   // The paid path and the reminder's two: its timer, and the task of its local activity.
-  'reminded before its deadline (PAYMENT_REMINDER_BEFORE), then paid': 12,
+  'reminded before its deadline (PAYMENT_REMINDER_BEFORE), then paid': 9,
 } as const;
 
 const task = (): Event[] => [
