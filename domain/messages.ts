@@ -187,6 +187,22 @@ export interface LifecycleStatus {
   waits: string[];
 }
 
+/**
+ * How an order's run ended: its result. The history keeps it, so it carries only what the end came
+ * to, and leaves out what is empty but what an operator must still do: the deadline and the rest
+ * are the database's, and the `status` query answers them while the run is there to ask.
+ */
+export interface OrderOutcome {
+  status: LifecycleStatus['status'];
+  cancelReason?: CancelReason;
+  /** The payments the run settled. */
+  payments?: LifecycleStatus['payments'];
+  /** A paid order's fulfillment steps. */
+  fulfillment?: Record<FulfillmentStep, StepStatus>;
+  /** What an operator must still do for this order, in words; empty (said so) when nothing. */
+  needsAttention: string[];
+}
+
 /** The API creates the order through the workflow (update-with-start), see docs/architecture.md, "Placing an order". */
 export const placeOrderUpdate = defineUpdate<PlacedOrder, [PlaceOrderRequest]>('placeOrder');
 export const paidSignal = defineSignal<[PaymentNotice]>('paid');

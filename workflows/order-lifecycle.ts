@@ -1,5 +1,5 @@
 import { allHandlersFinished, CancellationScope, condition, log, workflowInfo } from '@temporalio/workflow';
-import type { LifecycleStatus, OrderLifecycleInput } from '../domain/messages.js';
+import type { OrderLifecycleInput, OrderOutcome } from '../domain/messages.js';
 import type { CancelReason, OrderStatus } from '../domain/statuses.js';
 import { database } from './activity-proxies.js';
 import { notifyCustomer } from './notices.js';
@@ -34,7 +34,7 @@ export async function OrderLifecycle({
   orderId,
   adopt = false,
   continued,
-}: OrderLifecycleInput): Promise<LifecycleStatus> {
+}: OrderLifecycleInput): Promise<OrderOutcome> {
   const run = new OrderRun(orderId, { adopt, continued });
   registerOrderHandlers(run);
 
@@ -230,7 +230,7 @@ async function fulfil(run: OrderRun, fromRecord: boolean): Promise<void> {
 }
 
 /** The only way out: once no handler runs, every payment the run accepted is settled. */
-async function end(run: OrderRun): Promise<LifecycleStatus> {
+async function end(run: OrderRun): Promise<OrderOutcome> {
   run.enter('ending');
   await condition(allHandlersFinished);
   log.info('order lifecycle finished', {
@@ -238,5 +238,5 @@ async function end(run: OrderRun): Promise<LifecycleStatus> {
     status: run.status,
     workflowId: workflowInfo().workflowId,
   });
-  return run.snapshot();
+  return run.outcome();
 }

@@ -6,6 +6,7 @@ import {
   type ContinuedRun,
   type LifecyclePhase,
   type LifecycleStatus,
+  type OrderOutcome,
   type OrderForRun,
   type PaymentReminder,
   type PlacedOrder,
@@ -206,6 +207,18 @@ export class OrderRun {
       fulfillment: this.status === 'PAID' ? { ...this.fulfillment.status } : null,
       needsAttention: this.attention.items,
       waits: this.waits.described,
+    };
+  }
+
+  /** The run's result: what its end came to (OrderOutcome). */
+  outcome(): OrderOutcome {
+    const { status, cancelReason, payments, fulfillment, needsAttention } = this.snapshot();
+    return {
+      status,
+      ...(cancelReason && { cancelReason }),
+      ...(payments.length > 0 && { payments }),
+      ...(fulfillment && { fulfillment }),
+      needsAttention,
     };
   }
 
