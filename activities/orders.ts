@@ -42,12 +42,14 @@ export type GuardedCancelOutcome =
   | { outcome: 'PAYMENT_RECEIVED'; paymentId: string };
 
 /**
- * cancelOrder's answer: the guarded cancel's, and for its winner whether the customer was told
- * in the same call. `false`: the notice is still owed, and the workflow sends it with its own retries.
+ * cancelOrder's answer, which the run's history keeps: the guarded cancel's, and for its winner only
+ * what is read of it. `customerTold`: whether the customer was told in the same call (`false`: the
+ * notice is still owed, and the workflow sends it with its own retries). `lagMs`: how long after its
+ * deadline the order was cancelled (negative: before it), for the cancel-lag metric.
  */
 export type CancelOrderOutcome =
   | Exclude<GuardedCancelOutcome, { outcome: 'CANCELLED' }>
-  | (Extract<GuardedCancelOutcome, { outcome: 'CANCELLED' }> & { customerTold: boolean });
+  | { outcome: 'CANCELLED'; customerTold: boolean; lagMs: number };
 
 /**
  * How long the placement waits for the provider to create the payment: well inside the placement's
@@ -113,19 +115,20 @@ export function createOrderActivities(deps: ActivityDeps) {
       const result = await cancelWithin(db.pool, input, await asOf(deps));
       if (result.outcome !== 'CANCELLED') return result;
       log.info('order cancelled', { orderId: input.orderId, reason: input.reason });
+      const lagMs = Date.parse(result.cancelledAt) - Date.parse(result.expiresAt);
       try {
         // A notice still running when the wait ends may land later: its key keeps it to one message.
         await withinMs(
           NOTICE_WITH_CANCEL_MS,
           sendNotice(deps.notifier, { orderId: input.orderId, template: 'ORDER_CANCELLED' }, result.customerId),
         );
-        return { ...result, customerTold: true };
+        return { outcome: 'CANCELLED', customerTold: true, lagMs };
       } catch (err) {
         log.warn('order cancelled, its notice left to the workflow', {
           orderId: input.orderId,
           error: err instanceof Error ? err.message : String(err),
         });
-        return { ...result, customerTold: false };
+        return { outcome: 'CANCELLED', customerTold: false, lagMs };
       }
     },
 

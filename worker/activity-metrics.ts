@@ -15,7 +15,7 @@ const OBSERVERS: { [K in keyof Activities]?: (metrics: WorkerMetrics, input: Inp
     if (result.outcome !== 'CANCELLED') return;
     metrics.ordersCancelled.inc({ reason: input.reason });
     if (input.reason === 'PAYMENT_TIMEOUT') {
-      const lagSeconds = (Date.parse(result.cancelledAt) - Date.parse(result.expiresAt)) / 1000;
+      const lagSeconds = result.lagMs / 1000;
       metrics.cancelLag.observe(lagSeconds);
       if (lagSeconds < 0) metrics.cancelledEarly.inc();
     }

@@ -252,6 +252,19 @@ describe('guarded updates under real concurrency', () => {
 });
 
 describe("the cancel's notice", () => {
+  it("the winning cancel answers only what its run and the worker's metric read: told, and the lag past the deadline", async () => {
+    const { order } = await placedOrder();
+    const result = await run(acts.cancelOrder, { orderId: order.id, reason: 'CUSTOMER' });
+    const row = await database.prisma.order.findUniqueOrThrow({ where: { id: order.id } });
+    // A customer's cancel comes before the deadline: a negative lag.
+    expect(result).toEqual({
+      outcome: 'CANCELLED',
+      customerTold: true,
+      lagMs: row.cancelledAt!.getTime() - row.expiresAt.getTime(),
+    });
+    expect((result as { lagMs: number }).lagMs).toBeLessThan(0);
+  });
+
   it('a notice the messaging provider fails does not undo or fail the cancel: the answer says it is still owed', async () => {
     const { sku, order } = await placedOrder();
     const faults = new FakeFaults(database.prisma);

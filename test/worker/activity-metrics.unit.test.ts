@@ -59,13 +59,9 @@ describe('activity metrics', () => {
 
   it('counts a timeout cancel that landed before its deadline as early', async () => {
     const metrics = createWorkerMetrics();
-    const won = (cancelledAt: string) => ({
-      outcome: 'CANCELLED',
-      cancelledAt,
-      expiresAt: '2026-12-03T12:00:00.000Z',
-    });
-    await observe(metrics, 'cancelOrder', { reason: 'PAYMENT_TIMEOUT' }, won('2026-12-03T12:00:00.120Z'));
-    await observe(metrics, 'cancelOrder', { reason: 'PAYMENT_TIMEOUT' }, won('2026-12-03T11:59:59.990Z'));
+    const won = (lagMs: number) => ({ outcome: 'CANCELLED', customerTold: true, lagMs });
+    await observe(metrics, 'cancelOrder', { reason: 'PAYMENT_TIMEOUT' }, won(120));
+    await observe(metrics, 'cancelOrder', { reason: 'PAYMENT_TIMEOUT' }, won(-10));
     expect(await total(metrics.cancelledEarly)).toBe(1);
     const lag = (await metrics.cancelLag.get()).values;
     expect(lag.find((v) => v.metricName === 'order_cancel_lag_seconds_count')?.value).toBe(2);

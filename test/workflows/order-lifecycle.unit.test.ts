@@ -66,13 +66,7 @@ async function placedOrder(orderId: string): Promise<PlacedOrder> {
   };
 }
 
-const cancelled = (customerTold = false): CancelOrderOutcome => ({
-  outcome: 'CANCELLED',
-  cancelledAt: new Date().toISOString(),
-  expiresAt: new Date().toISOString(),
-  customerId: 'c-1',
-  customerTold,
-});
+const cancelled = (customerTold = false): CancelOrderOutcome => ({ outcome: 'CANCELLED', customerTold, lagMs: 0 });
 const decided = (outcome: 'PAID' | 'REFUND_PENDING'): PaymentDecision => ({
   outcome,
   paymentStatus: outcome === 'PAID' ? 'CAPTURED' : 'REFUND_PENDING',
