@@ -1,6 +1,7 @@
 import { Prisma } from '@prisma/client';
 import { log } from '@temporalio/activity';
 import type { OrderForRun, PlacedOrder, PlaceOrderRequest } from '../domain/messages.js';
+import { inSkuOrder, placementOf, type Placement } from '../domain/placement.js';
 import { MAX_ORDER_TOTAL_CENTS } from '../domain/order-total.js';
 import { MINIMUM_CHARGE_CENTS } from '../lib/currencies.js';
 import {
@@ -87,21 +88,23 @@ export function createOrderActivities(deps: ActivityDeps) {
      * carries what the customer needs to pay (or PENDING, when the provider cannot create it now:
      * the order stands, and its run creates the payment later). Safe to run again for the same
      * order id: a replay returns the order that was written (even once the customer is at the limit).
+     * The answer is what the placement decided (Placement); the run has the rest in its request.
      */
-    async placeOrder(request: PlaceOrderRequest): Promise<OrderForRun> {
+    async placeOrder(request: PlaceOrderRequest): Promise<Placement> {
       const { order: placed, reminded } = await placeOrReplay(request);
       // Only an unpaid order needs a payment: one of total 0 is paid as it is placed.
-      if (placed.payment !== null || placed.status !== INITIAL_STATUS.order) return forRun(placed, reminded);
+      if (placed.payment !== null || placed.status !== INITIAL_STATUS.order)
+        return placementOf(forRun(placed, reminded));
       try {
         const payment = await withinMs(PAYMENT_AT_PLACEMENT_MS, openPayment(deps, placed.id));
-        return forRun({ ...placed, payment }, reminded);
+        return placementOf(forRun({ ...placed, payment }, reminded));
       } catch (err) {
         if (!isProviderFailure(err) && !(err instanceof TookTooLong)) throw err;
         log.warn('the provider could not create the payment yet: the order stands, its run tries again', {
           orderId: placed.id,
           error: err instanceof Error ? err.message : String(err),
         });
-        return forRun({ ...placed, payment: 'PENDING' }, reminded);
+        return placementOf(forRun({ ...placed, payment: 'PENDING' }, reminded));
       }
     },
 
@@ -442,14 +445,6 @@ async function holdCustomerLimits(tx: Queryable, request: PlaceOrderRequest, dep
         throw businessFailure('TOO_MANY_UNITS_HELD', { sku: line.sku, limit: maxUnits, held: already });
     }
   }
-}
-
-/**
- * Products are locked in SKU order by byte value, which is how both JavaScript's `<` and PostgreSQL's
- * "C" collation compare the SKUs' ASCII (the database's default collation may differ).
- */
-function inSkuOrder(a: { sku: string }, b: { sku: string }): number {
-  return a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0;
 }
 
 /** The order with its items (in lock order), in one statement. */

@@ -7,6 +7,7 @@ import { loadConfig } from '../lib/config/index.js';
 import { paymentAccount } from '../lib/config/third-parties.js';
 import { createDb, type Db } from '../lib/db.js';
 import type { PlaceOrderRequest, PlacedOrder } from '../domain/messages.js';
+import { placedFrom } from '../domain/placement.js';
 
 /**
  * The service's own activities, run in the bench process without a workflow: the baseline's
@@ -47,9 +48,9 @@ export function createDirectActivities(
     db,
     activities: createActivities(deps),
     run,
-    placeExpiringAt(request, expiresAtMs) {
+    async placeExpiringAt(request, expiresAtMs) {
       const { placeOrder } = createOrderActivities({ ...deps, paymentWindowMs: Math.max(0, expiresAtMs - Date.now()) });
-      return run(placeOrder, request);
+      return placedFrom(request, await run(placeOrder, request));
     },
     close: () => db.$disconnect(),
   };

@@ -12,6 +12,7 @@ import {
   retryRefundUpdate,
   statusQuery,
 } from '../domain/messages.js';
+import { placedFrom } from '../domain/placement.js';
 import { callerWaiting, database } from './activity-proxies.js';
 import { businessCause, failureKind } from './failures.js';
 import type { OrderRun } from './order-run.js';
@@ -22,7 +23,7 @@ export function registerOrderHandlers(run: OrderRun): void {
     placeOrderUpdate,
     async (request) => {
       try {
-        const placed = await callerWaiting.placeOrder(request);
+        const placed = placedFrom(request, await callerWaiting.placeOrder(request));
         run.takeOver(placed);
         return placedOrderOf(placed);
       } catch (err) {

@@ -1,4 +1,5 @@
 import type { PhaseContext } from '../context.js';
+import { placedFrom } from '../../domain/placement.js';
 import { createDirectActivities } from '../direct-placement.js';
 import { cancelOutcome, waitUntilSettled } from '../outcomes.js';
 import { runPaced, type PacedRun } from '../pacer.js';
@@ -61,7 +62,8 @@ export async function runPeerSustained(
     maxInFlight: 256,
     progress: (line) => ctx.progress(`${kind}: creating ${line}`),
     task: async (i) => {
-      const placed = await seed.run(seed.activities.placeOrder, placeRequest(group, i));
+      const request = placeRequest(group, i);
+      const placed = placedFrom(request, await seed.run(seed.activities.placeOrder, request));
       await deadlines.schedule(placed.id, Date.parse(placed.expiresAt));
       if (i % PAY_EVERY === PAY_EVERY - 1 && (await payDirectly(seed, placed))) await deadlines.forget(placed.id);
     },

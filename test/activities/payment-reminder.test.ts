@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, type Activities } from '../../activities/index.js';
 import { createFakeThirdParties } from '../../dev/fakes/index.js';
 import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
-import { realActivities, runActivity as run } from '../helpers/activities.js';
+import { realActivities, runActivity as run, placeWith } from '../helpers/activities.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /** The reminder's guarded statement on real PostgreSQL: who may be reminded, once, and what a loser learns. */
@@ -23,7 +23,7 @@ async function placedOrder(activities = acts) {
   await database.prisma.product.create({
     data: { sku, name: 'Widget', priceCents: 1000, available: 5, stockAdded: 5 },
   });
-  return run(activities.placeOrder, {
+  return placeWith(activities, {
     orderId: randomUUID(),
     customerId: 'c1',
     items: [{ sku, quantity: 1 }],

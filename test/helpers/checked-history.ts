@@ -3,7 +3,7 @@ import type { Prisma } from '@prisma/client';
 import { FAKE_PAYMENT_ACCOUNT } from '../../dev/fakes/payment-provider.js';
 import { recordReceivedPayment, type VerifiedPayment } from '../../store/received-payments.js';
 import { checkInvariants, type Invariant, type InvariantReport } from '../../ops/invariants.js';
-import { realActivities, runActivity as run } from './activities.js';
+import { realActivities, runActivity as run, placeWith } from './activities.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 /**
@@ -44,7 +44,7 @@ export async function writeCheckedHistory(): Promise<CheckedHistory> {
     await run(acts.settlePayment, { paymentId: payment.paymentId, orderId: payment.orderId });
   };
   const place = (orderId: string, couponCode?: string) =>
-    run(acts.placeOrder, {
+    placeWith(acts, {
       orderId,
       customerId: 'c1',
       items: [{ sku, quantity: 2 }],

@@ -8,7 +8,7 @@ import { FAKE_PAYMENT_ACCOUNT, moveFakePayment } from '../../dev/fakes/payment-p
 import { query } from '../../lib/sql.js';
 import { BUSINESS_INVARIANTS, checkInvariants } from '../../ops/invariants.js';
 import { recordReceivedPayment } from '../../store/received-payments.js';
-import { realActivities, runActivity as run } from '../helpers/activities.js';
+import { realActivities, runActivity as run, placeWith } from '../helpers/activities.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**
@@ -54,7 +54,7 @@ async function product(priceCents = 1000) {
 
 async function placed(on: Activities = acts, couponCode?: string) {
   const sku = await product();
-  return run(on.placeOrder, {
+  return placeWith(on, {
     orderId: randomUUID(),
     customerId: 'c-events',
     items: [{ sku, quantity: 2 }],
@@ -99,8 +99,8 @@ describe('each change writes its event', () => {
   it('a placement delivered twice writes its event once', async () => {
     const sku = await product();
     const request = { orderId: randomUUID(), customerId: 'c-twice', items: [{ sku, quantity: 1 }], requestHash: 'h' };
-    await Promise.all([run(acts.placeOrder, request), run(acts.placeOrder, request)]);
-    await run(acts.placeOrder, request);
+    await Promise.all([placeWith(acts, request), placeWith(acts, request)]);
+    await placeWith(acts, request);
     expect(await typesOf(request.orderId)).toEqual(['order.placed']);
   });
 
@@ -178,7 +178,7 @@ describe('each change writes its event', () => {
     const customerId = `bulk-${randomUUID().slice(0, 8)}`;
     const sku = await product();
     const place = () =>
-      run(acts.placeOrder, { orderId: randomUUID(), customerId, items: [{ sku, quantity: 1 }], requestHash: 'h' });
+      placeWith(acts, { orderId: randomUUID(), customerId, items: [{ sku, quantity: 1 }], requestHash: 'h' });
     const [open1, open2, cancelled] = [await place(), await place(), await place()];
     await run(acts.cancelOrder, { orderId: cancelled.id, reason: 'CUSTOMER' });
     const { rows } = await query<{ extended: number }>(

@@ -8,6 +8,7 @@ import { eventually } from '../helpers/eventually.js';
 import { quietBundlerLogger } from '../helpers/quiet-bundler-logger.js';
 import type { Activities } from '../../activities/index.js';
 import type { CancelOrderOutcome } from '../../activities/orders.js';
+import { placementOf } from '../../domain/placement.js';
 import type { PaymentDecision } from '../../activities/payments.js';
 import { BUSINESS_ERRORS, THIRD_PARTY_FAILURES } from '../../domain/errors.js';
 import type { ClosingOutcome } from '../../activities/provider-payments.js';
@@ -76,7 +77,7 @@ const decided = (outcome: 'PAID' | 'REFUND_PENDING'): PaymentDecision => ({
 const providerPayment = (orderId: string) => ({ paymentId: `pi_${orderId}`, clientSecret: `pi_${orderId}_secret` });
 
 const DEFAULTS: Partial<Record<keyof Activities, (...args: never[]) => Promise<unknown>>> = {
-  placeOrder: async (request: { orderId: string }) => placedOrder(request.orderId),
+  placeOrder: async (request: { orderId: string }) => placementOf(await placedOrder(request.orderId)),
   loadOrder: async (orderId: string) => placedOrder(orderId),
   loadFulfillment: async () => ({}),
   cancelOrder: async () => cancelled(),
@@ -216,6 +217,23 @@ describe('OrderLifecycle with stubbed activities', () => {
       fulfillment: { invoice: 'DONE', notification: 'DONE', loyalty: 'DONE' },
     });
     expect(called('cancelOrder')).toHaveLength(0);
+  });
+
+  it('the placeOrder update answers the whole placed order, from its request and the placement: the marker keeps only the placement', async () => {
+    const orderId = randomUUID();
+    const answer = await (
+      await stubbedWorker()
+    ).runUntil(async () => {
+      const placed = await placeOrder(orderId);
+      await handleOf(orderId).terminate();
+      return placed;
+    });
+    const asPlaced = await placedOrder(orderId);
+    expect(answer).toEqual({ ...asPlaced, expiresAt: answer.expiresAt });
+    const { events } = await handleOf(orderId).fetchHistory();
+    const marker = events!.find((e) => e.markerRecordedEventAttributes)!.markerRecordedEventAttributes!;
+    const recorded = JSON.parse(Buffer.from(marker.details!.result!.payloads![0]!.data!).toString());
+    expect(recorded).toEqual({ ...placementOf(asPlaced), expiresAt: answer.expiresAt });
   });
 
   it("the run's result is what its end came to, nothing empty but needsAttention: the history keeps it", async () => {
@@ -459,10 +477,8 @@ describe('OrderLifecycle with stubbed activities', () => {
 
 describe('OrderLifecycle with a provider that cancels payments: provider first at the deadline', () => {
   beforeEach(() => {
-    overrides.placeOrder = async (request: { orderId: string }) => ({
-      ...(await placedOrder(request.orderId)),
-      payment: providerPayment(request.orderId),
-    });
+    overrides.placeOrder = async (request: { orderId: string }) =>
+      placementOf({ ...(await placedOrder(request.orderId)), payment: providerPayment(request.orderId) });
   });
   const closingAnswers = (...answers: ClosingOutcome[]) => {
     overrides.closePayment = async () => answers[Math.min(called('closePayment').length - 1, answers.length - 1)]!;
@@ -780,10 +796,8 @@ describe('OrderLifecycle with a provider that cancels payments: provider first a
   }, 30_000);
 
   it('a payment the placement could not create is created while the order waits', async () => {
-    overrides.placeOrder = async (request: { orderId: string }) => ({
-      ...(await placedOrder(request.orderId)),
-      payment: 'PENDING',
-    });
+    overrides.placeOrder = async (request: { orderId: string }) =>
+      placementOf({ ...(await placedOrder(request.orderId)), payment: 'PENDING' });
     overrides.createPayment = async (orderId: string) => {
       if (called('createPayment').length < 3) {
         throw ApplicationFailure.retryable('the provider is down', THIRD_PARTY_FAILURES.unavailable);
