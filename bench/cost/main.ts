@@ -1,5 +1,8 @@
 import { ACTION_KINDS, type Actions } from './actions.js';
-import { costOfPaths } from './paths.js';
+import { PAYLOAD_KEYS } from '../../test/helpers/payload-keys.js';
+import { loadHistoryFixtures } from '../../test/replay/history-fixtures.js';
+import { historyBytes } from './history-bytes.js';
+import { COST_PATHS, costOfPaths } from './paths.js';
 import { checkAgainstServer } from './server-check.js';
 
 /**
@@ -7,6 +10,10 @@ import { checkAgainstServer } from './server-check.js';
  * on every machine and with nothing running: billable actions by Temporal Cloud's published rules
  * (by kind), and the history's events and bytes. A path that holds the order (an outage, money on
  * its way) is also given per hour of its recorded run.
+ *
+ * `npm run cost -- --bytes [history]`: where the history bytes go, by event for one recorded history
+ * (the expired order's unless named) and in sum for each path: our values, what the payload codec
+ * adds to them, search attributes, the SDK's local-activity marker data, and Temporal's own framing.
  *
  * `npm run cost -- --server`: the same count held against Temporal Server's own `action` metric, on
  * a local stack (a minute or two).
@@ -21,6 +28,26 @@ printTable(
     return [r.path, r.actions.total, ...ACTION_KINDS.map((k) => r.actions[k]), r.events, r.bytes, perHour];
   }),
 );
+
+if (process.argv.includes('--bytes')) {
+  const histories = new Map((await loadHistoryFixtures()).map(({ name, history }) => [name, history]));
+  const named = process.argv[process.argv.indexOf('--bytes') + 1];
+  const detailed = named !== undefined && !named.startsWith('--') ? named : COST_PATHS[0].history;
+  const columns = ['data', 'codec', 'searchAttributes', 'sdkMarker', 'framing'] as const;
+  console.log(`\nWhere the bytes go, by event, in ${detailed} (data: our values; codec: what sealing them adds):\n`);
+  const events = await historyBytes(histories.get(detailed)!, PAYLOAD_KEYS);
+  printTable(
+    ['event', 'type', 'bytes', ...columns],
+    events.map((e) => [e.eventId, e.type, e.bytes, ...columns.map((c) => e[c])]),
+  );
+  console.log('\nBy path (the events; the history adds a few bytes of framing per event):\n');
+  const rows = [];
+  for (const { path, history } of COST_PATHS) {
+    const all = await historyBytes(histories.get(history)!, PAYLOAD_KEYS);
+    rows.push([path, all.reduce((n, e) => n + e.bytes, 0), ...columns.map((c) => all.reduce((n, e) => n + e[c], 0))]);
+  }
+  printTable(['path', 'bytes', ...columns], rows);
+}
 
 if (process.argv.includes('--server')) {
   const checked = await checkAgainstServer((line) => console.log(line));
