@@ -143,14 +143,6 @@ export interface ContinuedRun {
   closing?: { reason: CancelReason; since: number };
   /** The order was cancelled and its customer told; the run was still closing its payment at the provider, since when (ms). */
   closingAfterCancel?: { since: number };
-  /** A call of ours was failing through an outage: since when (ms), and how many stuck periods were counted. */
-  outage?: CallOutage;
-}
-
-/** How long a call has kept failing through our own fault (workflows/keep-trying.ts). */
-export interface CallOutage {
-  since: number;
-  periods: number;
 }
 
 /** The input of a new OrderLifecycle run. */

@@ -70,7 +70,7 @@ export class AcceptedPayments {
     let waitMs = REFUND_IN_FLIGHT_RECHECK.firstMs;
     for (;;) {
       const { failed, refundInFlight } = await this.inTurn(() =>
-        this.run.keepTrying.mustSucceed('recordRefundFailedLater', () => database.recordRefundFailedLater(failure)),
+        this.run.keepTrying.mustSucceed(database, 'recordRefundFailedLater', failure),
       );
       if (failed) break;
       if (!refundInFlight) return;
@@ -106,7 +106,7 @@ export class AcceptedPayments {
   /** Decides the payment from the webhook's record of it; true when it is owed back. */
   private async record(notice: PaymentNotice): Promise<boolean> {
     const { keepTrying, onPaid } = this.run;
-    const decided = await keepTrying.mustSucceed('settlePayment', () => database.settlePayment(notice));
+    const decided = await keepTrying.mustSucceed(database, 'settlePayment', notice);
     if (decided.outcome === 'NOT_RECEIVED') {
       // Not a payment the webhook verified (sent straight to Temporal): forgotten, so that the
       // real payment of that id, should it come, is settled.
@@ -129,7 +129,7 @@ export class AcceptedPayments {
   private async reopenOnRetry(paymentId: string): Promise<void> {
     await untilSettled(() => condition(() => this.retryRequested.delete(paymentId)));
     this.run.waits.note(`refund:${paymentId}`, null); // the operator acted: the run no longer waits on one
-    await this.inTurn(() => this.run.keepTrying.mustSucceed('reopenRefund', () => database.reopenRefund(paymentId)));
+    await this.inTurn(() => this.run.keepTrying.mustSucceed(database, 'reopenRefund', paymentId));
     this.statuses.set(paymentId, 'REFUND_PENDING');
   }
 
@@ -141,7 +141,7 @@ export class AcceptedPayments {
     const { orderId, keepTrying, attention } = this.run;
     let answer;
     try {
-      answer = await keepTrying.mustSucceed('refundPayment', () => money.refundPayment(paymentId));
+      answer = await keepTrying.mustSucceed(money, 'refundPayment', paymentId);
     } catch (err) {
       if (failureKind(err) === undefined) throw err;
       await this.hold(paymentId, rootCauseMessage(err));
@@ -161,9 +161,7 @@ export class AcceptedPayments {
   }
 
   private async hold(paymentId: string, error: string): Promise<void> {
-    await this.run.keepTrying.mustSucceed('recordRefundFailure', () =>
-      database.recordRefundFailure({ paymentId, error }),
-    );
+    await this.run.keepTrying.mustSucceed(database, 'recordRefundFailure', { paymentId, error });
     this.flag(paymentId, `refund of ${paymentId} rejected`, error);
   }
 

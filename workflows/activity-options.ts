@@ -6,13 +6,13 @@ import { BUSINESS_ERROR_CODES } from '../domain/errors.js';
  * that fails is retried with exponential backoff, and every activity is idempotent, so a retry
  * after an unseen success has no second effect. Business failures are never retried.
  *
- * A preset bounds one round of attempts. What happens when a round ends without success is the
- * workflow's rule (workflows/keep-trying.ts): our own failures start another round after a backoff
- * (workflows/backoff.ts), so an outage delays an order but never fails it; only a refusal, or for a
- * call that may give up the third party's own failure, reaches the caller (docs/failure-modes.md,
- * "Which calls may give up"). The rounds of the database and money presets ride out a blip inside
- * the workflow task (no event), and leave longer waits to the backoff between rounds, which bounds
- * what an outage of hours costs.
+ * A preset bounds a call's first round of attempts. What happens when it ends without success is
+ * the workflow's rule (workflows/keep-trying.ts): a failure of ours goes on as a regular activity
+ * the server retries on a capped backoff (workflows/backoff.ts), so an outage delays an order but
+ * never fails it; only a refusal, or for a call that may give up the third party's own failure,
+ * reaches the caller (docs/failure-modes.md, "Which calls may give up"). The first rounds of the
+ * database and money presets ride out a blip inside the workflow task (no event), and leave longer
+ * waits to the server's retries, which bound what an outage of hours costs.
  */
 
 /** How long a call may keep failing through our own fault before its order is flagged NeedsAttention. */

@@ -3,8 +3,10 @@ import ms, { type StringValue } from 'ms';
 /**
  * The one rule for how long a run waits before asking again something that did not answer (our
  * database, a provider): `first`, then twice as long each time, never longer than `cap`. The cap
- * is what bounds the events an outage costs: each round is one call and one durable timer, about
- * seven events, so a cap of C holds an outage to 60/C rounds an hour once it is reached.
+ * is what bounds what an outage costs, so a cap of C holds an outage to 60/C rounds an hour once it
+ * is reached. A round of a call failing through our own outage is one attempt the server retries
+ * (one action, no event: workflows/keep-trying.ts); a round of the closing's questions to a
+ * provider that answers UNAVAILABLE is one call and one durable timer, about seven events.
  */
 export interface BackoffRule {
   first: StringValue;

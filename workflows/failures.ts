@@ -1,5 +1,5 @@
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import { isBusinessErrorCode, THIRD_PARTY_FAILURES } from '../domain/errors.js';
+import { ActivityFailure, ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
+import { BUSINESS_ERROR_CODES, isBusinessErrorCode, THIRD_PARTY_FAILURES } from '../domain/errors.js';
 
 /**
  * Whose an activity's failure is, once its preset's round of attempts has ended:
@@ -17,12 +17,25 @@ export type FailureKind = 'refused' | 'theirs' | 'ours';
  * cause itself: both read alike here.
  */
 export function failureKind(err: unknown): FailureKind | undefined {
+  if (isCancellation(err)) return undefined;
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof TimeoutFailure) return 'ours';
   if (!(cause instanceof ApplicationFailure)) return err instanceof ActivityFailure ? 'ours' : undefined;
   if (isBusinessErrorCode(cause.type) || cause.type === THIRD_PARTY_FAILURES.rejected) return 'refused';
   if (cause.type === THIRD_PARTY_FAILURES.unavailable) return 'theirs';
   return cause.nonRetryable ? 'refused' : 'ours';
+}
+
+/**
+ * The error types the server must not retry for a call that the given kinds end: what failureKind
+ * reads as `refused` or `theirs` by type. A failure thrown non-retryable is `refused` and never
+ * retried anyway; timeouts and every other type are `ours`, retried.
+ */
+export function errorTypesOf(endsIt: readonly FailureKind[]): string[] {
+  return [
+    ...(endsIt.includes('refused') ? [...BUSINESS_ERROR_CODES, THIRD_PARTY_FAILURES.rejected] : []),
+    ...(endsIt.includes('theirs') ? [THIRD_PARTY_FAILURES.unavailable] : []),
+  ];
 }
 
 /** An activity's business failure reaches the client as itself, so the API can map its type. */

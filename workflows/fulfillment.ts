@@ -74,16 +74,14 @@ export class Fulfillment {
       if (this.status[step] === 'DONE') return;
       if (this.status[step] === 'PENDING') {
         try {
-          await this.keepTrying.mayGiveUp(PERFORM[step], () => fulfillment[PERFORM[step]](orderId));
+          await this.keepTrying.mayGiveUp(fulfillment, PERFORM[step], orderId);
           this.move(step, 'DONE', null);
           return;
         } catch (err) {
           if (failureKind(err) === undefined) throw err;
           const error = rootCauseMessage(err);
           this.move(step, 'FAILED', error);
-          const recorded = await this.keepTrying.mustSucceed('markStepFailed', () =>
-            database.markStepFailed({ orderId, step, error }),
-          );
+          const recorded = await this.keepTrying.mustSucceed(database, 'markStepFailed', { orderId, step, error });
           // An attempt given up on (timed out while still running) may have completed after all.
           if (recorded.status === 'DONE') {
             this.move(step, 'DONE', null);
@@ -94,7 +92,7 @@ export class Fulfillment {
       // FAILED: the dead letter, until an operator retries the step.
       await condition(() => this.retryRequested.has(step));
       this.retryRequested.delete(step);
-      await this.keepTrying.mustSucceed('reopenStep', () => database.reopenStep({ orderId, step }));
+      await this.keepTrying.mustSucceed(database, 'reopenStep', { orderId, step });
       this.move(step, 'PENDING', null);
     }
   }

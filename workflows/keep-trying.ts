@@ -1,33 +1,67 @@
-import { log, metricMeter, sleep, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, log, metricMeter, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import ms from 'ms';
-import type { CallOutage } from '../domain/messages.js';
+import type { Activities } from '../activities/index.js';
 import { STUCK_AFTER } from './activity-options.js';
 import type { Attention } from './attention.js';
-import { Backoff, OUTAGE_BACKOFF } from './backoff.js';
-import { failureKind, rootCauseMessage, type FailureKind } from './failures.js';
+import { OUTAGE_BACKOFF } from './backoff.js';
+import { errorTypesOf, failureKind, rootCauseMessage, type FailureKind } from './failures.js';
 
 const STUCK_AFTER_MS = ms(STUCK_AFTER);
 
 const stuckCalls = metricMeter.createCounter(
   'order_calls_stuck_total',
   'calls',
-  `Activity calls that kept failing through our own fault for ${STUCK_AFTER} (counted again each further ${STUCK_AFTER}), by activity`,
+  `Activity calls that kept failing through our own fault for ${STUCK_AFTER} (each counted once), by activity`,
 );
 
-/**
- * Between two rounds of a failing call: where its run may continue as new (workflows/order-run.ts),
- * handing over the call's outage so far.
- */
-export type BetweenRounds = (outage: CallOutage) => Promise<void>;
+type Name = keyof Activities & string;
+type Args<K extends Name> = Parameters<Activities[K]>;
+type Result<K extends Name> = Awaited<ReturnType<Activities[K]>>;
 
 /**
- * Calls an activity round after round (its preset bounds a round, workflows/activity-options.ts)
- * until it succeeds or its failure is the caller's to handle (workflows/failures.ts). Rounds are
- * spaced by OUTAGE_BACKOFF (workflows/backoff.ts) on a durable timer, so an outage of any length
- * costs a bounded number of events an hour. A call that keeps failing for STUCK_AFTER is made
- * visible — NeedsAttention with what is failing, a metric, an error log naming the order and the
- * activity — and goes on; the flag clears once the call ends, succeeded, or ended by a failure its
- * caller then handles (and flags, if an operator must act).
+ * A bundle of workflows/activity-proxies.ts that holds the activity: the preset of the call's first
+ * round.
+ */
+type Holding<K extends Name> = Pick<Activities, K>;
+
+/**
+ * How long one attempt of a call retried through an outage may run: the longest first-round preset's
+ * (money at the provider), so no call is cut shorter than its first round was.
+ */
+const OUTAGE_ATTEMPT_TIMEOUT = '30s';
+
+/**
+ * The call retried through an outage: a regular activity on the workflow's task queue, which the
+ * server retries on OUTAGE_BACKOFF, without limit, until it succeeds or fails in a way that ends
+ * the call. Those retries write no event; each is one attempt, one action.
+ */
+function outageActivities(endsIt: FailureKind[]): Activities {
+  return proxyActivities<Activities>({
+    startToCloseTimeout: OUTAGE_ATTEMPT_TIMEOUT,
+    retry: {
+      initialInterval: OUTAGE_BACKOFF.first,
+      backoffCoefficient: 2,
+      maximumInterval: OUTAGE_BACKOFF.cap,
+      nonRetryableErrorTypes: errorTypesOf(endsIt),
+    },
+  });
+}
+
+const ONLY_REFUSAL_ENDS: FailureKind[] = ['refused'];
+const THEIRS_ENDS_TOO: FailureKind[] = ['refused', 'theirs'];
+const untilRefused = outageActivities(ONLY_REFUSAL_ENDS);
+const untilTheyFail = outageActivities(THEIRS_ENDS_TOO);
+
+/**
+ * Calls an activity until it succeeds or its failure is the caller's to handle
+ * (workflows/failures.ts). The first round runs with the call's own preset, as a local activity
+ * inside the workflow task, so a blip costs nothing more; a first round that fails through our own
+ * fault goes on as a regular activity of the same function, retried by the server on OUTAGE_BACKOFF
+ * (workflows/backoff.ts). An outage of any length therefore costs one action per attempt and no
+ * history while it lasts. A call that keeps failing for STUCK_AFTER (one timer, raced against it)
+ * is made visible — NeedsAttention with the error its first round ended on, a metric, an error log
+ * naming the order and the activity — and goes on; the flag clears once the call ends, succeeded, or ended by a
+ * failure its caller then handles (and flags, if an operator must act).
  * Each call has a flag of its own: two calls of one activity stuck at once are two items.
  * An outage of ours therefore delays an order, never fails it, and never dead-letters anything.
  */
@@ -38,59 +72,65 @@ export class KeepTrying {
   constructor(
     private readonly orderId: string,
     private readonly attention: Attention,
-    private readonly continuing: {
-      /** Called between rounds; absent, a run never continues as new from a call. */
-      betweenRounds?: BetweenRounds;
-      /** The outage of the call the previous run was making when it continued as new: the first call takes it over. */
-      carried?: CallOutage;
-    } = {},
   ) {}
 
   /** For our own database and the money we owe: only a refusal ends it. */
-  mustSucceed<T>(activity: string, call: () => Promise<T>): Promise<T> {
-    return this.run(activity, call, ['refused']);
+  mustSucceed<K extends Name>(activities: Holding<K>, activity: K, ...args: Args<K>): Promise<Result<K>> {
+    return this.run(activities, activity, args, ONLY_REFUSAL_ENDS, untilRefused);
   }
 
   /** For a courtesy or a third party's service: a refusal, or that party staying unavailable, ends it. */
-  mayGiveUp<T>(activity: string, call: () => Promise<T>): Promise<T> {
-    return this.run(activity, call, ['refused', 'theirs']);
+  mayGiveUp<K extends Name>(activities: Holding<K>, activity: K, ...args: Args<K>): Promise<Result<K>> {
+    return this.run(activities, activity, args, THEIRS_ENDS_TOO, untilTheyFail);
   }
 
-  private async run<T>(activity: string, call: () => Promise<T>, endsIt: FailureKind[]): Promise<T> {
-    // The previous run's outage goes on in this run's first call (an adopting run's loadOrder), so a
-    // flag raised before continuing as new stays raised, and is cleared by that call's end.
-    const carried = this.continuing.carried;
-    this.continuing.carried = undefined;
-    const startedAt = carried?.since ?? Date.now(); // workflow time: deterministic, skipped by the time-skipping tests
+  private async run<K extends Name>(
+    firstRound: Holding<K>,
+    activity: K,
+    args: Args<K>,
+    endsIt: FailureKind[],
+    outage: Activities,
+  ): Promise<Result<K>> {
+    const call = (activities: Holding<K>) => (activities[activity] as (...a: Args<K>) => Promise<Result<K>>)(...args);
+    const startedAt = Date.now(); // workflow time: deterministic, skipped by the time-skipping tests
+    let firstFailure: unknown;
+    try {
+      return await call(firstRound);
+    } catch (err) {
+      const kind = failureKind(err);
+      if (kind === undefined || endsIt.includes(kind)) throw err;
+      firstFailure = err;
+    }
+
     const item = `stuck:${activity}:${++this.calls}`;
-    let periodsCounted = carried?.periods ?? 0;
-    const backoff = new Backoff(OUTAGE_BACKOFF);
-    const ended = (how: string) => {
-      if (periodsCounted === 0) return;
-      log.info(`stuck call ${how}`, { orderId: this.orderId, activity, workflowId: workflowInfo().workflowId });
-      this.attention.note(item, null);
-    };
-    for (let round = 1; ; round++) {
-      try {
-        const result = await call();
-        ended('succeeded');
-        return result;
-      } catch (err) {
-        const kind = failureKind(err);
-        if (kind === undefined || endsIt.includes(kind)) {
-          ended('ended by a failure its caller handles');
-          throw err;
-        }
-        const periods = Math.floor((Date.now() - startedAt) / STUCK_AFTER_MS);
-        if (periods > periodsCounted || (round === 1 && periodsCounted > 0)) {
-          if (periods > periodsCounted) stuckCalls.add(periods - periodsCounted, { activity });
-          periodsCounted = periods;
-          const error = rootCauseMessage(err);
-          log.error('call stuck: still failing, still retrying', { orderId: this.orderId, activity, round, error });
+    let flagged = false;
+    let ended = false;
+    const stuckTimer = new CancellationScope();
+    stuckTimer
+      .run(() => sleep(Math.max(1, STUCK_AFTER_MS - (Date.now() - startedAt))))
+      .then(
+        () => {
+          if (ended) return; // the call ended in the same task as the timer fired
+          flagged = true;
+          stuckCalls.add(1, { activity });
+          const error = rootCauseMessage(firstFailure);
+          log.error('call stuck: still failing, still retrying', { orderId: this.orderId, activity, error });
           this.attention.note(item, `${activity} keeps failing (${error}): it is retried until it succeeds`);
-        }
-        await this.continuing.betweenRounds?.({ since: startedAt, periods: periodsCounted });
-        await sleep(backoff.next());
+        },
+        () => undefined, // cancelled: the call ended first
+      );
+    let how = 'succeeded';
+    try {
+      return await call(outage);
+    } catch (err) {
+      how = 'ended by a failure its caller handles';
+      throw err;
+    } finally {
+      ended = true;
+      stuckTimer.cancel();
+      if (flagged) {
+        log.info(`stuck call ${how}`, { orderId: this.orderId, activity, workflowId: workflowInfo().workflowId });
+        this.attention.note(item, null);
       }
     }
   }

@@ -16,7 +16,7 @@ export async function notifyCustomer(
   attention: Attention,
 ): Promise<void> {
   try {
-    await keepTrying.mayGiveUp('notifyCustomer', () => messaging.notifyCustomer(notice));
+    await keepTrying.mayGiveUp(messaging, 'notifyCustomer', notice);
   } catch (err) {
     if (failureKind(err) === undefined) throw err;
     const error = rootCauseMessage(err);

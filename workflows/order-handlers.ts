@@ -30,7 +30,7 @@ export function registerOrderHandlers(run: OrderRun): void {
         // Failed on our side (a timeout, the database): an attempt may have written the order all
         // the same, its answer lost. Then the order stands, and this run is the one that keeps it.
         if (!run.order && failureKind(err) === 'ours') {
-          const written = await run.keepTrying.mustSucceed('loadOrder', () => database.loadOrder(run.orderId));
+          const written = await run.keepTrying.mustSucceed(database, 'loadOrder', run.orderId);
           if (written) {
             run.takeOver(written);
             return placedOrderOf(written);

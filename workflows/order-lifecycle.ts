@@ -35,7 +35,7 @@ export async function OrderLifecycle({
   adopt = false,
   continued,
 }: OrderLifecycleInput): Promise<OrderOutcome> {
-  const run = new OrderRun(orderId, { adopt, continued });
+  const run = new OrderRun(orderId, continued);
   registerOrderHandlers(run);
 
   if (!(await placedOrAdopted(run, adopt))) {
@@ -75,7 +75,7 @@ export async function OrderLifecycle({
  */
 async function placedOrAdopted(run: OrderRun, adopt: boolean): Promise<boolean> {
   if (adopt) {
-    const existing = await run.keepTrying.mustSucceed('loadOrder', () => database.loadOrder(run.orderId));
+    const existing = await run.keepTrying.mustSucceed(database, 'loadOrder', run.orderId);
     if (existing) run.takeOver(existing);
   } else {
     await condition(() => run.order !== undefined || (run.placementRejected && allHandlersFinished()));
@@ -166,9 +166,7 @@ async function decideAtDeadline(
     reason = closing.reason ?? reason;
     paymentLeftOpen = closing.leftOpen ?? false;
   }
-  const cancel = await run.keepTrying.mustSucceed('cancelOrder', () =>
-    database.cancelOrder({ orderId: run.orderId, reason }),
-  );
+  const cancel = await run.keepTrying.mustSucceed(database, 'cancelOrder', { orderId: run.orderId, reason });
   if (cancel.outcome === 'CANCELLED') return { ...cancel, reason, paymentLeftOpen };
   if (cancel.outcome !== 'PAYMENT_RECEIVED') return cancel;
   // The webhook recorded a payment of the order's total before the deadline, whose signal this run
@@ -203,7 +201,7 @@ async function nextWake(run: OrderRun, minimumWaitMs: number): Promise<Wake | 'r
  */
 async function remindOfPayment(run: OrderRun): Promise<void> {
   const reminder = { orderId: run.orderId, expiresAt: run.expiresAt! };
-  const answer = await run.keepTrying.mustSucceed('remindOfPayment', () => database.remindOfPayment(reminder));
+  const answer = await run.keepTrying.mustSucceed(database, 'remindOfPayment', reminder);
   if (answer.outcome === 'REMINDED') run.reminded();
   else if (answer.outcome === 'DEADLINE_MOVED') run.deadlineMoved(answer.expiresAt);
 }
@@ -223,7 +221,7 @@ async function compensate(run: OrderRun): Promise<void> {
 async function fulfil(run: OrderRun, fromRecord: boolean): Promise<void> {
   run.enter('fulfilling');
   if (fromRecord) {
-    const recorded = await run.keepTrying.mustSucceed('loadFulfillment', () => database.loadFulfillment(run.orderId));
+    const recorded = await run.keepTrying.mustSucceed(database, 'loadFulfillment', run.orderId);
     run.fulfillment.resume(recorded);
   }
   await run.fulfillment.run();

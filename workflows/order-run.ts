@@ -2,7 +2,6 @@ import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import {
   placedOrderOf,
-  type CallOutage,
   type ContinuedRun,
   type LifecyclePhase,
   type LifecycleStatus,
@@ -76,16 +75,12 @@ export class OrderRun {
 
   constructor(
     readonly orderId: string,
-    /** The run reads the order from the database (it adopts it, or continues a run), and what a previous run handed over. */
-    private readonly start: { adopt?: boolean; continued?: ContinuedRun } = {},
+    /** What a previous run handed over, when this one continues it. */
+    continued: ContinuedRun = {},
   ) {
-    const continued = start.continued ?? {};
     this.closing = continued.closing;
     this.closingAfterCancel = continued.closingAfterCancel;
-    this.keepTrying = new KeepTrying(orderId, this.attention, {
-      betweenRounds: (outage) => this.continueAsNewIfDue(outage),
-      carried: continued.outage,
-    });
+    this.keepTrying = new KeepTrying(orderId, this.attention);
     this.payments = new AcceptedPayments({
       orderId,
       keepTrying: this.keepTrying,
@@ -97,20 +92,17 @@ export class OrderRun {
   }
 
   /**
-   * Where a run that waits long continues as new (workflows/continue-as-new.ts): between the rounds
-   * of a failing call (`outage`) or of the closing at the provider. What the database does not hold
-   * is handed over; the order, its payments and its fulfillment are read again from it.
+   * Where a run that waits long continues as new (workflows/continue-as-new.ts): between two
+   * questions of the closing at the provider, the one wait of an order that takes rounds. What the
+   * database does not hold is handed over; the order, its payments and its fulfillment are read
+   * again from it.
    */
-  async continueAsNewIfDue(outage?: CallOutage): Promise<void> {
-    // A run that waits for its placement has no order to read again; one that reads it may continue
-    // while still reading (a database outage that outlasts a run).
-    if (!this.order && !this.start.adopt) return;
+  async continueAsNewIfDue(): Promise<void> {
     await continueAsNewIfDue(this.orderId, {
       paymentsIdle: this.payments.idle,
       continued: () => ({
         ...(this.closing ? { closing: this.closing } : {}),
         ...(this.closingAfterCancel ? { closingAfterCancel: this.closingAfterCancel } : {}),
-        ...(outage ? { outage } : {}),
       }),
     });
   }

@@ -143,9 +143,7 @@ export async function closeAfterCancel(run: OrderRun): Promise<void> {
   for (let tries = 1; ; tries++) {
     await run.continueAsNewIfDue();
     run.recheckRequested = false;
-    const answer = await run.keepTrying.mustSucceed('closeCancelledPayment', () =>
-      money.closeCancelledPayment(run.orderId),
-    );
+    const answer = await run.keepTrying.mustSucceed(money, 'closeCancelledPayment', run.orderId);
     let waitMs: number;
     switch (answer.outcome) {
       case 'CLOSED':
@@ -192,7 +190,7 @@ async function closeAtProvider(
   reason: CancelReason,
 ): Promise<ClosingOutcome | { outcome: 'REFUSED'; error: string }> {
   try {
-    return await run.keepTrying.mustSucceed('closePayment', () => money.closePayment({ orderId: run.orderId, reason }));
+    return await run.keepTrying.mustSucceed(money, 'closePayment', { orderId: run.orderId, reason });
   } catch (err) {
     if (failureKind(err) !== 'refused') throw err;
     const error = rootCauseMessage(err);
@@ -278,7 +276,7 @@ export function createPaymentMeanwhile(run: OrderRun): PaymentCreation {
   function make(within: CancellationScope): Promise<void> {
     return within.run(async () => {
       try {
-        await run.keepTrying.mustSucceed('createPayment', () => money.createPayment(run.orderId));
+        await run.keepTrying.mustSucceed(money, 'createPayment', run.orderId);
         settled = true;
       } catch (err) {
         if (isCancellation(err)) return;
