@@ -338,6 +338,7 @@ describe('no step gives up because something is down', () => {
       outageAtFulfillment = undefined;
       await h.workerDatabase!.up();
     }
+    await h.env.sleep(4 * MINUTE); // past each step's next attempt, at most the outage backoff's cap away
     const result = await handleOf(order.id).result();
     expect(result).toMatchObject({
       status: 'PAID',
