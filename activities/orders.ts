@@ -91,12 +91,14 @@ export function createOrderActivities(deps: ActivityDeps) {
      * The answer is what the placement decided (Placement); the run has the rest in its request.
      */
     async placeOrder(request: PlaceOrderRequest): Promise<Placement> {
-      const { order: placed, reminded } = await placeOrReplay(request);
+      const { order: placed, reminded, placedNow } = await placeOrReplay(request);
       // Only an unpaid order needs a payment: one of total 0 is paid as it is placed.
       if (placed.payment !== null || placed.status !== INITIAL_STATUS.order)
         return placementOf(forRun(placed, reminded));
       try {
-        const payment = await withinMs(PAYMENT_AT_PLACEMENT_MS, openPayment(deps, placed.id));
+        // An order placed by this call is known open; one an earlier delivery wrote is read again.
+        const known = placedNow ? { customerId: placed.customerId, totalCents: placed.totalCents } : undefined;
+        const payment = await withinMs(PAYMENT_AT_PLACEMENT_MS, openPayment(deps, placed.id, known));
         return placementOf(forRun({ ...placed, payment }, reminded));
       } catch (err) {
         if (!isProviderFailure(err) && !(err instanceof TookTooLong)) throw err;
@@ -194,24 +196,28 @@ export function createOrderActivities(deps: ActivityDeps) {
     return beforeMs ? { ...order, reminder: { beforeMs, sent: reminded } } : order;
   }
 
-  /** The placement itself, or the order it wrote for an earlier delivery of the same request. */
-  async function placeOrReplay(request: PlaceOrderRequest): Promise<{ order: PlacedOrder; reminded: boolean }> {
-    const existing = await loadPlacedOrder(db.pool, request.orderId);
-    if (existing) return replay(existing, request);
-
+  /**
+   * The placement itself, or the order it wrote for an earlier delivery of the same request. A
+   * delivery is placed without reading first (a round trip fewer for nearly every order): one
+   * whose order stands fails in the transaction, on the order id or on a check that counts that
+   * order, and answers like a replay.
+   */
+  async function placeOrReplay(
+    request: PlaceOrderRequest,
+  ): Promise<{ order: PlacedOrder; reminded: boolean; placedNow: boolean }> {
     const now = await asOf(deps);
     try {
       const placed = await inTransaction(db.pool, (tx) => placeWithin(tx, request, now, deps));
       log.info('order placed', { orderId: request.orderId, expiresAt: placed.expiresAt });
-      return { order: placed, reminded: false };
+      return { order: placed, reminded: false, placedNow: true };
     } catch (err) {
-      // Another delivery of the same request (an earlier attempt still running, or a second request
-      // with the same Idempotency-Key) may have written the order meanwhile. This one then fails on
+      // Another delivery of the same request (an earlier attempt, still running or done, or a second
+      // request with the same Idempotency-Key) may have written the order. This one then fails on
       // the order id, or on a check that now counts that order (its stock, its coupon, the customer's
       // limits): either way the order stands, so answer like a replay.
       if (!isUniqueViolation(err) && !isBusinessFailure(err)) throw err;
       const winner = await loadPlacedOrder(db.pool, request.orderId);
-      if (winner) return replay(winner, request);
+      if (winner) return { ...replay(winner, request), placedNow: false };
       if (isUniqueViolation(err))
         throw businessFailure('IDEMPOTENCY_KEY_REUSED', { idempotencyKey: request.idempotencyKey });
       throw err;
@@ -349,6 +355,9 @@ async function placeWithin(
                 ${nowOr(now)} + ${deps.paymentWindowMs} * interval '1 millisecond',
                 ${request.idempotencyKey ?? null}, ${request.requestHash}, 1)
         RETURNING ${EVENT_COLUMNS}, total_cents, expires_at, customer_id, currency),
+      placed_items AS (
+        INSERT INTO order_items (order_id, sku, quantity, unit_price_cents)
+        SELECT ${request.orderId}::uuid, * FROM unnest(${items.map((i) => i.sku)}::text[], ${items.map((i) => i.quantity)}::int[], ${items.map((i) => i.unitPriceCents)}::int[])),
       ${appendOrderEvent({
         type: 'order.placed',
         changed: { order: 'placed' },
@@ -361,12 +370,6 @@ async function placeWithin(
         },
       })}
       SELECT total_cents, expires_at FROM placed`,
-  );
-  await query(
-    tx,
-    Prisma.sql`
-      INSERT INTO order_items (order_id, sku, quantity, unit_price_cents)
-      SELECT ${request.orderId}::uuid, * FROM unnest(${items.map((i) => i.sku)}::text[], ${items.map((i) => i.quantity)}::int[], ${items.map((i) => i.unitPriceCents)}::int[])`,
   );
   // Nothing to pay (a coupon covers it all): paid as it is placed, with no payment at the provider.
   if (totalCents === 0) await payNothingOwed(tx, request.orderId, now);
@@ -408,8 +411,8 @@ async function payNothingOwed(tx: Queryable, orderId: string, now: Date | null):
  * (each 0: no limit). The per-customer advisory lock, held until the placement commits, makes
  * concurrent placements of one customer count one after the other, so together they can never pass
  * either limit. It is taken first and only here, so it cannot join a deadlock with the row locks
- * that follow. (Lock and counts are separate statements: a count in the locking statement would read
- * a snapshot taken before the wait.) Open means still as placed, holding its stock.
+ * that follow. (Lock and counts are two statements, both counts in the second: a count in the locking
+ * statement would read a snapshot taken before the wait.) Open means still as placed, holding its stock.
  */
 async function holdCustomerLimits(tx: Queryable, request: PlaceOrderRequest, deps: ActivityDeps): Promise<void> {
   const { maxOpenOrdersPerCustomer: maxOrders, maxUnpaidUnitsPerProduct: maxUnits } = deps;
@@ -422,23 +425,20 @@ async function holdCustomerLimits(tx: Queryable, request: PlaceOrderRequest, dep
     Prisma.sql`SELECT pg_advisory_xact_lock(hashtext('open-orders-per-customer'), hashtext(${request.customerId}))`,
   );
   const open = statusValue('orders', INITIAL_STATUS.order);
-  if (maxOrders > 0) {
-    const { rows } = await query<{ open: number }>(
-      tx,
-      Prisma.sql`SELECT count(*)::int AS open FROM orders WHERE customer_id = ${request.customerId} AND status = ${open}`,
-    );
-    if (rows[0]!.open >= maxOrders) throw businessFailure('TOO_MANY_OPEN_ORDERS', { limit: maxOrders });
-  }
+  const skus = request.items.map((i) => i.sku);
+  const { rows } = await query<{ open: number; held: Record<string, number> }>(
+    tx,
+    Prisma.sql`
+      SELECT (SELECT count(*)::int FROM orders WHERE customer_id = ${request.customerId} AND status = ${open}) AS open,
+             (SELECT COALESCE(json_object_agg(sku, held), '{}') FROM (
+                SELECT i.sku, sum(i.quantity)::int AS held FROM order_items i JOIN orders o ON o.id = i.order_id
+                WHERE o.customer_id = ${request.customerId} AND o.status = ${open} AND i.sku = ANY(${skus}::text[])
+                GROUP BY i.sku) h) AS held`,
+  );
+  const { open: openOrders } = rows[0]!;
+  const held = new Map(Object.entries(rows[0]!.held));
+  if (maxOrders > 0 && openOrders >= maxOrders) throw businessFailure('TOO_MANY_OPEN_ORDERS', { limit: maxOrders });
   if (maxUnits > 0) {
-    const skus = request.items.map((i) => i.sku);
-    const { rows } = await query<{ sku: string; held: number }>(
-      tx,
-      Prisma.sql`
-        SELECT i.sku, sum(i.quantity)::int AS held FROM order_items i JOIN orders o ON o.id = i.order_id
-        WHERE o.customer_id = ${request.customerId} AND o.status = ${open} AND i.sku = ANY(${skus}::text[])
-        GROUP BY i.sku`,
-    );
-    const held = new Map(rows.map((r) => [r.sku, r.held]));
     for (const line of [...request.items].sort(inSkuOrder)) {
       const already = held.get(line.sku) ?? 0;
       if (already + line.quantity > maxUnits)

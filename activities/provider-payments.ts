@@ -157,11 +157,18 @@ export function createProviderPaymentActivities(deps: ActivityDeps) {
 /**
  * The order's payment at a provider that cancels payments, created once (its idempotency key is the
  * order's) and kept on the order; null when there is none to create: a callback-only provider, or
- * an order no longer open for payment. The provider's failure is passed on.
+ * an order no longer open for payment. The provider's failure is passed on. `placed`: the order as
+ * its placement has just written it, open and without a payment, so it is not read again (the
+ * guarded statement that keeps the payment still checks that it is open).
  */
-export async function openPayment(deps: ActivityDeps, orderId: string): Promise<OrderPayment | null> {
-  const { db, paymentProvider } = deps;
+export async function openPayment(
+  deps: ActivityDeps,
+  orderId: string,
+  placed?: { customerId: string; totalCents: number },
+): Promise<OrderPayment | null> {
+  const { paymentProvider } = deps;
   if (!paymentProvider.cancelsPayments) return null;
+  if (placed) return createAndKeep(deps, orderId, placed);
   const { rows } = await query<{
     customer_id: string;
     total_cents: number;
@@ -169,7 +176,7 @@ export async function openPayment(deps: ActivityDeps, orderId: string): Promise<
     payment_client_secret: string | null;
     open: boolean;
   }>(
-    db.pool,
+    deps.db.pool,
     Prisma.sql`
       SELECT customer_id, total_cents, provider_payment_id, payment_client_secret,
              ${statusIn('orders', ORDER_TRANSITIONS.cancel.from)} AND closing_since IS NULL AS open
@@ -179,11 +186,20 @@ export async function openPayment(deps: ActivityDeps, orderId: string): Promise<
   if (order?.provider_payment_id)
     return { paymentId: order.provider_payment_id, clientSecret: order.payment_client_secret! };
   if (!order?.open) return null;
+  return createAndKeep(deps, orderId, { customerId: order.customer_id, totalCents: order.total_cents });
+}
+
+async function createAndKeep(
+  deps: ActivityDeps,
+  orderId: string,
+  order: { customerId: string; totalCents: number },
+): Promise<OrderPayment | null> {
+  const { db, paymentProvider } = deps;
   const created = await paymentProvider.createPayment({
     orderId,
-    amountCents: order.total_cents,
+    amountCents: order.totalCents,
     currency: deps.paymentAccount.currency,
-    customerId: order.customer_id,
+    customerId: order.customerId,
   });
   // Kept only while the order is still open for payment. The closing may have begun during the
   // provider's call and not seen this payment (Stripe's search lags its writes): once the closing
