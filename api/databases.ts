@@ -4,10 +4,10 @@ import { createDb, type Db } from '../lib/db.js';
 /** The API's two pools (AppDeps says why two), sized and bounded as configured. */
 export function createApiDatabases(
   databaseUrl: string,
-  config: Pick<Config, 'databasePoolSize' | 'databasePublicPoolSize' | 'databaseTimeouts'>,
+  config: Pick<Config, 'databasePoolSize' | 'databasePublicPoolSize' | 'databasePoolOptions'>,
 ): { db: Db; publicDb: Db } {
   return {
-    db: createDb(databaseUrl, { maxConnections: config.databasePoolSize, ...config.databaseTimeouts }),
-    publicDb: createDb(databaseUrl, { maxConnections: config.databasePublicPoolSize, ...config.databaseTimeouts }),
+    db: createDb(databaseUrl, { maxConnections: config.databasePoolSize, ...config.databasePoolOptions }),
+    publicDb: createDb(databaseUrl, { maxConnections: config.databasePublicPoolSize, ...config.databasePoolOptions }),
   };
 }

@@ -1,6 +1,7 @@
 import { PrismaClient } from '@prisma/client';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { prepareStatementsOn } from './sql.js';
 
 /**
  * The database: Prisma's client for its API (reads, admin writes), and under it the node-postgres
@@ -20,6 +21,8 @@ export interface PoolOptions {
   acquireTimeoutMs?: number;
   /** PostgreSQL's statement_timeout on every connection (lock waits included); unset: none. */
   statementTimeoutMs?: number;
+  /** Statements run through lib/sql.ts prepared once per connection; unset: prepared (false: not). */
+  preparedStatements?: boolean;
 }
 
 /** Prisma over node-postgres: the Rust-free client needs no engine download. */
@@ -45,6 +48,7 @@ export function createDb(databaseUrl: string, options: PoolOptions = {}) {
   // discards it; unheard, the event would end the process. The next query reports the outage itself
   // (activities retry, /healthz says the database is down), so there is nothing more to do here.
   pool.on('error', () => undefined);
+  if (options.preparedStatements !== false) prepareStatementsOn(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   // A client extension: `pool` beside the models, and a `$disconnect` that also ends the pool,
   // which Prisma leaves open when it was given one (and never saw if it never connected).

@@ -58,7 +58,7 @@ async function main(entry: WorkerEntry): Promise<void> {
       'the worker needs DATABASE_URL and TEMPORAL_ADDRESS (npm start sets both for the embedded stack)',
     );
   }
-  const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize, ...config.databaseTimeouts });
+  const db = createDb(config.databaseUrl, { maxConnections: config.databasePoolSize, ...config.databasePoolOptions });
   // Set as each start step opens them: a later step failing closes what the earlier ones opened,
   // so the process exits with its one-line error instead of hanging on an open handle.
   let metricsServer: Server | undefined;

@@ -15,6 +15,9 @@ export const DatabaseSchema = z.object({
   DATABASE_PUBLIC_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(2),
   DATABASE_ACQUIRE_TIMEOUT: nonEmpty.default('5s'),
   DATABASE_STATEMENT_TIMEOUT: nonEmpty.default('10s'),
+  // Off only behind a pooler that cannot keep prepared statements (PgBouncer before 1.21, or without
+  // max_prepared_statements): docs/operations.md, "Configuration".
+  DATABASE_PREPARED_STATEMENTS: z.enum(['true', 'false']).default('true'),
 });
 
 export interface DatabaseSettings {
@@ -30,8 +33,11 @@ export interface DatabaseSettings {
    * crowd of them queues there, never in front of the payment webhook and checkout on the main pool.
    */
   databasePublicPoolSize: number;
-  /** Every pool's bounds (lib/db.ts): the wait for a connection, and PostgreSQL's statement_timeout. */
-  databaseTimeouts: { acquireTimeoutMs: number; statementTimeoutMs: number };
+  /**
+   * Every pool's settings (lib/db.ts): the wait for a connection, PostgreSQL's statement_timeout, and
+   * whether statements are prepared once per connection.
+   */
+  databasePoolOptions: { acquireTimeoutMs: number; statementTimeoutMs: number; preparedStatements: boolean };
 }
 
 export function databaseSettings(e: z.infer<typeof DatabaseSchema>): DatabaseSettings {
@@ -39,9 +45,10 @@ export function databaseSettings(e: z.infer<typeof DatabaseSchema>): DatabaseSet
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databasePublicPoolSize: e.DATABASE_PUBLIC_POOL_SIZE,
-    databaseTimeouts: {
+    databasePoolOptions: {
       acquireTimeoutMs: positiveDuration('DATABASE_ACQUIRE_TIMEOUT', e.DATABASE_ACQUIRE_TIMEOUT),
       statementTimeoutMs: positiveDuration('DATABASE_STATEMENT_TIMEOUT', e.DATABASE_STATEMENT_TIMEOUT),
+      preparedStatements: e.DATABASE_PREPARED_STATEMENTS === 'true',
     },
   };
 }

@@ -194,18 +194,24 @@ it("TRUST_TRACEPARENT: a caller's trace context is not continued unless it says 
 it('bounds the pools, and gives anonymous reads a small pool of their own', () => {
   expect(loadConfig({})).toMatchObject({
     databasePublicPoolSize: 2,
-    databaseTimeouts: { acquireTimeoutMs: 5_000, statementTimeoutMs: 10_000 },
+    databasePoolOptions: { acquireTimeoutMs: 5_000, statementTimeoutMs: 10_000 },
   });
   expect(
     loadConfig({ DATABASE_PUBLIC_POOL_SIZE: '3', DATABASE_ACQUIRE_TIMEOUT: '2s', DATABASE_STATEMENT_TIMEOUT: '30s' }),
   ).toMatchObject({
     databasePublicPoolSize: 3,
-    databaseTimeouts: { acquireTimeoutMs: 2_000, statementTimeoutMs: 30_000 },
+    databasePoolOptions: { acquireTimeoutMs: 2_000, statementTimeoutMs: 30_000 },
   });
   expect(() => loadConfig({ DATABASE_PUBLIC_POOL_SIZE: '0' })).toThrow(/^DATABASE_PUBLIC_POOL_SIZE: /);
   // 0 would mean "no timeout" to pg and PostgreSQL: a bound is always one.
   expect(() => loadConfig({ DATABASE_ACQUIRE_TIMEOUT: '0s' })).toThrow(/^DATABASE_ACQUIRE_TIMEOUT: /);
   expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT: '10' })).toThrow(/^DATABASE_STATEMENT_TIMEOUT: /);
+});
+
+it('DATABASE_PREPARED_STATEMENTS: on unless a pooler cannot keep them', () => {
+  expect(loadConfig({}).databasePoolOptions.preparedStatements).toBe(true);
+  expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'false' }).databasePoolOptions.preparedStatements).toBe(false);
+  expect(() => loadConfig({ DATABASE_PREPARED_STATEMENTS: 'no' })).toThrow(/^DATABASE_PREPARED_STATEMENTS: /);
 });
 
 it('TRUST_PROXY: off by default, a hop count, or addresses and CIDRs; never everything', () => {

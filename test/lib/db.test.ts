@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Prisma } from '@prisma/client';
 import { createDb, type Db } from '../../lib/db.js';
-import { inTransaction } from '../../lib/sql.js';
+import { inTransaction, query } from '../../lib/sql.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -69,5 +70,29 @@ it('bounds a statement by statement_timeout, and the wait for a connection by th
     expect((await bounded.pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   } finally {
     await bounded.$disconnect();
+  }
+});
+
+it('prepares each statement once per connection, on the pool and in a transaction, unless told not to', async () => {
+  /** The statements prepared on the connection that runs this, whose text starts with `start`. */
+  const preparedOn = (on: Parameters<typeof query>[0], start: string) =>
+    on
+      .query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement LIKE $1', [
+        `${start}%`,
+      ])
+      .then((r) => r.rows[0]!.n);
+  for (const preparedStatements of [undefined, false]) {
+    const one = createDb(database.url, {
+      maxConnections: 1,
+      ...(preparedStatements === false && { preparedStatements }),
+    });
+    try {
+      const mark = `SELECT ${preparedStatements === false ? 2 : 1} AS prepared_or_not`;
+      for (let i = 0; i < 3; i++) await query(one.pool, Prisma.sql([mark]));
+      await inTransaction(one.pool, (tx) => query(tx, Prisma.sql([mark])));
+      expect(await preparedOn(one.pool, mark)).toBe(preparedStatements === false ? 0 : 1);
+    } finally {
+      await one.$disconnect();
+    }
   }
 });
