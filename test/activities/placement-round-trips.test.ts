@@ -13,8 +13,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
  */
 let database: TestDatabase;
 let acts: Activities;
-let sku: string;
 const statements: string[] = [];
+const clientQuery = pg.Client.prototype.query;
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -24,20 +24,24 @@ beforeAll(async () => {
     maxUnpaidUnitsPerProduct: 10,
     payments: 'cancellable',
   });
-  sku = `SKU-${randomUUID().slice(0, 8)}`;
-  await database.prisma.product.create({
-    data: { sku, name: 'Widget', priceCents: 1000, available: 10, stockAdded: 10 },
-  });
-  const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
     if (text !== undefined && !/\bfakes\./.test(text)) statements.push(text.trim().split(/\s+/).slice(0, 3).join(' '));
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
+    return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof clientQuery;
 });
 afterAll(async () => {
+  pg.Client.prototype.query = clientQuery;
   await database?.drop();
 });
+
+async function newProduct(): Promise<string> {
+  const sku = `SKU-${randomUUID().slice(0, 8)}`;
+  await database.prisma.product.create({
+    data: { sku, name: 'Widget', priceCents: 1000, available: 10, stockAdded: 10 },
+  });
+  return sku;
+}
 
 async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
   statements.length = 0;
@@ -47,6 +51,7 @@ async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
 
 describe('a placement’s round trips', () => {
   it('places a one-line order and keeps its payment in 7 statements, none of them a read before the write', async () => {
+    const sku = await newProduct();
     const request = { orderId: randomUUID(), customerId: 'c-trips', items: [{ sku, quantity: 1 }], requestHash: 'h' };
     const placed = await statementsOf(() => placeWith(acts, request));
     expect(placed).toEqual([
@@ -61,11 +66,12 @@ describe('a placement’s round trips', () => {
   });
 
   it('answers a second delivery of the same request with the order written, without placing it twice', async () => {
+    const sku = await newProduct();
     const request = { orderId: randomUUID(), customerId: 'c-replay', items: [{ sku, quantity: 2 }], requestHash: 'h' };
     const first = await placeWith(acts, request);
     const again = await placeWith(acts, request);
     expect(again).toEqual(first);
     const product = await database.prisma.product.findUniqueOrThrow({ where: { sku } });
-    expect(product).toMatchObject({ reserved: 3, available: 7 }); // this order's 2 and the first test's 1
+    expect(product).toMatchObject({ reserved: 2, available: 8 });
   });
 });
