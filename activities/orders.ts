@@ -435,8 +435,8 @@ async function holdCustomerLimits(tx: Queryable, request: PlaceOrderRequest, dep
                 WHERE o.customer_id = ${request.customerId} AND o.status = ${open} AND i.sku = ANY(${skus}::text[])
                 GROUP BY i.sku) h) AS held`,
   );
-  const { open: openOrders } = rows[0]!;
-  const held = new Map(Object.entries(rows[0]!.held));
+  const { open: openOrders, held: heldBySku } = rows[0]!;
+  const held = new Map(Object.entries(heldBySku));
   if (maxOrders > 0 && openOrders >= maxOrders) throw businessFailure('TOO_MANY_OPEN_ORDERS', { limit: maxOrders });
   if (maxUnits > 0) {
     for (const line of [...request.items].sort(inSkuOrder)) {

@@ -88,8 +88,8 @@ it('prepares each statement once per connection, on the pool and in a transactio
     });
     try {
       const mark = `SELECT ${preparedStatements === false ? 2 : 1} AS prepared_or_not`;
-      for (let i = 0; i < 3; i++) await query(one.pool, Prisma.sql([mark]));
-      await inTransaction(one.pool, (tx) => query(tx, Prisma.sql([mark])));
+      for (let i = 0; i < 3; i++) await query(one.pool, Prisma.raw(mark));
+      await inTransaction(one.pool, (tx) => query(tx, Prisma.raw(mark)));
       expect(await preparedOn(one.pool, mark)).toBe(preparedStatements === false ? 0 : 1);
     } finally {
       await one.$disconnect();
