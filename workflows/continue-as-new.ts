@@ -6,8 +6,9 @@ import type { OrderLifecycle } from './order-lifecycle.js';
  * A run continues as new once its history has this many events: well under Temporal's 10,240-event
  * warning, and small enough that a worker replaying the run (after a restart, or to answer a query
  * of a run out of its cache) reads little. A provider that cannot answer at the closing costs
- * about 20 rounds of some 6 events an hour (workflows/backoff.ts), so a run held by one continues
- * about every 8 hours; an outage of ours writes nothing while it lasts (workflows/keep-trying.ts).
+ * 6 rounds of some 6 events an hour once the backoff reaches its cap (workflows/backoff.ts), so a
+ * run held by one continues about once a day; an outage of ours writes nothing while it lasts
+ * (workflows/keep-trying.ts).
  */
 export const CONTINUE_AS_NEW_AFTER_EVENTS = 1_000;
 

@@ -5,7 +5,7 @@ import type { WaitingFor } from '../domain/search-attributes.js';
 import type { CancelReason } from '../domain/statuses.js';
 import { money } from './activity-proxies.js';
 import { STUCK_AFTER } from './activity-options.js';
-import { Backoff, OUTAGE_BACKOFF, type BackoffRule } from './backoff.js';
+import { Backoff, PROVIDER_BACKOFF, type BackoffRule } from './backoff.js';
 import { failureKind, rootCauseMessage } from './failures.js';
 import type { OrderRun } from './order-run.js';
 
@@ -48,8 +48,8 @@ export type Closing =
  * - funds on their way (a debit, a voucher, a transfer): the order is AWAITING_FUNDS, keeps its stock
  *   and coupon, and waits for the provider's event; a sparse recheck covers a lost event, and at
  *   AWAITING_FUNDS_MAX the hold ends: the order is cancelled, with one flag for an operator;
- * - unavailable: nothing is known, so nothing is released. Asked again with OUTAGE_BACKOFF
- *   (workflows/backoff.ts), so a provider down for days costs about 20 rounds an hour; after
+ * - unavailable: nothing is known, so nothing is released. Asked again with PROVIDER_BACKOFF
+ *   (workflows/backoff.ts), so a provider down for days costs 6 rounds an hour; after
  *   STUCK_AFTER the order is flagged NeedsAttention, and an operator may force the cancel.
  * A payment that arrives through the webhook meanwhile ends the wait at once, and so does the
  * provider's word that it failed (paymentFailed): the provider is then asked at once. A closing
@@ -60,7 +60,7 @@ export async function closePaymentFirst(run: OrderRun, reason: CancelReason): Pr
   run.enter('closing-payment');
   const since = run.closing?.since ?? Date.now();
   run.closing = { reason, since };
-  const backoff = new Backoff(OUTAGE_BACKOFF);
+  const backoff = new Backoff(PROVIDER_BACKOFF);
   const fundsRecheck = new Backoff(FUNDS_RECHECK);
   for (let tries = 1; ; tries++) {
     if (run.forceCancelRequested) {
@@ -138,7 +138,7 @@ export async function closeAfterCancel(run: OrderRun): Promise<void> {
   // Since the cancel, or since the previous run's cancel when this one continues it.
   run.closingAfterCancel ??= { since: Date.now() };
   const { since } = run.closingAfterCancel;
-  const backoff = new Backoff(OUTAGE_BACKOFF);
+  const backoff = new Backoff(PROVIDER_BACKOFF);
   const fundsRecheck = new Backoff(FUNDS_RECHECK);
   for (let tries = 1; ; tries++) {
     await run.continueAsNewIfDue();

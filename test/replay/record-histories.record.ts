@@ -239,12 +239,28 @@ it('records the main paths', async () => {
   await h.admin('DELETE', '/admin/faults/payments');
   await save('provider-silent-then-force-cancelled', orderWorkflowId(silent.id));
 
-  // The provider is down from before the deadline for 12 hours: the held run continues as new, and
+  // An hour of each outage, from a minute before the deadline: what the hour adds to the order that
+  // expires with the provider answering (provider-closed-then-cancelled), in bench/cost/paths.ts.
+  const providerHour = await placeOrder(h, { sku });
+  await h.env.sleep(29 * MINUTE);
+  await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
+  await h.env.sleep(61 * MINUTE);
+  await h.admin('DELETE', '/admin/faults/payments');
+  await save('provider-outage-hour-then-cancelled', orderWorkflowId(providerHour.id));
+
+  const databaseHour = await placeOrder(h, { sku });
+  await h.env.sleep(29 * MINUTE);
+  await h.workerDatabase!.down();
+  await h.env.sleep(61 * MINUTE);
+  await h.workerDatabase!.up();
+  await save('database-outage-hour-then-cancelled', orderWorkflowId(databaseHour.id));
+
+  // The provider is down from before the deadline for 36 hours: the held run continues as new, and
   // the next one closes the payment once the provider answers again.
   const longOutage = await placeOrder(h, { sku });
   const firstRun = (await h.env.client.workflow.getHandle(orderWorkflowId(longOutage.id)).describe()).runId;
   await h.admin('PUT', '/admin/faults/payments', { failNext: 1_000_000 });
-  await h.env.sleep(30 * MINUTE + 12 * 60 * MINUTE);
+  await h.env.sleep(30 * MINUTE + 36 * 60 * MINUTE);
   await h.admin('DELETE', '/admin/faults/payments');
   await save('provider-outage-continued-then-cancelled', orderWorkflowId(longOutage.id));
   await save('provider-outage-continued-as-new', orderWorkflowId(longOutage.id), firstRun);
@@ -264,10 +280,10 @@ it('records the payment states past the deadline', async () => {
   await moveFakePayment(h.db, { orderId: acting.id, to: 'action' });
   await save('customer-action-then-cancelled-after-grace', orderWorkflowId(acting.id));
 
-  // A debit processing at the deadline, settled hours later: its event pays the order.
+  // A debit processing at the deadline, settled a day later: its event pays the order.
   const funds = await placeOrder(h, { sku });
   await moveFakePayment(h.db, { orderId: funds.id, to: 'funds' });
-  await h.env.sleep(30 * MINUTE + 3 * 60 * MINUTE);
+  await h.env.sleep(30 * MINUTE + 24 * 60 * MINUTE);
   await pay(funds, funds.totalCents, await paidAtProvider(funds));
   await save('awaiting-funds-then-paid', orderWorkflowId(funds.id));
 

@@ -47,6 +47,8 @@ const PATHS = [
   'force-cancelled-then-paid-refunded',
   'provider-outage-continued-as-new',
   'provider-outage-continued-then-cancelled',
+  'provider-outage-hour-then-cancelled',
+  'database-outage-hour-then-cancelled',
   'refund-failed-later-then-retried',
   'refund-failure-before-its-record-then-retried',
   'placed-during-outage-extended-then-paid',

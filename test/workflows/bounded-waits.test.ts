@@ -89,7 +89,7 @@ describe('long waits', () => {
     } finally {
       await h.admin('DELETE', '/admin/faults/payments');
     }
-    await h.env.sleep(4 * MINUTE); // the next question, at most the backoff's cap away, reaches the provider
+    await h.env.sleep(11 * MINUTE); // the next question, at most PROVIDER_BACKOFF's cap away, reaches the provider
     expect(await handleOf(order.id).result()).toMatchObject({ status: 'CANCELLED', needsAttention: [] });
     // The last run started with the attributes the run before it left (flagged, waiting on the
     // provider), and cleared them.
@@ -121,7 +121,7 @@ describe('long waits', () => {
     } finally {
       await h.admin('DELETE', '/admin/faults/payments');
     }
-    await h.env.sleep(4 * MINUTE); // the next question, at most the backoff's cap away, reaches the provider
+    await h.env.sleep(11 * MINUTE); // the next question, at most PROVIDER_BACKOFF's cap away, reaches the provider
     expect(await handleOf(order.id).result()).toMatchObject({ status: 'CANCELLED' });
     expect(await findFakePayment(h.db.pool, { orderId: order.id })).toMatchObject({ status: 'CANCELLED' });
 

@@ -125,7 +125,7 @@ describe('provider first', () => {
       await h.admin('DELETE', '/admin/faults/payments');
     }
 
-    await h.env.sleep(2 * MINUTE); // the next question reaches the provider, which answers now
+    await h.env.sleep(4 * MINUTE); // the next question, 10:35 after the deadline on PROVIDER_BACKOFF, reaches the provider
     const ends = await Promise.all([onTime, duringOutage, webhookLost, neverPaid].map((o) => handleOf(o.id).result()));
     expect(ends.map((e) => e.status)).toEqual(['PAID', 'PAID', 'PAID', 'CANCELLED']);
     expect(ends.map((e) => e.needsAttention)).toEqual([[], [], [], []]);
