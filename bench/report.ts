@@ -1,6 +1,7 @@
 import { loadConfig } from '../lib/config/index.js';
 import type { CeilingLevel } from './ceiling.js';
 import { ACTION_KINDS } from './cost/actions.js';
+import { heldCost } from './cost/paths.js';
 import type { BenchResults } from './results.js';
 import { BENCH_TEMPORALS, type BenchOptions } from './options.js';
 import { SERVICE_COMPONENTS, serviceCpuS, type ResourceUse } from './resources.js';
@@ -162,7 +163,7 @@ function temporalCostSection(r: BenchResults): string[] {
     `|---|---|${ACTION_KINDS.map(() => '---').join('|')}|---|---|---|`,
     ...r.cost.map(
       (c) =>
-        `| ${c.path} | ${c.actions.total} | ${ACTION_KINDS.map((k) => c.actions[k]).join(' | ')} | ${c.events} | ${c.bytes.toLocaleString('en')} | ${c.perHour && c.hours > 0 ? num(c.actions.total / c.hours, 1) : ''} |`,
+        `| ${c.path} | ${c.actions.total} | ${ACTION_KINDS.map((k) => c.actions[k]).join(' | ')} | ${c.events} | ${c.bytes.toLocaleString('en')} | ${heldCost(c)} |`,
     ),
   ];
 }

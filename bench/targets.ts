@@ -268,20 +268,18 @@ const TARGETS: readonly Target[] = [
   {
     id: 'actions-outage-hour',
     measurement:
-      "Temporal actions an hour of an order held open by an outage, the dearer of the provider's and the database's (recorded histories)",
+      "Temporal actions an hour of outage at the deadline adds to an order, the dearer of the provider's and the database's (recorded histories)",
     comparison: '≤',
     bound: ACTIONS.outagePerHour,
     unit: '',
     fromHistories: true,
     kind: 'temporal-actions',
     figure: (r) => {
-      const held = r.cost.filter((c) => c.perHour && /outage|silent/.test(c.path) && c.hours > 0);
-      if (held.length === 0) return { value: null, measured: 'no outage path recorded' };
-      const rates = held.map((c) => ({ c, perHour: c.actions.total / c.hours }));
-      const dearest = rates.reduce((a, b) => (b.perHour > a.perHour ? b : a));
+      const hours = r.cost.filter((c) => c.added !== undefined);
+      if (hours.length === 0) return { value: null, measured: 'no outage hour recorded' };
       return {
-        value: dearest.perHour,
-        measured: rates.map(({ c, perHour }) => `${c.path}: ${num(perHour, 1)} an hour`).join('; '),
+        value: Math.max(...hours.map((c) => c.added!)),
+        measured: hours.map((c) => `${c.path}: ${c.added}`).join('; '),
       };
     },
   },

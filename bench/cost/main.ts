@@ -2,14 +2,15 @@ import { ACTION_KINDS, type Actions } from './actions.js';
 import { PAYLOAD_KEYS } from '../../test/helpers/payload-keys.js';
 import { loadHistoryFixtures } from '../../test/replay/history-fixtures.js';
 import { historyBytes } from './history-bytes.js';
-import { COST_PATHS, costOfPaths } from './paths.js';
+import { COST_PATHS, costOfPaths, heldCost } from './paths.js';
 import { checkAgainstServer } from './server-check.js';
 
 /**
  * `npm run cost`: what each path of one order costs on Temporal, from its recorded history, the same
  * on every machine and with nothing running: billable actions by Temporal Cloud's published rules
- * (by kind), and the history's events and bytes. A path that holds the order (an outage, money on
- * its way) is also given per hour of its recorded run.
+ * (by kind), and the history's events and bytes. A long hold (money on its way, a provider silent
+ * for days) is also given per hour of its recorded run, and an outage's hour by what it adds to the
+ * same order without it.
  *
  * `npm run cost -- --bytes [history]`: where the history bytes go, by event for one recorded history
  * (the expired order's unless named) and in sum for each path: our values, what the payload codec
@@ -22,11 +23,7 @@ const rows = await costOfPaths();
 const header = ['path', 'actions', ...ACTION_KINDS, 'events', 'bytes', 'actions an hour'];
 printTable(
   header,
-  rows.map((r) => {
-    const perHour =
-      r.perHour && r.hours > 0 ? `${(r.actions.total / r.hours).toFixed(1)} (over ${r.hours.toFixed(1)} h)` : '';
-    return [r.path, r.actions.total, ...ACTION_KINDS.map((k) => r.actions[k]), r.events, r.bytes, perHour];
-  }),
+  rows.map((r) => [r.path, r.actions.total, ...ACTION_KINDS.map((k) => r.actions[k]), r.events, r.bytes, heldCost(r)]),
 );
 
 if (process.argv.includes('--bytes')) {
