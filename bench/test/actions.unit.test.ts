@@ -17,6 +17,9 @@ const ACTION_BUDGET = {
   'reminded before its deadline (PAYMENT_REMINDER_BEFORE), then paid': 9,
 } as const;
 
+/** What an hour of each outage at the deadline may add to an order: the cost issue's bound. */
+const OUTAGE_HOUR_BUDGET = 30;
+
 const task = (): Event[] => [
   { eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED },
   { eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED },
@@ -65,5 +68,15 @@ describe('billable actions counted from a history', () => {
       expect(cost, path).toBeDefined();
       expect(cost!.actions.total, `${path}: ${JSON.stringify(cost!.actions)}`).toBeLessThanOrEqual(budget);
     }
+  });
+
+  it('keeps what the recorded hour of each outage adds to an order within the bound', async () => {
+    const hours = (await costOfPaths()).filter((c) => c.added !== undefined);
+    expect(hours.map((c) => c.path)).toEqual([
+      'an hour of provider outage at the deadline',
+      'an hour of database outage at the deadline',
+    ]);
+    for (const c of hours)
+      expect(c.added, `${c.path}: ${JSON.stringify(c.actions)}`).toBeLessThanOrEqual(OUTAGE_HOUR_BUDGET);
   });
 });
