@@ -35,16 +35,24 @@ export function findFreePort(): Promise<number> {
  */
 export const LOW_PORTS = { start: 10_000, end: 20_000 } as const;
 
+/** The low ports this process handed out: a port is free again once held, so a pick must skip them. */
+const lowPortsGiven = new Set<number>();
+
 /**
  * A free port from LOW_PORTS, held like findFreePort's: for a server that stores its port in a
  * signed 16-bit column (Temporal Server's membership table on PostgreSQL), which the ports
- * listen(0) picks (32768-60999) overflow.
+ * listen(0) picks (32768-60999) overflow. Never one this process handed out before: a Temporal
+ * server's four membership ports are picked one after another and bound only when it starts, so
+ * a random pick could name one twice (a CI run's server once failed on its own ringpop port).
  */
 export async function findFreeLowPort(): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     const candidate = LOW_PORTS.start + Math.floor(Math.random() * (LOW_PORTS.end - LOW_PORTS.start));
+    if (lowPortsGiven.has(candidate)) continue;
     try {
-      return await holdPort(candidate);
+      const port = await holdPort(candidate);
+      lowPortsGiven.add(port);
+      return port;
     } catch (err) {
       if (attempt >= 100) throw err;
     }
