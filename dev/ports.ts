@@ -46,7 +46,9 @@ const lowPortsGiven = new Set<number>();
  * a random pick could name one twice (a CI run's server once failed on its own ringpop port).
  */
 export async function findFreeLowPort(): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
+  let lastError: unknown;
+  // A pick already handed out counts as an attempt: a used-up range ends in an error, not a spin.
+  for (let attempt = 0; attempt <= 100; attempt++) {
     const candidate = LOW_PORTS.start + Math.floor(Math.random() * (LOW_PORTS.end - LOW_PORTS.start));
     if (lowPortsGiven.has(candidate)) continue;
     try {
@@ -54,9 +56,12 @@ export async function findFreeLowPort(): Promise<number> {
       lowPortsGiven.add(port);
       return port;
     } catch (err) {
-      if (attempt >= 100) throw err;
+      lastError = err;
     }
   }
+  throw (
+    lastError ?? new Error(`no free port in ${LOW_PORTS.start}-${LOW_PORTS.end} that this process has not handed out`)
+  );
 }
 
 /**
